@@ -1,0 +1,157 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Fault } from './scenario.js';
+
+/** @internal What the fault code needs to know about an SSE dialect. */
+export interface StreamDialect {
+  readonly ping: string;
+  isTerminal(frame: string): boolean;
+}
+
+/** @internal Status line and headers of an answer about to be written. */
+export interface ResponseHead {
+  readonly status: number;
+  readonly headers: OutgoingHttpHeaders;
+}
+
+const JSON_SLOW_PIECES = 4;
+
+/**
+ * @internal Writes an SSE answer frame by frame, shaped by a `stall`, `keepalive`, `truncate` or
+ * `slow` fault (any other fault is the caller's business and is ignored here). Resolves when
+ * the answer is over: ended, or the connection closed (`signal` aborted) for the faults that
+ * never end by themselves. Frames may come from an upstream: stopping early returns the
+ * iterator, which lets a proxied upstream request go.
+ */
+export async function writeStream(
+  res: ServerResponse,
+  head: ResponseHead,
+  frames: Iterable<string> | AsyncIterable<string>,
+  fault: Fault | undefined,
+  dialect: StreamDialect,
+  signal: AbortSignal,
+): Promise<void> {
+  const stopsEarly = fault?.kind === 'stall' || fault?.kind === 'keepalive' || fault?.kind === 'truncate';
+  const limit = stopsEarly ? (fault.afterEvents ?? 0) : Number.POSITIVE_INFINITY;
+  const perEventMs = fault?.kind === 'slow' ? fault.perEventMs : 0;
+  res.writeHead(head.status, head.headers);
+  res.flushHeaders();
+  let sent = 0;
+  let stopped = false;
+  for await (const frame of frames) {
+    if (signal.aborted) return;
+    // The final event is held back even when afterEvents is larger than the stream, so a
+    // stall / keepalive / truncate fault always shows.
+    if (stopsEarly && (sent >= limit || dialect.isTerminal(frame))) {
+      stopped = true;
+      break;
+    }
+    if (perEventMs > 0 && !(await sleep(perEventMs, signal))) return;
+    res.write(frame);
+    sent++;
+  }
+  if (signal.aborted) return;
+  if (!stopped) {
+    res.end();
+    return;
+  }
+  await holdOpen(res, fault, dialect.ping, signal);
+}
+
+/**
+ * @internal Writes a JSON answer, shaped by the same faults as {@link writeStream}: `stall`
+ * sends the headers only, `keepalive` sends a space (valid JSON whitespace) every `intervalMs`,
+ * `truncate` sends the first half of the body and ends, `slow` sends the body in pieces.
+ */
+export async function writeJson(
+  res: ServerResponse,
+  head: ResponseHead,
+  body: string,
+  fault: Fault | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const length = String(Buffer.byteLength(body));
+  switch (fault?.kind) {
+    case 'stall':
+      res.writeHead(head.status, { ...head.headers, 'content-length': length });
+      res.flushHeaders();
+      return waitForAbort(signal);
+    case 'keepalive':
+      // No content-length: the body never completes, so the client must not expect a size.
+      res.writeHead(head.status, head.headers);
+      res.flushHeaders();
+      return holdOpen(res, fault, ' ', signal);
+    case 'truncate':
+      // Chunked, so the body ends cleanly and the client sees half a JSON document, not a
+      // connection error.
+      res.writeHead(head.status, head.headers);
+      res.end(body.slice(0, Math.floor(body.length / 2)));
+      return;
+    case 'slow': {
+      res.writeHead(head.status, { ...head.headers, 'content-length': length });
+      const size = Math.max(1, Math.ceil(body.length / JSON_SLOW_PIECES));
+      for (let i = 0; i < body.length; i += size) {
+        if (!(await sleep(fault.perEventMs, signal))) return;
+        res.write(body.slice(i, i + size));
+      }
+      res.end();
+      return;
+    }
+    default:
+      res.writeHead(head.status, { ...head.headers, 'content-length': length });
+      res.end(body);
+  }
+}
+
+/** @internal A JSON body made invalid while keeping its look: a key with no value at the end. */
+export function malformJson(body: string): string {
+  return `${body.slice(0, -1)},"chaos":}`;
+}
+
+/**
+ * @internal Broken SSE: the first frame intact, then the second frame's data cut in half; the
+ * stream then ends.
+ */
+export function malformFrames(frames: readonly string[]): string[] {
+  const [first, second] = frames;
+  if (first === undefined) return [];
+  const victim = second ?? first;
+  const at = victim.indexOf('data:');
+  const json = victim.slice(at + 5).trimEnd();
+  const broken = `${victim.slice(0, at + 5)}${json.slice(0, Math.max(1, Math.floor(json.length / 2)))}\n\n`;
+  return second === undefined ? [broken] : [first, broken];
+}
+
+/**
+ * @internal Waits `ms` unless `signal` aborts first. Resolves `true` when the time passed,
+ * `false` when aborted, so callers can stop writing to a closed connection.
+ */
+export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** @internal Resolves when `signal` aborts: a stalled answer lasts as long as its connection. */
+export function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+async function holdOpen(res: ServerResponse, fault: Fault | undefined, ping: string, signal: AbortSignal): Promise<void> {
+  if (fault?.kind === 'truncate') {
+    res.end();
+    return;
+  }
+  if (fault?.kind !== 'keepalive') return waitForAbort(signal);
+  const interval = fault.intervalMs ?? 1000;
+  while (await sleep(interval, signal)) res.write(ping);
+}

@@ -1,0 +1,15 @@
+/**
+ * `recourse/chaos`: a local Anthropic- and OpenAI-compatible server that injects faults, to test
+ * an agent's resilience against the failures real APIs have.
+ *
+ * @example
+ * import { loadScenario, startChaosServer } from 'recourse/chaos'
+ * const chaos = await startChaosServer({ scenario: await loadScenario('chaos.json') })
+ */
+export { FAULT_KINDS, loadScenario, parseScenario } from './scenario.js';
+export type { ChaosApi, Fault, FaultKind, RuleMatch, Scenario, ScenarioRule } from './scenario.js';
+export { ChaosScenarioError, isChaosScenarioError } from './scenario-error.js';
+export type { CannedAnswer, CannedAnswers } from './canned-answers.js';
+export type { ChaosRequestRecord } from './request-log.js';
+export { startChaosServer } from './server.js';
+export type { ChaosServer, ChaosServerOptions } from './server.js';

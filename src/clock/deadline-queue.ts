@@ -1,0 +1,128 @@
+import { type Clock, startTimer, type Timer } from './clock.js';
+
+/** @internal One scheduled expiry. `fire` is cleared when the entry is cancelled or fired. */
+export interface DeadlineEntry {
+  at: number;
+  fire: (() => void) | undefined;
+}
+
+/**
+ * @internal One timer per clock for every pending deadline (principle 10). Entries live in a
+ * binary heap; cancelling only clears the entry, and the single timer is re-armed lazily, so a
+ * stream of short calls that finish in time arms about one timer per timeout period instead of
+ * one per call.
+ */
+export class DeadlineQueue {
+  readonly #clock: Clock;
+  readonly #heap: DeadlineEntry[] = [];
+  #timer: Timer | undefined;
+  #armedAt = Number.POSITIVE_INFINITY;
+  #live = 0;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** Runs `fire` at clock time `at` unless cancelled first. */
+  add(at: number, fire: () => void): DeadlineEntry {
+    const entry: DeadlineEntry = { at, fire };
+    this.#push(entry);
+    this.#live++;
+    if (at < this.#armedAt) this.#arm(at);
+    else if (this.#live === 1) this.#timer?.ref?.();
+    return entry;
+  }
+
+  cancel(entry: DeadlineEntry): void {
+    if (entry.fire === undefined) return;
+    entry.fire = undefined;
+    if (--this.#live === 0) this.#idle();
+    else if (this.#heap.length > 1024 && this.#heap.length > 4 * this.#live) this.#compact();
+  }
+
+  /** Number of entries still waiting (cancelled ones excluded). */
+  get size(): number {
+    return this.#live;
+  }
+
+  #arm(at: number): void {
+    this.#timer?.cancel();
+    this.#armedAt = at;
+    this.#timer = startTimer(this.#clock, Math.max(0, at - this.#clock.now()), this.#onTimer);
+  }
+
+  #idle(): void {
+    // Nothing left to wait for: keep the armed timer (the next call will likely need it) but let
+    // the process exit, and drop the cancelled entries.
+    this.#heap.length = 0;
+    this.#timer?.unref?.();
+  }
+
+  #compact(): void {
+    const live = this.#heap.filter((e) => e.fire !== undefined);
+    this.#heap.length = 0;
+    for (const e of live) this.#push(e);
+  }
+
+  readonly #onTimer = (): void => {
+    this.#timer = undefined;
+    this.#armedAt = Number.POSITIVE_INFINITY;
+    const now = this.#clock.now();
+    const due: Array<() => void> = [];
+    let head = this.#heap[0];
+    while (head !== undefined && (head.fire === undefined || head.at <= now)) {
+      this.#pop();
+      if (head.fire !== undefined) {
+        due.push(head.fire);
+        head.fire = undefined;
+        this.#live--;
+      }
+      head = this.#heap[0];
+    }
+    if (head !== undefined) this.#arm(head.at);
+    for (const fire of due) fire();
+  };
+
+  #push(entry: DeadlineEntry): void {
+    const heap = this.#heap;
+    let i = heap.push(entry) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const p = heap[parent]!;
+      if (p.at <= entry.at) break;
+      heap[i] = p;
+      i = parent;
+    }
+    heap[i] = entry;
+  }
+
+  #pop(): void {
+    const heap = this.#heap;
+    const last = heap.pop();
+    if (last === undefined || heap.length === 0) return;
+    let i = 0;
+    const n = heap.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && heap[r]!.at < heap[l]!.at ? r : l;
+      if (heap[c]!.at >= last.at) break;
+      heap[i] = heap[c]!;
+      i = c;
+    }
+    heap[i] = last;
+  }
+}
+
+const queues = new WeakMap<Clock, DeadlineQueue>();
+
+/** @internal The shared deadline queue of a clock. */
+export function deadlineQueue(clock: Clock): DeadlineQueue {
+  let queue = queues.get(clock);
+  if (queue === undefined) {
+    queue = new DeadlineQueue(clock);
+    queues.set(clock, queue);
+  }
+  return queue;
+}

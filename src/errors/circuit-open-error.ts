@@ -1,0 +1,35 @@
+import { hasErrorName, RecourseError } from './recourse-error.js';
+
+/**
+ * A circuit breaker refused the call without running it. Never retried, never counted as a
+ * failure; `fallback` skips to its next path.
+ *
+ * @example
+ * catch (e) { if (isCircuitOpenError(e)) console.log(`${e.breaker} retry in ${e.retryAfterMs} ms`) }
+ */
+export class CircuitOpenError extends RecourseError {
+  override name = 'CircuitOpenError' as const;
+  /** The breaker's name. */
+  readonly breaker: string;
+  /** How long until the breaker admits a probe (0 when a probe is already running). */
+  readonly retryAfterMs: number;
+  /** The breaker state that refused the call. */
+  readonly state: 'open' | 'half-open' | 'isolated';
+  constructor(breaker: string, retryAfterMs: number, state: 'open' | 'half-open' | 'isolated') {
+    super(
+      state === 'isolated'
+        ? `circuit "${breaker}" is isolated`
+        : state === 'half-open'
+          ? `circuit "${breaker}" is half-open and its single probe is in flight`
+          : `circuit "${breaker}" is open; next probe in ${Math.ceil(retryAfterMs)} ms`,
+    );
+    this.breaker = breaker;
+    this.retryAfterMs = retryAfterMs;
+    this.state = state;
+  }
+}
+
+/** Cross-realm guard for {@link CircuitOpenError}. @example if (isCircuitOpenError(e)) useCache() */
+export function isCircuitOpenError(error: unknown): error is CircuitOpenError {
+  return hasErrorName(error, 'CircuitOpenError');
+}

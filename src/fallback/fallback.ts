@@ -1,0 +1,93 @@
+import type { CallContext, ExecuteOptions, Work } from '../context/call-context.js';
+import { AllPathsFailedError, type PathFailure } from '../errors/all-paths-failed-error.js';
+import { abortReason } from '../errors/abort-error.js';
+import { Emitter } from '../events/emitter.js';
+import type { Listener, PolicyEventMap } from '../events/event-types.js';
+import { checkSignal } from '../options/validate-options.js';
+import { start, terminal } from '../policy/layer.js';
+import type { Policy } from '../policy/policy.js';
+
+/** One rung of a fallback ladder. */
+export interface FallbackPath<T> {
+  /** Reported as `servedBy`. Unique within the ladder. */
+  name: string;
+  run: (ctx: CallContext) => T | PromiseLike<T>;
+  /** Runs `run` under this policy (typically `pipeline(breaker, retry, timeout)`). */
+  policy?: Policy;
+}
+
+/** A fallback result: the value and which path served it. */
+export interface Served<T> {
+  value: T;
+  servedBy: string;
+  /** `servedBy !== paths[0].name`. */
+  degraded: boolean;
+  /** The failures of the paths tried before `servedBy`, in order. */
+  failures: Array<{ path: string; error: unknown }>;
+}
+
+/** A fallback ladder. Events: `fallback` {from, to, error}, `served` {servedBy, degraded, failures}. */
+export interface Fallback<T> {
+  execute(options?: ExecuteOptions): Promise<Served<T>>;
+  on<E extends 'fallback' | 'served'>(event: E, listener: Listener<PolicyEventMap[E]>): () => void;
+  on(event: string, listener: (e: object) => void): () => void;
+}
+
+/**
+ * A ladder of paths tried in order until one succeeds. Degradation is never silent: the result
+ * says `servedBy` and `degraded`, lists the failures of the paths before it, and every step is a
+ * `fallback` event. A path whose breaker is open fails at once with `CircuitOpenError`, so the
+ * ladder moves on without waiting. A caller abort stops the ladder (it is not a reason to try the
+ * next path). All paths failing rejects with `AllPathsFailedError`.
+ *
+ * @example
+ * const research = fallback([
+ *   { name: 'deep-research', run: deep, policy: pipeline(breakers.get('deep'), retry(), timeout(60_000)) },
+ *   { name: 'quick-search', run: quick, policy: pipeline(breakers.get('quick'), retry()) },
+ * ])
+ * const { value, servedBy, degraded } = await research.execute()
+ */
+export function fallback<T>(paths: Array<FallbackPath<T>>): Fallback<T> {
+  if (!Array.isArray(paths) || paths.length === 0) throw new TypeError('fallback(paths) needs a non-empty array of paths');
+  const names = new Set<string>();
+  paths.forEach((p, i) => {
+    if (typeof p !== 'object' || p === null) throw new TypeError(`paths[${i}] must be an object { name, run, policy? }`);
+    if (typeof p.name !== 'string' || p.name === '') throw new TypeError(`paths[${i}].name must be a non-empty string, got ${JSON.stringify(p.name)}`);
+    if (names.has(p.name)) throw new TypeError(`paths[${i}].name "${p.name}" is used twice`);
+    names.add(p.name);
+    if (typeof p.run !== 'function') throw new TypeError(`paths[${i}].run must be a function`);
+    if (p.policy !== undefined && (typeof p.policy !== 'object' || p.policy === null || typeof p.policy.execute !== 'function')) {
+      throw new TypeError(`paths[${i}].policy must be a policy`);
+    }
+  });
+  const ladder = paths.map((p) => ({ ...p }));
+  const events = new Emitter('fallback');
+
+  return {
+    async execute(options?: ExecuteOptions): Promise<Served<T>> {
+      const signal = checkSignal('signal', options?.signal);
+      const failures: PathFailure[] = [];
+      for (let i = 0; i < ladder.length; i++) {
+        const path = ladder[i]!;
+        if (signal?.aborted) throw abortReason(signal);
+        try {
+          const value = path.policy
+            ? await path.policy.execute(path.run, options)
+            : await start(terminal, path.run as Work<unknown>, options);
+          const served: Served<T> = { value: value as T, servedBy: path.name, degraded: i > 0, failures };
+          if (events.wants('served')) events.emit('served', { servedBy: path.name, degraded: i > 0, failures: failures.length });
+          return served;
+        } catch (error) {
+          if (signal?.aborted) throw error;
+          failures.push({ path: path.name, error });
+          const to = ladder[i + 1];
+          if (to !== undefined && events.wants('fallback')) events.emit('fallback', { from: path.name, to: to.name, error });
+        }
+      }
+      throw new AllPathsFailedError(failures);
+    },
+    on(event: string, listener: (e: object) => void): () => void {
+      return events.on(event, listener);
+    },
+  };
+}

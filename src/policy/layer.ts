@@ -1,0 +1,111 @@
+import type { ExecuteOptions, Work } from '../context/call-context.js';
+import { ambientScope, callInScope, Scope } from '../context/scope.js';
+import { abortReason } from '../errors/abort-error.js';
+import { Emitter } from '../events/emitter.js';
+import type { Listener, PolicyEventMap, PolicyEventType } from '../events/event-types.js';
+import { checkSignal, showValue } from '../options/validate-options.js';
+import type { Policy } from './policy.js';
+
+/** @internal Runs the rest of a chain for `fn` in `scope`; may return a plain value or throw. */
+export type Invoke = (fn: Work<unknown>, scope: Scope) => unknown;
+
+/** @internal The innermost step of every chain: the user's function, in its scope. */
+export const terminal: Invoke = callInScope as Invoke;
+
+/** @internal Marks recourse's own policies, which compose without an extra promise per layer. */
+export const COMPOSE: unique symbol = Symbol('recourse.compose');
+
+/** @internal A policy of recourse's own. */
+export interface Layer extends Policy {
+  [COMPOSE](next: Invoke): Invoke;
+  /** @internal emitters of this policy and its members (for pipeline's `on`). */
+  readonly emitters: readonly Emitter[];
+}
+
+/** @internal */
+export function isLayer(policy: Policy): policy is Layer {
+  return typeof (policy as Partial<Layer>)[COMPOSE] === 'function';
+}
+
+function toPromise<T>(invoke: Invoke, fn: Work<T>, scope: Scope): Promise<T> {
+  try {
+    const result = invoke(fn as Work<unknown>, scope);
+    return (result instanceof Promise ? result : Promise.resolve(result)) as Promise<T>;
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * @internal Settles with `promise`, or with the caller's abort reason as soon as `signal` aborts
+ * (principle 7: fn may ignore ctx.signal; the caller still gets control back at once).
+ */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, scope: Scope): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        scope.dispose();
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        scope.dispose();
+        reject(error);
+      },
+    );
+  });
+}
+
+/** @internal Starts one call chain: builds its root scope (nested in the ambient one) and runs it. */
+export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | undefined): Promise<T> {
+  if (typeof fn !== 'function') return Promise.reject(new TypeError(`execute(fn) needs a function, got ${showValue(fn)}`));
+  const ambient = ambientScope();
+  if (options === undefined) return toPromise(invoke, fn, Scope.root(ambient, undefined, undefined));
+  let signal: AbortSignal | undefined;
+  const key = options.idempotencyKey;
+  try {
+    signal = checkSignal('signal', options.signal);
+    if (key !== undefined && (typeof key !== 'string' || key === '')) {
+      throw new TypeError(`idempotencyKey must be a non-empty string, got ${showValue(key)}`);
+    }
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const scope = Scope.root(ambient, signal, key);
+  if (signal === undefined) return toPromise(invoke, fn, scope);
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return raceAbort(toPromise(invoke, fn, scope), signal, scope);
+}
+
+/**
+ * @internal Base of recourse's policies: one composed chain per policy, built on first use, and a
+ * lazily allocated emitter.
+ */
+export abstract class BaseLayer implements Layer {
+  protected readonly events: Emitter;
+  #invoke: Invoke | undefined;
+
+  protected constructor(kind: string, name?: string) {
+    this.events = new Emitter(kind, name);
+  }
+
+  abstract [COMPOSE](next: Invoke): Invoke;
+
+  get emitters(): readonly Emitter[] {
+    return [this.events];
+  }
+
+  execute<T>(fn: Work<T>, options?: ExecuteOptions): Promise<T> {
+    this.#invoke ??= this[COMPOSE](terminal);
+    return start(this.#invoke, fn, options);
+  }
+
+  on<K extends PolicyEventType>(event: K, listener: Listener<PolicyEventMap[K]>): () => void;
+  on(event: string, listener: (e: object) => void): () => void;
+  on(event: string, listener: (e: object) => void): () => void {
+    return this.events.on(event, listener);
+  }
+}

@@ -1,0 +1,124 @@
+import type { Backoff } from '../backoff/backoff.js';
+import { exponential } from '../backoff/exponential.js';
+import type { Classification } from '../classify/classification.js';
+import { classify } from '../classify/classify.js';
+import { type Clock, systemClock } from '../clock/clock.js';
+import type { Work } from '../context/call-context.js';
+import type { Scope } from '../context/scope.js';
+import { isRetriesExhaustedError, RetriesExhaustedError } from '../errors/retries-exhausted-error.js';
+import type { GiveUpReason } from '../errors/retries-exhausted-error.js';
+import { checkFunction, checkInteger, checkMs, checkOptions } from '../options/validate-options.js';
+import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
+import type { EventedPolicy } from '../policy/policy.js';
+import type { RetryBudget } from './retry-budget.js';
+
+/** Options of {@link retry}. */
+export interface RetryOptions {
+  /** Reported in events (e.g. the dependency), so sinks can tell retry layers apart. */
+  name?: string;
+  /** Attempts in all, the first call included. Default 3. */
+  maxAttempts?: number;
+  /** Default `exponential()` (1 s base, ×2, 30 s cap, full jitter). */
+  backoff?: Backoff;
+  /** Which failures to retry. Default: `c.retryable`. Never asked about a `RetriesExhaustedError`. */
+  retryOn?: (error: unknown, c: Classification) => boolean;
+  /** A Retry-After hint longer than this gives up at once instead of sleeping. Default 60000. */
+  maxRetryAfterMs?: number;
+  /** Shared allowance of retries; when it says no, give up at once. Default: none. */
+  budget?: RetryBudget;
+  clock?: Clock;
+  /** Source of jitter in [0, 1). Default `Math.random`. */
+  random?: () => number;
+}
+
+class RetryPolicy extends BaseLayer {
+  readonly #maxAttempts: number;
+  readonly #backoff: Backoff;
+  readonly #retryOn: ((error: unknown, c: Classification) => boolean) | undefined;
+  readonly #maxRetryAfterMs: number;
+  readonly #budget: RetryBudget | undefined;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+
+  constructor(options: RetryOptions | undefined) {
+    const o = checkOptions('retry', options);
+    super('retry', o.name);
+    this.#maxAttempts = o.maxAttempts === undefined ? 3 : checkInteger('maxAttempts', o.maxAttempts, 1);
+    if (o.backoff !== undefined && typeof (o.backoff as Partial<Backoff>)?.delay !== 'function') {
+      throw new TypeError('backoff must be a Backoff (an object with a delay() function), e.g. exponential()');
+    }
+    this.#backoff = o.backoff ?? exponential();
+    this.#retryOn = o.retryOn === undefined ? undefined : checkFunction('retryOn', o.retryOn);
+    this.#maxRetryAfterMs = o.maxRetryAfterMs === undefined ? 60_000 : checkMs('maxRetryAfterMs', o.maxRetryAfterMs);
+    if (o.budget !== undefined && (typeof o.budget?.tryRetry !== 'function' || typeof o.budget.recordRequest !== 'function')) {
+      throw new TypeError('budget must be a RetryBudget, e.g. retryBudget()');
+    }
+    this.#budget = o.budget;
+    this.#clock = o.clock ?? systemClock;
+    this.#random = o.random === undefined ? Math.random : checkFunction('random', o.random);
+  }
+
+  [COMPOSE](next: Invoke): Invoke {
+    return async (fn: Work<unknown>, scope: Scope): Promise<unknown> => {
+      this.#budget?.recordRequest();
+      let attemptScope = scope.attempt === 1 ? scope : scope.withAttempt(1);
+      let errors: unknown[] | undefined;
+      let previousDelay = 0;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await next(fn, attemptScope);
+        } catch (error) {
+          // The caller (or an enclosing timeout) gave up: nothing is retried after that.
+          if (scope.aborted) throw error;
+          // Principle 2: an inner retry already owned this failure.
+          if (isRetriesExhaustedError(error)) throw error;
+          const c = classify(error);
+          if (!(this.#retryOn ? this.#retryOn(error, c) : c.retryable)) throw error;
+          errors ??= [];
+          errors.push(error);
+          if (attempt >= this.#maxAttempts) throw this.#giveUp(attempt, errors, 'attempts');
+          let delay = this.#backoff.delay(attempt, previousDelay, this.#random);
+          if (!(delay >= 0)) delay = 0;
+          if (c.retryAfterMs !== undefined) {
+            if (c.retryAfterMs > this.#maxRetryAfterMs) {
+              throw this.#giveUp(attempt, errors, 'retry-after', `asked to wait ${c.retryAfterMs} ms, limit ${this.#maxRetryAfterMs} ms`);
+            }
+            delay = Math.max(delay, c.retryAfterMs);
+          }
+          if (scope.deadline !== undefined && delay >= scope.deadline - this.#clock.now()) {
+            throw this.#giveUp(attempt, errors, 'deadline', `next delay ${Math.round(delay)} ms`);
+          }
+          if (this.#budget !== undefined && !this.#budget.tryRetry()) throw this.#giveUp(attempt, errors, 'budget');
+          if (this.events.wants('retry')) this.events.emit('retry', { attempt, maxAttempts: this.#maxAttempts, delayMs: delay, error });
+          if (delay > 0) await this.#clock.sleep(delay, scope.canAbort ? scope.signal : undefined);
+          if (scope.aborted) throw scope.reason;
+          previousDelay = delay;
+          attemptScope = scope.withAttempt(attempt + 1);
+        }
+      }
+    };
+  }
+
+  #giveUp(attempts: number, errors: unknown[], reason: GiveUpReason, detail?: string): RetriesExhaustedError {
+    const error = new RetriesExhaustedError(attempts, errors, reason, detail);
+    if (this.events.wants('giveup')) this.events.emit('giveup', { attempts, maxAttempts: this.#maxAttempts, error: errors[errors.length - 1], reason });
+    return error;
+  }
+}
+
+/**
+ * Retries transient failures with jittered backoff. The delay before retry n is
+ * `max(backoff.delay(n), retryAfterMs ?? 0)`; it gives up at once when that reaches the time left
+ * before the enclosing deadline, when a Retry-After hint exceeds `maxRetryAfterMs`, or when a retry
+ * budget says no. Errors `retryOn` declines are rethrown unchanged; giving up rejects with
+ * `RetriesExhaustedError` (cause = last error, `errors` = all), which no enclosing retry retries.
+ * Defaults: maxAttempts 3, exponential() backoff, maxRetryAfterMs 60000.
+ * Events: `retry` {attempt, delayMs, error}, `giveup` {attempts, error, reason}.
+ *
+ * @example
+ * const policy = retry({ maxAttempts: 4, backoff: exponential({ baseMs: 500 }) })
+ * const reply = await policy.execute((ctx) => client.messages.create(body, { signal: ctx.signal }))
+ */
+export function retry(options?: RetryOptions): EventedPolicy<'retry' | 'giveup'> {
+  return new RetryPolicy(options);
+}

@@ -1,0 +1,2 @@
+// recourse/testing: helpers for running policies on virtual time in tests.
+export { VirtualClock } from './virtual-clock.js';

@@ -1,0 +1,49 @@
+import { type Clock, systemClock } from '../clock/clock.js';
+import type { Work } from '../context/call-context.js';
+import type { Scope } from '../context/scope.js';
+import { TimeoutError } from '../errors/timeout-error.js';
+import { checkMs, checkOptions } from '../options/validate-options.js';
+import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
+import type { EventedPolicy } from '../policy/policy.js';
+import { runWithDeadline } from './run-with-deadline.js';
+
+/** Options of {@link timeout}. */
+export interface TimeoutOptions {
+  clock?: Clock;
+  /** Reported in events. */
+  name?: string;
+}
+
+class TimeoutPolicy extends BaseLayer {
+  readonly #ms: number;
+  readonly #clock: Clock;
+
+  constructor(ms: number, options: TimeoutOptions | undefined) {
+    const o = checkOptions('timeout', options);
+    super('timeout', o.name);
+    this.#ms = checkMs('ms', ms);
+    this.#clock = o.clock ?? systemClock;
+  }
+
+  [COMPOSE](next: Invoke): Invoke {
+    const ms = this.#ms;
+    const makeError = (): Error => new TimeoutError(ms);
+    const onExpire = (): void => {
+      if (this.events.wants('timeout')) this.events.emit('timeout', { timeoutMs: ms, probe: false });
+    };
+    return (fn: Work<unknown>, scope: Scope) => runWithDeadline(next, fn, scope, this.#clock, ms, makeError, onExpire);
+  }
+}
+
+/**
+ * Gives each call `ms` to settle. At the deadline it aborts `ctx.signal` and rejects with
+ * `TimeoutError` at once, even when fn ignores the signal. The deadline is visible to every policy
+ * inside (as `ctx.deadline`, and through AsyncLocalStorage to policies called from fn), so an inner
+ * retry never sleeps past it. Event: `timeout` {timeoutMs}.
+ *
+ * @example
+ * const reply = await timeout(30_000).execute((ctx) => fetch(url, { signal: ctx.signal }))
+ */
+export function timeout(ms: number, options?: TimeoutOptions): EventedPolicy<'timeout'> {
+  return new TimeoutPolicy(ms, options);
+}

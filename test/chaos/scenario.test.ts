@@ -1,0 +1,129 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ChaosScenarioError,
+  FAULT_KINDS,
+  isChaosScenarioError,
+  loadScenario,
+  parseScenario,
+  startChaosServer,
+} from '../../src/chaos/index.js';
+
+const rule = (fault: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ match: {}, fault, ...extra });
+
+function problem(input: unknown): ChaosScenarioError {
+  try {
+    parseScenario(input);
+  } catch (error) {
+    expect(isChaosScenarioError(error)).toBe(true);
+    return error as ChaosScenarioError;
+  }
+  throw new Error('expected a ChaosScenarioError');
+}
+
+describe('parseScenario', () => {
+  it('accepts the documented example and every fault kind', () => {
+    const example = {
+      seed: 1,
+      rules: [
+        { match: { model: 'claude-opus-4-8' }, fault: { kind: 'stall', afterEvents: 1 }, probability: 1, times: 2 },
+        { match: {}, fault: { kind: 'status', status: 529 }, probability: 0.1 },
+      ],
+    };
+    expect(parseScenario(example)).toEqual(example);
+    const all = [
+      { kind: 'status', status: 429, retryAfterS: 1, retryAfterMs: 250 },
+      { kind: 'latency', ms: 100 },
+      { kind: 'stall', afterEvents: 0 },
+      { kind: 'keepalive', afterEvents: 2, intervalMs: 50 },
+      { kind: 'truncate', afterEvents: 3 },
+      { kind: 'reset' },
+      { kind: 'empty' },
+      { kind: 'malformed' },
+      { kind: 'slow', perEventMs: 10 },
+    ];
+    expect(all.map((f) => f.kind)).toEqual([...FAULT_KINDS]);
+    const parsed = parseScenario({
+      rules: all.map((f) => rule(f)),
+      answers: { '*': { text: '' }, m: { toolUse: { name: 't', input: { a: 1 } } } },
+    });
+    expect(parsed.rules!.map((r) => r.fault)).toEqual(all);
+    expect(parsed.answers).toEqual({ '*': { text: '' }, m: { toolUse: { name: 't', input: { a: 1 } } } });
+    expect(parseScenario({})).toEqual({});
+  });
+
+  it.each([
+    [{ rules: [rule({ kind: 'stall' }), rule({ kind: 'status', status: 'abc' })] }, 'rules[1].fault.status', 'rules[1].fault.status must be an integer 100-599, got "abc"'],
+    [{ rules: [rule({ kind: 'status', status: 600 })] }, 'rules[0].fault.status', 'must be an integer 100-599, got 600'],
+    [{ rules: [rule({ kind: 'status' })] }, 'rules[0].fault.status', 'is required'],
+    [{ rules: [rule({ kind: 'explode' })] }, 'rules[0].fault.kind', 'must be one of status, latency, stall, keepalive, truncate, reset, empty, malformed, slow, got "explode"'],
+    [{ rules: [rule({})] }, 'rules[0].fault.kind', 'got nothing'],
+    [{ rules: [rule({ kind: 'latency', ms: -1 })] }, 'rules[0].fault.ms', 'must be a number >= 0, got -1'],
+    [{ rules: [rule({ kind: 'latency', ms: '5' })] }, 'rules[0].fault.ms', 'got "5"'],
+    [{ rules: [rule({ kind: 'stall', afterEvents: 1.5 })] }, 'rules[0].fault.afterEvents', 'must be an integer >= 0, got 1.5'],
+    [{ rules: [rule({ kind: 'truncate', afterEvents: -2 })] }, 'rules[0].fault.afterEvents', 'got -2'],
+    [{ rules: [rule({ kind: 'keepalive', intervalMs: 0 })] }, 'rules[0].fault.intervalMs', 'must be a number > 0'],
+    [{ rules: [rule({ kind: 'slow' })] }, 'rules[0].fault.perEventMs', 'is required'],
+    [{ rules: [rule({ kind: 'status', status: 500, retryAfterS: -1 })] }, 'rules[0].fault.retryAfterS', '>= 0'],
+    [{ rules: [rule({ kind: 'stall', afterEvent: 1 })] }, 'rules[0].fault.afterEvent', 'is not a field of a stall fault (allowed: afterEvents)'],
+    [{ rules: [rule({ kind: 'reset', ms: 1 })] }, 'rules[0].fault.ms', 'takes no fields'],
+    [{ rules: [rule({ kind: 'reset' }, { probability: 1.5 })] }, 'rules[0].probability', 'must be a number between 0 and 1, got 1.5'],
+    [{ rules: [rule({ kind: 'reset' }, { probability: -0.1 })] }, 'rules[0].probability', 'between 0 and 1'],
+    [{ rules: [rule({ kind: 'reset' }, { times: -1 })] }, 'rules[0].times', 'must be an integer >= 0, got -1'],
+    [{ rules: [rule({ kind: 'reset' }, { times: 'twice' })] }, 'rules[0].times', 'got "twice"'],
+    [{ rules: [rule({ kind: 'reset' }, { when: 1 })] }, 'rules[0].when', 'is not a known field'],
+    [{ rules: [{ match: {} }] }, 'rules[0].fault', 'is required'],
+    [{ rules: [{ match: { model: 3 }, fault: { kind: 'reset' } }] }, 'rules[0].match.model', 'must be a non-empty string, got 3'],
+    [{ rules: [{ match: { api: 'gemini' }, fault: { kind: 'reset' } }] }, 'rules[0].match.api', 'must be "anthropic" or "openai", got "gemini"'],
+    [{ rules: [{ match: { host: 'x' }, fault: { kind: 'reset' } }] }, 'rules[0].match.host', 'is not a known field'],
+    [{ rules: [rule({ kind: 'reset' }, { name: 'a' }), rule({ kind: 'reset' }, { name: 'a' })] }, 'rules[1].name', 'already the name of rules[0]'],
+    [{ rules: [rule({ kind: 'reset' }, { name: '3' })] }, 'rules[0].name', 'not a number'],
+    [{ rules: {} }, 'rules', 'rules must be an array, got an object'],
+    [{ rules: [null] }, 'rules[0]', 'rules[0] must be an object, got null'],
+    [{ seed: 'x' }, 'seed', 'seed must be an integer, got "x"'],
+    [{ seed: 1, rule: [] }, 'rule', 'rule is not a known field (allowed: seed, rules, answers)'],
+    [{ answers: { m: { toolUse: { input: {} } } } }, 'answers["m"].toolUse.name', 'must be a non-empty string'],
+    [{ answers: { m: { text: 5 } } }, 'answers["m"].text', 'got 5'],
+    [[], '', 'scenario must be an object, got an array'],
+  ])('rejects %j naming the field', (input, field, message) => {
+    const error = problem(input);
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(message);
+    expect(error.message.startsWith(field === '' ? 'scenario' : field)).toBe(true);
+  });
+});
+
+describe('loadScenario', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'recourse-chaos-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads and validates a JSON file, prefixing errors with its path', async () => {
+    const good = join(dir, 'good.json');
+    await writeFile(good, JSON.stringify({ seed: 3, rules: [rule({ kind: 'latency', ms: 5 })] }));
+    expect(await loadScenario(good)).toEqual({ seed: 3, rules: [rule({ kind: 'latency', ms: 5 })] });
+
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, JSON.stringify({ rules: [rule({ kind: 'stall' }), rule({ kind: 'status', status: 'abc' })] }));
+    await expect(loadScenario(bad)).rejects.toThrow(`${bad}: rules[1].fault.status must be an integer 100-599, got "abc"`);
+
+    const broken = join(dir, 'broken.json');
+    await writeFile(broken, '{ "seed": 1, ');
+    await expect(loadScenario(broken)).rejects.toThrow(`${broken}: not valid JSON`);
+    await expect(loadScenario(join(dir, 'missing.json'))).rejects.toThrow('cannot read the scenario file');
+  });
+
+  it('makes startChaosServer reject an invalid scenario before listening', async () => {
+    await expect(
+      startChaosServer({ scenario: { rules: [{ fault: { kind: 'latency', ms: -5 } }] } }),
+    ).rejects.toThrow('rules[0].fault.ms must be a number >= 0, got -5');
+    await expect(startChaosServer({ answers: { m: { text: 1 as unknown as string } } })).rejects.toThrow('answers["m"].text');
+    await expect(startChaosServer({ upstream: 'ftp://example' })).rejects.toThrow('upstream must be an http');
+  });
+});
