@@ -51,7 +51,6 @@ export class Emitter {
   readonly #policy: string;
   readonly #name: string | undefined;
   #listeners: Map<string, AnyListener[]> | undefined;
-  #forwards: Emitter[] | undefined;
 
   constructor(policy: string, name?: string) {
     this.#policy = policy;

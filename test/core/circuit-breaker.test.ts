@@ -265,7 +265,10 @@ describe('circuitBreaker', () => {
       await openBreaker(b, 3);
       await clock.advance(30_000);
       let reached = 0;
-      const calls = Array.from({ length: 10 }, () => b.execute(() => (reached++, never())).catch(() => undefined));
+      const calls = Array.from({ length: 10 }, () => b.execute(() => {
+        reached++;
+        return never();
+      }).catch(() => undefined));
       await tick();
       expect(reached).toBe(1);
       void calls;

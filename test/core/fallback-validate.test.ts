@@ -40,7 +40,10 @@ describe('fallback', () => {
     await breaker.execute(() => Promise.reject(httpError(503))).catch(() => undefined);
     let deepCalled = false;
     const ladder = fallback([
-      { name: 'deep', run: () => ((deepCalled = true), never<string>()), policy: breaker },
+      { name: 'deep', run: () => {
+          deepCalled = true;
+          return never<string>();
+        }, policy: breaker },
       { name: 'quick', run: () => 'q' },
     ]);
     const served = await ladder.execute();
@@ -71,7 +74,10 @@ describe('fallback', () => {
     let secondCalled = false;
     const p = fallback([
       { name: 'a', run: () => never<string>() },
-      { name: 'b', run: () => ((secondCalled = true), 'b') },
+      { name: 'b', run: () => {
+          secondCalled = true;
+          return 'b';
+        } },
     ]).execute({ signal: controller.signal });
     controller.abort();
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });

@@ -181,7 +181,10 @@ describe('retry', () => {
   it('never asks retryOn about an error another retry owns', async () => {
     const clock = new VirtualClock();
     const asked: unknown[] = [];
-    const outer = retry({ maxAttempts: 3, clock, backoff: constant(1), retryOn: (e) => (asked.push(e), true) });
+    const outer = retry({ maxAttempts: 3, clock, backoff: constant(1), retryOn: (e) => {
+        asked.push(e);
+        return true;
+      } });
     const inner = retry({ maxAttempts: 2, clock, backoff: constant(1) });
     const p = outer.execute(() => inner.execute(() => Promise.reject(httpError(503))));
     const settled = p.catch((e: unknown) => e);

@@ -1,0 +1,78 @@
+import type { CircuitBreaker } from '../../circuit-breaker/circuit-breaker.js';
+import { BreakerRegistry } from '../../circuit-breaker/breaker-registry.js';
+import { exponential } from '../../backoff/exponential.js';
+import type { Clock } from '../../clock/clock.js';
+import type { CallContext } from '../../context/call-context.js';
+import { type Fallback, fallback } from '../../fallback/fallback.js';
+import { pipeline } from '../../pipeline/pipeline.js';
+import type { Policy } from '../../policy/policy.js';
+import { retry } from '../../retry/retry.js';
+import { validate } from '../../validate/validate.js';
+
+/** A research answer as the demo's subagents return it. */
+export interface ResearchResult {
+  text: string;
+  sources: string[];
+}
+
+/** One subagent the orchestrator can call: runs a topic, honouring ctx.signal. */
+export type Subagent = (topic: string, ctx: CallContext) => Promise<ResearchResult>;
+
+/** Timing of the demo's policies (short, so the demo runs in seconds). */
+export interface OrchestratorTiming {
+  cooldownMs: number;
+  failureThreshold: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+}
+
+/** The seeds' "research a topic" orchestrator, written with recourse. */
+export interface ResearchOrchestrator {
+  breakers: BreakerRegistry;
+  ladder(topic: string): Fallback<ResearchResult>;
+  paths: Array<{ name: string; policy: Policy; breaker: CircuitBreaker }>;
+}
+
+/**
+ * Builds the ladder deep-research → quick-search: each path behind its own breaker from one
+ * registry, retry(2) with jitter, and `validate` on the result (an empty answer is a failure).
+ * Stall detection (`watch`) lives inside each subagent, per message.
+ */
+export function researchOrchestrator(
+  subagents: { deep: Subagent; quick: Subagent },
+  timing: OrchestratorTiming,
+  clock?: Clock,
+  random?: () => number,
+): ResearchOrchestrator {
+  const breakers = new BreakerRegistry({
+    failureThreshold: timing.failureThreshold,
+    cooldownMs: timing.cooldownMs,
+    ...(clock ? { clock } : {}),
+  });
+  const nonEmpty = validate((r: ResearchResult) => (r.text.trim() !== '' && r.sources.length > 0) || 'empty result');
+  const pathPolicy = (name: string) => {
+    const breaker = breakers.get(name);
+    const policy = pipeline(
+      breaker,
+      retry({
+        name,
+        maxAttempts: 2,
+        backoff: exponential({ baseMs: timing.backoffBaseMs, maxMs: timing.backoffMaxMs, jitter: 'full' }),
+        ...(clock ? { clock } : {}),
+        ...(random ? { random } : {}),
+      }),
+      nonEmpty,
+    );
+    return { name, policy, breaker };
+  };
+  const paths = [pathPolicy('deep-research'), pathPolicy('quick-search')];
+  return {
+    breakers,
+    paths,
+    ladder: (topic) =>
+      fallback<ResearchResult>([
+        { name: 'deep-research', run: (ctx) => subagents.deep(topic, ctx), policy: paths[0]!.policy },
+        { name: 'quick-search', run: (ctx) => subagents.quick(topic, ctx), policy: paths[1]!.policy },
+      ]),
+  };
+}
