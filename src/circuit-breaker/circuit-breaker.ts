@@ -5,7 +5,7 @@ import { CircuitOpenError } from '../errors/circuit-open-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
 import { reportListenerError } from '../events/emitter.js';
 import type { BreakerState } from '../events/event-types.js';
-import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
+import { asPromise, BaseLayer, COMPOSE, type Invoke, isThenable } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { runWithDeadline } from '../timeout/run-with-deadline.js';
 import {
@@ -81,19 +81,38 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker {
 
   [COMPOSE](next: Invoke): Invoke {
     if (this.#o.store !== undefined) return (fn, scope) => this.#runShared(next, fn, scope);
-    return async (fn: Work<unknown>, scope: Scope): Promise<unknown> => {
+    // Closed is the hot path: no async frame, two small handlers, nothing else allocated.
+    return (fn: Work<unknown>, scope: Scope): unknown => {
       const r = this.#r;
       if (r.state !== 'closed') return this.#runAdmitted(next, fn, scope, this.#admitLocal());
       const epoch = r.epoch;
+      let result: unknown;
       try {
-        const value = await next(fn, scope);
-        if (r.failures !== 0 || this.#o.window !== undefined) this.#recordLocal(epoch, 'success');
-        return value;
+        result = next(fn, scope);
       } catch (error) {
-        this.#recordLocal(epoch, this.#outcomeOf(error, scope));
-        throw error;
+        return this.#failLocal(epoch, error, scope);
       }
+      if (!isThenable(result)) {
+        this.#succeedLocal(epoch);
+        return result;
+      }
+      return asPromise(result).then(
+        (value) => {
+          this.#succeedLocal(epoch);
+          return value;
+        },
+        (error: unknown) => this.#failLocal(epoch, error, scope),
+      );
     };
+  }
+
+  #succeedLocal(epoch: number): void {
+    if (this.#r.failures !== 0 || this.#o.window !== undefined) this.#recordLocal(epoch, 'success');
+  }
+
+  #failLocal(epoch: number, error: unknown, scope: Scope): never {
+    this.#recordLocal(epoch, this.#outcomeOf(error, scope));
+    throw error;
   }
 
   #admitLocal(): Admission {

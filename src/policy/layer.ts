@@ -9,6 +9,20 @@ import type { Policy } from './policy.js';
 /** @internal Runs the rest of a chain for `fn` in `scope`; may return a plain value or throw. */
 export type Invoke = (fn: Work<unknown>, scope: Scope) => unknown;
 
+/** @internal True for promises and other thenables (a user fn may return a non-native one). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value instanceof Promise ||
+    (typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function') ||
+    (typeof value === 'function' && typeof (value as unknown as PromiseLike<unknown>).then === 'function')
+  );
+}
+
+/** @internal A native promise for a thenable (no new promise when it already is one). */
+export function asPromise(value: PromiseLike<unknown>): Promise<unknown> {
+  return value instanceof Promise ? value : Promise.resolve(value);
+}
+
 /** @internal The innermost step of every chain: the user's function, in its scope. */
 export const terminal: Invoke = callInScope as Invoke;
 

@@ -8,7 +8,7 @@ import type { Scope } from '../context/scope.js';
 import { isRetriesExhaustedError, RetriesExhaustedError } from '../errors/retries-exhausted-error.js';
 import type { GiveUpReason } from '../errors/retries-exhausted-error.js';
 import { checkFunction, checkInteger, checkMs, checkOptions } from '../options/validate-options.js';
-import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
+import { asPromise, BaseLayer, COMPOSE, type Invoke, isThenable } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import type { RetryBudget } from './retry-budget.js';
 
@@ -59,44 +59,60 @@ class RetryPolicy extends BaseLayer {
   }
 
   [COMPOSE](next: Invoke): Invoke {
-    return async (fn: Work<unknown>, scope: Scope): Promise<unknown> => {
+    // The first attempt runs without an async frame: the success path pays for one rejection
+    // handler, and the loop below only starts once something failed.
+    return (fn: Work<unknown>, scope: Scope): unknown => {
       this.#budget?.recordRequest();
-      let attemptScope = scope.attempt === 1 ? scope : scope.withAttempt(1);
-      let errors: unknown[] | undefined;
-      let previousDelay = 0;
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await next(fn, attemptScope);
-        } catch (error) {
-          // The caller (or an enclosing timeout) gave up: nothing is retried after that.
-          if (scope.aborted) throw error;
-          // Principle 2: an inner retry already owned this failure.
-          if (isRetriesExhaustedError(error)) throw error;
-          const c = classify(error);
-          if (!(this.#retryOn ? this.#retryOn(error, c) : c.retryable)) throw error;
-          errors ??= [];
-          errors.push(error);
-          if (attempt >= this.#maxAttempts) throw this.#giveUp(attempt, errors, 'attempts');
-          let delay = this.#backoff.delay(attempt, previousDelay, this.#random);
-          if (!(delay >= 0)) delay = 0;
-          if (c.retryAfterMs !== undefined) {
-            if (c.retryAfterMs > this.#maxRetryAfterMs) {
-              throw this.#giveUp(attempt, errors, 'retry-after', `asked to wait ${c.retryAfterMs} ms, limit ${this.#maxRetryAfterMs} ms`);
-            }
-            delay = Math.max(delay, c.retryAfterMs);
-          }
-          if (scope.deadline !== undefined && delay >= scope.deadline - this.#clock.now()) {
-            throw this.#giveUp(attempt, errors, 'deadline', `next delay ${Math.round(delay)} ms`);
-          }
-          if (this.#budget !== undefined && !this.#budget.tryRetry()) throw this.#giveUp(attempt, errors, 'budget');
-          if (this.events.wants('retry')) this.events.emit('retry', { attempt, maxAttempts: this.#maxAttempts, delayMs: delay, error });
-          if (delay > 0) await this.#clock.sleep(delay, scope.canAbort ? scope.signal : undefined);
-          if (scope.aborted) throw scope.reason;
-          previousDelay = delay;
-          attemptScope = scope.withAttempt(attempt + 1);
-        }
+      let result: unknown;
+      try {
+        result = next(fn, scope.attempt === 1 ? scope : scope.withAttempt(1));
+      } catch (error) {
+        return this.#retryAfter(error, next, fn, scope);
       }
+      if (!isThenable(result)) return result;
+      return asPromise(result).then(undefined, (error: unknown) => this.#retryAfter(error, next, fn, scope));
     };
+  }
+
+  /** Decides on a failed attempt, sleeps, and runs the next attempts until one succeeds or it gives up. */
+  async #retryAfter(firstError: unknown, next: Invoke, fn: Work<unknown>, scope: Scope): Promise<unknown> {
+    let error = firstError;
+    let errors: unknown[] | undefined;
+    let previousDelay = 0;
+    for (let attempt = 1; ; attempt++) {
+      // The caller (or an enclosing timeout) gave up: nothing is retried after that.
+      if (scope.aborted) throw error;
+      // Principle 2: an inner retry already owned this failure.
+      if (isRetriesExhaustedError(error)) throw error;
+      const c = classify(error);
+      if (!(this.#retryOn ? this.#retryOn(error, c) : c.retryable)) throw error;
+      errors ??= [];
+      errors.push(error);
+      if (attempt >= this.#maxAttempts) throw this.#giveUp(attempt, errors, 'attempts');
+      let delay = this.#backoff.delay(attempt, previousDelay, this.#random);
+      if (!(delay >= 0)) delay = 0;
+      if (c.retryAfterMs !== undefined) {
+        if (c.retryAfterMs > this.#maxRetryAfterMs) {
+          throw this.#giveUp(attempt, errors, 'retry-after', `asked to wait ${c.retryAfterMs} ms, limit ${this.#maxRetryAfterMs} ms`);
+        }
+        delay = Math.max(delay, c.retryAfterMs);
+      }
+      if (scope.deadline !== undefined && delay >= scope.deadline - this.#clock.now()) {
+        throw this.#giveUp(attempt, errors, 'deadline', `next delay ${Math.round(delay)} ms`);
+      }
+      if (this.#budget !== undefined && !this.#budget.tryRetry()) throw this.#giveUp(attempt, errors, 'budget');
+      if (this.events.wants('retry')) {
+        this.events.emit('retry', { attempt, maxAttempts: this.#maxAttempts, delayMs: delay, error });
+      }
+      if (delay > 0) await this.#clock.sleep(delay, scope.canAbort ? scope.signal : undefined);
+      if (scope.aborted) throw scope.reason;
+      previousDelay = delay;
+      try {
+        return await next(fn, scope.withAttempt(attempt + 1));
+      } catch (failure) {
+        error = failure;
+      }
+    }
   }
 
   #giveUp(attempts: number, errors: unknown[], reason: GiveUpReason, detail?: string): RetriesExhaustedError {
