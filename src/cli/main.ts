@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { chaosCommand } from './chaos-command.js';
-import { runSimulatedDemo } from './demo/run-demo.js';
+import { runDemo } from './demo/run-demo.js';
+import { simulatedBackend } from './demo/simulated-backend.js';
+import { seededRandom } from '../random/seeded-random.js';
 
 const USAGE = `usage: recourse <command>
 
@@ -20,7 +22,10 @@ async function main(argv: string[]): Promise<number> {
         io.stderr.write(`--seed must be an integer, got ${rest[seedAt + 1]}\n`);
         return 2;
       }
-      return runSimulatedDemo(io, seed);
+      const random = seededRandom(seed);
+      const backend = simulatedBackend(random);
+      const summary = await runDemo(io, backend);
+      return summary.failed === summary.topics ? 1 : 0;
     }
     case 'chaos':
       return chaosCommand(rest, io);
@@ -35,6 +40,12 @@ async function main(argv: string[]): Promise<number> {
       return 2;
   }
 }
+
+// `recourse demo | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 
 main(process.argv.slice(2)).then(
   (code) => {

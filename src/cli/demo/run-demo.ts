@@ -1,15 +1,18 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { classify } from '../../classify/classify.js';
+import type { CallContext } from '../../context/call-context.js';
 import { isAllPathsFailedError } from '../../errors/all-paths-failed-error.js';
-import { seededRandom } from '../../random/seeded-random.js';
-import { researchOrchestrator } from './research-orchestrator.js';
-import { type SimulatedFault, simulatedSubagent } from './simulated-subagents.js';
+import type { DemoBackend } from './demo-backend.js';
+import { plainView, type TopicRow, ttyView } from './demo-view.js';
+import { researchOrchestrator, type Subagent } from './research-orchestrator.js';
 
 /** Where the demo writes. */
 export interface DemoIO {
-  stdout: { write(s: string): unknown };
+  stdout: { write(s: string): unknown; isTTY?: boolean; columns?: number };
 }
 
-const TOPICS = [
+/** The topics the research orchestrator works through. */
+export const TOPICS: readonly string[] = [
   'battery recycling',
   'solid-state electrolytes',
   'grid-scale storage',
@@ -32,75 +35,127 @@ const TOPICS = [
   'vehicle-to-grid',
 ];
 
+/** The numbers the demo ends with. */
+export interface DemoSummary {
+  topics: number;
+  servedBy: Record<string, number>;
+  degraded: number;
+  failed: number;
+  retries: number;
+  stallsCaught: number;
+  attemptsByPath: Record<string, number>;
+  failuresByPath: Record<string, number>;
+  wallMs: number;
+}
+
 /**
- * The in-process research demo: ~20 topics through deep-research → quick-search, with seeded
- * faults (529s, stalls, empty results), printing a trace and a summary.
+ * Runs the research orchestrator over a backend: each topic through deep-research →
+ * quick-search, a live view while it runs, a summary at the end.
  */
-export async function runSimulatedDemo(io: DemoIO, seed = 7): Promise<number> {
-  const random = seededRandom(seed);
+export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly string[] = TOPICS): Promise<DemoSummary> {
   const started = performance.now();
-  const out = (s: string) => io.stdout.write(`${s}\n`);
-  const t = () => `${((performance.now() - started) / 1000).toFixed(2).padStart(6)}s`;
-  const counts = { overloaded: 0, stall: 0, empty: 0, ok: 0 } as Record<SimulatedFault, number>;
-  const onFault = (name: string, topic: string, fault: SimulatedFault, attempt: number) => {
-    counts[fault]++;
-    const what =
-      fault === 'ok' ? 'answers normally' : fault === 'overloaded' ? 'will throw a 529 Overloaded' : fault === 'stall' ? 'will go silent mid-stream' : 'will return an EMPTY result';
-    out(`${t()}  ${topic.padEnd(24)} ${name.padEnd(13)} attempt ${attempt}: subagent ${what}`);
+  const out = io.stdout;
+  const tty = out.isTTY === true;
+  out.write(`recourse demo — research orchestrator over ${backend.title}\n`);
+  for (const line of backend.details) out.write(`  ${line}\n`);
+  out.write('\n');
+  const view = tty ? ttyView(out, topics) : plainView(out);
+  const rows = new Map<string, TopicRow>(topics.map((t) => [t, { topic: t, path: '', attempt: 0, stalls: 0, status: 'waiting', detail: '' }]));
+  const summary: DemoSummary = {
+    topics: topics.length,
+    servedBy: {},
+    degraded: 0,
+    failed: 0,
+    retries: 0,
+    stallsCaught: 0,
+    attemptsByPath: {},
+    failuresByPath: {},
+    wallMs: 0,
   };
-  const idleMs = 250;
-  const deep = simulatedSubagent('deep-research', { overloaded: 0.3, stall: 0.2, empty: 0.15, messageGapMs: 40 }, random, idleMs, onFault);
-  const quick = simulatedSubagent('quick-search', { overloaded: 0.05, stall: 0.03, empty: 0.05, messageGapMs: 20 }, random, idleMs, onFault);
-  const orchestrator = researchOrchestrator(
-    { deep, quick },
-    { failureThreshold: 3, cooldownMs: 400, backoffBaseMs: 50, backoffMaxMs: 400 },
-    undefined,
-    random,
-  );
-  let retries = 0;
-  let stalls = 0;
-  for (const { name, policy, breaker } of orchestrator.paths) {
-    policy.on('retry', (e) => {
-      retries++;
-      const { error, delayMs } = e as { error: unknown; delayMs: number };
-      const c = classify(error);
-      if (c.reason === 'stall') stalls++;
-      out(`${t()}  ${''.padEnd(24)} ${name.padEnd(13)} retry in ${Math.round(delayMs)} ms after ${c.reason}${c.status ? ` (${c.status})` : ''}`);
-    });
-    breaker.on('state', (e) => out(`${t()}  ${''.padEnd(24)} ${name.padEnd(13)} breaker ${e.from} → ${e.to}`));
-  }
-  const servedBy: Record<string, number> = {};
-  let failed = 0;
-  let degraded = 0;
-  for (const topic of TOPICS) {
-    const ladder = orchestrator.ladder(topic);
-    ladder.on('fallback', (e) => {
-      const c = classify(e.error);
-      if (c.reason === 'stall') stalls++;
-      out(`${t()}  ${topic.padEnd(24)} fallback ${e.from} → ${e.to} (${c.reason})`);
-    });
+  const update = (topic: string, change: Partial<TopicRow>, note?: string) => {
+    const row = { ...rows.get(topic)!, ...change };
+    rows.set(topic, row);
+    view.update(row, note);
+  };
+
+  // Every attempt of every path goes through here: the trace sees it per topic.
+  const traced = (path: string, sub: Subagent): Subagent => async (topic: string, ctx: CallContext) => {
+    summary.attemptsByPath[path] = (summary.attemptsByPath[path] ?? 0) + 1;
+    if (ctx.attempt > 1) summary.retries++;
+    update(topic, { path, attempt: ctx.attempt, status: 'running', detail: '' }, `attempt ${ctx.attempt} started`);
     try {
-      const served = await ladder.execute();
-      servedBy[served.servedBy] = (servedBy[served.servedBy] ?? 0) + 1;
-      if (served.degraded) degraded++;
-      out(`${t()}  ${topic.padEnd(24)} ✔ served by ${served.servedBy}${served.degraded ? ' (DEGRADED)' : ''}: ${served.value.text}`);
+      return await sub(topic, ctx);
     } catch (error) {
-      failed++;
-      const paths = isAllPathsFailedError(error) ? error.failures.map((f) => `${f.path}: ${classify(f.error).reason}`).join(', ') : String(error);
-      out(`${t()}  ${topic.padEnd(24)} ✘ all paths failed (${paths})`);
+      summary.failuresByPath[path] = (summary.failuresByPath[path] ?? 0) + 1;
+      const c = classify(error);
+      const stall = c.reason === 'stall';
+      if (stall) summary.stallsCaught++;
+      const row = rows.get(topic)!;
+      update(topic, { stalls: row.stalls + (stall ? 1 : 0), detail: c.reason }, `attempt ${ctx.attempt} failed: ${c.reason}${c.status ? ` (${c.status})` : ''}${stall ? ' — stall caught' : ''}`);
+      throw error;
     }
+  };
+  backend.setNote?.((topic, path, text) => update(topic, {}, text.startsWith(path) ? text : text));
+  const orchestrator = researchOrchestrator(
+    { deep: traced('deep-research', backend.subagents.deep), quick: traced('quick-search', backend.subagents.quick) },
+    backend.timing,
+  );
+  // Policies are shared by all topics; the topic a policy event belongs to is the async context
+  // it was emitted in.
+  const currentTopic = new AsyncLocalStorage<string>();
+  for (const { name, policy, breaker } of orchestrator.paths) {
+    breaker.on('state', () => view.breakers(orchestrator.breakers.states()));
+    policy.on('invalid', (e) => {
+      const topic = currentTopic.getStore();
+      if (topic !== undefined) update(topic, { path: name, detail: 'invalid_result' }, `attempt ${rows.get(topic)?.attempt ?? '?'} returned a useless result: ${(e as { reason: string }).reason}`);
+    });
   }
-  const wall = (performance.now() - started) / 1000;
-  out('');
-  out('summary');
-  out(`  topics           ${TOPICS.length}`);
-  out(`  served_by        ${Object.entries(servedBy).map(([k, v]) => `${k}=${v}`).join('  ')}`);
-  out(`  degraded         ${degraded}`);
-  out(`  failed           ${failed}`);
-  out(`  retries          ${retries}`);
-  out(`  stalls caught    ${stalls}`);
-  out(`  injected faults  529=${counts.overloaded} stall=${counts.stall} empty=${counts.empty} ok=${counts.ok}`);
-  out(`  breakers         ${Object.entries(orchestrator.breakers.states()).map(([k, v]) => `${k}=${v}`).join('  ')}`);
-  out(`  wall time        ${wall.toFixed(1)} s`);
-  return 0;
+  view.breakers(orchestrator.breakers.states());
+
+  const queue = [...topics];
+  const worker = async (): Promise<void> => {
+    for (let topic = queue.shift(); topic !== undefined; topic = queue.shift()) {
+      const ladder = orchestrator.ladder(topic);
+      const t = topic;
+      ladder.on('fallback', (e) => update(t, {}, `fallback ${e.from} → ${e.to} (${classify(e.error).reason})`));
+      try {
+        const served = await currentTopic.run(t, () => ladder.execute());
+        summary.servedBy[served.servedBy] = (summary.servedBy[served.servedBy] ?? 0) + 1;
+        if (served.degraded) summary.degraded++;
+        const text = served.value.text.replace(/\s+/g, ' ').slice(0, 60);
+        update(t, { path: served.servedBy, status: served.degraded ? 'degraded' : 'served', detail: text }, `✔ served by ${served.servedBy}${served.degraded ? ' (DEGRADED)' : ''}: ${text}`);
+      } catch (error) {
+        summary.failed++;
+        const reasons = isAllPathsFailedError(error)
+          ? error.failures.map((f) => `${f.path}: ${classify(f.error).reason}`).join(', ')
+          : classify(error).reason;
+        update(t, { status: 'failed', detail: reasons }, `✘ all paths failed (${reasons})`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, backend.concurrency) }, worker));
+  view.close();
+  summary.wallMs = performance.now() - started;
+
+  const w = (s: string) => out.write(`${s}\n`);
+  const rate = (n: number, d: number) => (d === 0 ? '0%' : `${((100 * n) / d).toFixed(0)}%`);
+  w('');
+  w('summary');
+  w(`  topics                ${summary.topics}`);
+  w(`  served_by             ${Object.entries(summary.servedBy).map(([k, v]) => `${k}=${v}`).join('  ') || '-'}`);
+  w(`  fallback rate         ${rate(summary.degraded, summary.topics)} (${summary.degraded} degraded)`);
+  w(`  failed                ${summary.failed}`);
+  w(`  retries               ${summary.retries}`);
+  w(`  stalls caught         ${summary.stallsCaught}`);
+  for (const path of Object.keys(summary.attemptsByPath)) {
+    const attempts = summary.attemptsByPath[path] ?? 0;
+    const failures = summary.failuresByPath[path] ?? 0;
+    w(`  ${`${path} errors`.padEnd(22)}${failures}/${attempts} attempts (${rate(failures, attempts)})`);
+  }
+  const injected = backend.injected?.();
+  if (injected) w(`  injected faults       ${Object.entries(injected).map(([k, v]) => `${k}=${v}`).join('  ')}`);
+  w(`  breakers              ${Object.entries(orchestrator.breakers.states()).map(([k, v]) => `${k}=${v}`).join('  ')}`);
+  w(`  wall time             ${(summary.wallMs / 1000).toFixed(1)} s`);
+  await backend.close();
+  return summary;
 }

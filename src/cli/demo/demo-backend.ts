@@ -1,0 +1,21 @@
+import type { OrchestratorTiming, Subagent } from './research-orchestrator.js';
+
+/** Lets a backend say what it is doing (shown in the trace). */
+export type DemoNote = (topic: string, path: string, text: string) => void;
+
+/** Where the demo's subagents come from: in-process, the Anthropic SDK, or the Claude Agent SDK. */
+export interface DemoBackend {
+  /** Shown in the header. */
+  title: string;
+  /** Extra header lines (chaos server address, scenario). */
+  details: string[];
+  subagents: { deep: Subagent; quick: Subagent };
+  timing: OrchestratorTiming;
+  /** Topics run at once. */
+  concurrency: number;
+  /** Receives the trace's note function, for backends that know what they are about to do. */
+  setNote?(note: DemoNote): void;
+  /** Injected faults, when the backend knows them (for the summary). */
+  injected?: () => Record<string, number>;
+  close(): Promise<void>;
+}

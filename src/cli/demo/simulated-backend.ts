@@ -1,0 +1,39 @@
+import type { DemoBackend, DemoNote } from './demo-backend.js';
+import { type SimulatedFault, simulatedSubagent } from './simulated-subagents.js';
+
+/**
+ * In-process subagents: async generators that, from a seeded random source, sometimes throw a
+ * 529-like error, stall between messages, or return an empty result.
+ */
+export function simulatedBackend(random: () => number): DemoBackend {
+  let note: DemoNote = () => {};
+  const counts: Record<string, number> = { '529': 0, stall: 0, empty: 0, ok: 0 };
+  const onFault = (name: string, topic: string, fault: SimulatedFault, attempt: number) => {
+    counts[fault === 'overloaded' ? '529' : fault] = (counts[fault === 'overloaded' ? '529' : fault] ?? 0) + 1;
+    const what =
+      fault === 'ok'
+        ? 'answers normally'
+        : fault === 'overloaded'
+          ? 'will throw a 529 Overloaded'
+          : fault === 'stall'
+            ? 'will go silent mid-stream'
+            : 'will return an EMPTY result';
+    note(topic, name, `attempt ${attempt}: the simulated subagent ${what}`);
+  };
+  const idleMs = 250;
+  return {
+    title: 'in-process simulated subagents (seeded faults)',
+    details: [`deep-research: 20% 529, 10% stall, 10% empty · quick-search: 5% 529, 3% stall, 5% empty · idleMs ${idleMs}`],
+    subagents: {
+      deep: simulatedSubagent('deep-research', { overloaded: 0.2, stall: 0.1, empty: 0.1, messageGapMs: 40 }, random, idleMs, onFault),
+      quick: simulatedSubagent('quick-search', { overloaded: 0.05, stall: 0.03, empty: 0.05, messageGapMs: 20 }, random, idleMs, onFault),
+    },
+    timing: { failureThreshold: 3, cooldownMs: 400, backoffBaseMs: 50, backoffMaxMs: 400 },
+    concurrency: 1,
+    setNote: (n) => {
+      note = n;
+    },
+    injected: () => ({ ...counts }),
+    close: async () => {},
+  };
+}
