@@ -5,7 +5,7 @@ import { CircuitOpenError } from '../errors/circuit-open-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
 import { reportListenerError } from '../events/emitter.js';
 import type { BreakerState } from '../events/event-types.js';
-import { asPromise, BaseLayer, COMPOSE, type Invoke, isThenable } from '../policy/layer.js';
+import { asPromise, BaseLayer, COMPOSE, FUSE, type Invoke, isThenable, type Layer, RETRY_PARTS } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { runWithDeadline } from '../timeout/run-with-deadline.js';
 import {
@@ -103,6 +103,34 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker {
         },
         (error: unknown) => this.#failLocal(epoch, error, scope),
       );
+    };
+  }
+
+  /**
+   * Breaker over retry in one promise reaction: the first attempt's promise gets the breaker's
+   * handlers directly, and only a failure goes through retry's slow path first.
+   */
+  [FUSE](inner: Layer, next: Invoke): Invoke | undefined {
+    const parts = inner[RETRY_PARTS];
+    if (parts === undefined || this.#o.store !== undefined) return undefined;
+    const whole = inner[COMPOSE](next);
+    return (fn: Work<unknown>, scope: Scope): unknown => {
+      const r = this.#r;
+      if (r.state !== 'closed') return this.#runAdmitted(whole, fn, scope, this.#admitLocal());
+      const epoch = r.epoch;
+      const ok = (value: unknown): unknown => {
+        this.#succeedLocal(epoch);
+        return value;
+      };
+      const fail = (error: unknown): never => this.#failLocal(epoch, error, scope);
+      let result: unknown;
+      try {
+        result = parts.first(next, fn, scope);
+      } catch (error) {
+        return parts.recover(error, next, fn, scope).then(ok, fail);
+      }
+      if (!isThenable(result)) return ok(result);
+      return asPromise(result).then(ok, (error: unknown) => parts.recover(error, next, fn, scope).then(ok, fail));
     };
   }
 

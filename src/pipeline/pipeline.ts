@@ -2,7 +2,7 @@ import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import type { Emitter } from '../events/emitter.js';
 import { checkSignal } from '../options/validate-options.js';
-import { COMPOSE, type Invoke, isLayer, type Layer, start, terminal } from '../policy/layer.js';
+import { COMPOSE, FUSE, type Invoke, isLayer, type Layer, start, terminal } from '../policy/layer.js';
 import type { Policy } from '../policy/policy.js';
 import type { ExecuteOptions } from '../context/call-context.js';
 
@@ -29,12 +29,21 @@ class Pipeline implements Layer {
   }
 
   [COMPOSE](next: Invoke): Invoke {
-    let invoke = next;
-    for (let i = this.#policies.length - 1; i >= 0; i--) {
+    // below[i] runs policies i.. and then `next`; built from the inside out.
+    const n = this.#policies.length;
+    const below: Invoke[] = new Array<Invoke>(n + 1);
+    below[n] = next;
+    for (let i = n - 1; i >= 0; i--) {
       const policy = this.#policies[i]!;
-      invoke = isLayer(policy) ? policy[COMPOSE](invoke) : foreignLayer(policy, invoke);
+      const inner = this.#policies[i + 1];
+      if (!isLayer(policy)) {
+        below[i] = foreignLayer(policy, below[i + 1]!);
+        continue;
+      }
+      const fused = inner !== undefined && isLayer(inner) ? policy[FUSE]?.(inner, below[i + 2]!) : undefined;
+      below[i] = fused ?? policy[COMPOSE](below[i + 1]!);
     }
-    return invoke;
+    return below[0]!;
   }
 
   get emitters(): readonly Emitter[] {

@@ -29,9 +29,29 @@ export const terminal: Invoke = callInScope as Invoke;
 /** @internal Marks recourse's own policies, which compose without an extra promise per layer. */
 export const COMPOSE: unique symbol = Symbol('recourse.compose');
 
+/**
+ * @internal Lets a layer merge with the layer right inside it into one promise reaction
+ * (principle 10). Returns undefined when it cannot fuse with that layer.
+ */
+export const FUSE: unique symbol = Symbol('recourse.fuse');
+
+/**
+ * @internal What a retry layer offers to a layer fused over it: its first attempt (no promise of
+ * its own) and the slow path that takes over after a failure.
+ */
+export interface RetryParts {
+  first(next: Invoke, fn: Work<unknown>, scope: Scope): unknown;
+  recover(error: unknown, next: Invoke, fn: Work<unknown>, scope: Scope): Promise<unknown>;
+}
+
+/** @internal */
+export const RETRY_PARTS: unique symbol = Symbol('recourse.retryParts');
+
 /** @internal A policy of recourse's own. */
 export interface Layer extends Policy {
   [COMPOSE](next: Invoke): Invoke;
+  [FUSE]?(inner: Layer, next: Invoke): Invoke | undefined;
+  [RETRY_PARTS]?: RetryParts;
   /** @internal emitters of this policy and its members (for pipeline's `on`). */
   readonly emitters: readonly Emitter[];
 }

@@ -8,7 +8,7 @@ import type { Scope } from '../context/scope.js';
 import { isRetriesExhaustedError, RetriesExhaustedError } from '../errors/retries-exhausted-error.js';
 import type { GiveUpReason } from '../errors/retries-exhausted-error.js';
 import { checkFunction, checkInteger, checkMs, checkOptions } from '../options/validate-options.js';
-import { asPromise, BaseLayer, COMPOSE, type Invoke, isThenable } from '../policy/layer.js';
+import { asPromise, BaseLayer, COMPOSE, type Invoke, isThenable, RETRY_PARTS, type RetryParts } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import type { RetryBudget } from './retry-budget.js';
 
@@ -58,14 +58,22 @@ class RetryPolicy extends BaseLayer {
     this.#random = o.random === undefined ? Math.random : checkFunction('random', o.random);
   }
 
+  readonly [RETRY_PARTS]: RetryParts = {
+    first: (next, fn, scope) => {
+      this.#budget?.recordRequest();
+      return next(fn, scope.attempt === 1 ? scope : scope.withAttempt(1));
+    },
+    recover: (error, next, fn, scope) => this.#retryAfter(error, next, fn, scope),
+  };
+
   [COMPOSE](next: Invoke): Invoke {
     // The first attempt runs without an async frame: the success path pays for one rejection
     // handler, and the loop below only starts once something failed.
+    const { first } = this[RETRY_PARTS];
     return (fn: Work<unknown>, scope: Scope): unknown => {
-      this.#budget?.recordRequest();
       let result: unknown;
       try {
-        result = next(fn, scope.attempt === 1 ? scope : scope.withAttempt(1));
+        result = first(next, fn, scope);
       } catch (error) {
         return this.#retryAfter(error, next, fn, scope);
       }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { circuitBreaker, isCircuitOpenError } from '../../src/index.js';
+import { circuitBreaker, isCircuitOpenError, pipeline, retry } from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
 import { httpError, tick } from './helpers.js';
 
@@ -80,13 +80,15 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 
 const errorFor = (o: Outcome): unknown => (o === 'fail' ? httpError(503) : httpError(400));
 
-describe('circuitBreaker against a reference model', () => {
+describe.each(['alone', 'fused over retry'] as const)('circuitBreaker (%s) against a reference model', (variant) => {
   it('agrees on every admission and every state, for random sequences', async () => {
     const visited = new Set<string>();
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 10, maxLength: 80, size: 'max' }), async (actions) => {
         const clock = new VirtualClock();
         const b = circuitBreaker({ failureThreshold: THRESHOLD, cooldownMs: COOLDOWN, probeTimeoutMs: PROBE_TIMEOUT, clock });
+        // pipeline(breaker, retry) takes the fused path; a single-attempt retry changes no outcome
+        const policy = variant === 'alone' ? b : pipeline(b, retry({ maxAttempts: 1, clock }));
         const model = new Model();
         const held: Array<{ key: number; gen: number; settle: (o: Outcome) => void; abort: () => void; done: boolean }> = [];
         let key = 0;
@@ -96,7 +98,7 @@ describe('circuitBreaker against a reference model', () => {
             const expected = model.admit(clock.now(), k);
             let reached = false;
             if (a.t === 'call') {
-              const result = await b
+              const result = await policy
                 .execute(() => {
                   reached = true;
                   return a.outcome === 'ok' ? 'v' : Promise.reject(errorFor(a.outcome));
@@ -108,7 +110,7 @@ describe('circuitBreaker against a reference model', () => {
             } else {
               const controller = new AbortController();
               let settle: (o: Outcome) => void = () => {};
-              const p = b.execute(
+              const p = policy.execute(
                 (ctx) =>
                   new Promise<string>((resolve, reject) => {
                     reached = true;
