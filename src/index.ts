@@ -31,3 +31,32 @@ export type { BreakerStore } from './store/breaker-store.js';
 export { type TimeoutOptions, timeout } from './timeout/timeout.js';
 export { type ResultCheck, validate } from './validate/validate.js';
 export { type WatchOptions, watch } from './watch/watch.js';
+// guardrails and telemetry
+export {
+  type BaseLevel,
+  type DegradationController,
+  type DegradationFlags,
+  type DegradationLevel,
+  type DegradationOptions,
+  degradation,
+  type LevelChange,
+} from './guardrails/degradation.js';
+export {
+  type DependencyHealth,
+  type ErrorRate,
+  type HealthMonitor,
+  type HealthMonitorOptions,
+  type HealthSample,
+  type HealthSnapshot,
+  healthMonitor,
+  type RecordedSample,
+  UNNAMED_DEPENDENCY,
+} from './guardrails/health-monitor.js';
+export type { LatencyStats } from './guardrails/latency-histogram.js';
+export { type RetryBudgetHandle, type RetryBudgetOptions, type RetryBudgetStats, retryBudget } from './guardrails/retry-budget.js';
+export { type ErrorSummary, summarizeError } from './telemetry/error-summary.js';
+export type { CallOutcome, DegradationDirection, ObservabilityEventMap, ObservabilityEventType } from './telemetry/event-types.js';
+export { type ExplainedError, explain, explainJSON } from './telemetry/explain.js';
+export { type InstrumentedPolicy, type InstrumentOptions, instrument } from './telemetry/instrument.js';
+export { type JsonLoggerOptions, jsonLogger, type LogLevel, type LogLine } from './telemetry/json-logger.js';
+export { isSecretKey, REDACTED, type RedactOptions, redact, redactText } from './telemetry/redact.js';

@@ -1,4 +1,4 @@
-import { channel } from 'node:diagnostics_channel';
+import { channel, subscribe as subscribeChannel } from 'node:diagnostics_channel';
 import type { Channel } from 'node:diagnostics_channel';
 import type { Listener, PolicyEventMap, PolicyEventType } from './event-types.js';
 
@@ -25,11 +25,20 @@ export const EVENT_TYPES: readonly string[] = [
   'timeout',
   'stall',
   'invalid',
+  'call',
+  'attempt',
+  'degradation',
+  'model_fallback',
 ];
+
+/** @internal The handlers of active `subscribe` sinks, so types registered later reach them too. */
+export const activeSinks = new Set<(message: unknown) => void>();
 
 /** @internal Registers extra event types published by other modules (adapters, durable state). */
 export function registerEventType(type: string): void {
-  if (!(EVENT_TYPES as string[]).includes(type)) (EVENT_TYPES as string[]).push(type);
+  if ((EVENT_TYPES as string[]).includes(type)) return;
+  (EVENT_TYPES as string[]).push(type);
+  for (const handler of activeSinks) subscribeChannel(`recourse:${type}`, handler);
 }
 
 /** @internal A throwing listener or sink is a bug to surface, never a reason to fail a call. */

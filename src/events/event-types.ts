@@ -24,7 +24,7 @@ export interface PolicyEventMap {
   /** A `timeout` or breaker probe ran out of time. */
   timeout: { timeoutMs: number; probe: boolean; name?: string };
   /** `watch` caught a silent stream. */
-  stall: { phase: StallPhase; limitMs: number; items: number };
+  stall: { phase: StallPhase; limitMs: number; items: number; name?: string };
   /** `validate` rejected a result. */
   invalid: { reason: string; value: unknown };
 }

@@ -1,5 +1,5 @@
 import { subscribe as dcSubscribe, unsubscribe as dcUnsubscribe } from 'node:diagnostics_channel';
-import { EVENT_TYPES, reportListenerError } from './emitter.js';
+import { activeSinks, EVENT_TYPES, reportListenerError } from './emitter.js';
 import type { RecourseEvent } from './event-types.js';
 
 /**
@@ -21,9 +21,10 @@ export function subscribe(sink: (event: RecourseEvent) => void): () => void {
       reportListenerError(error);
     }
   };
-  const types = [...EVENT_TYPES];
-  for (const type of types) dcSubscribe(`recourse:${type}`, handler);
+  for (const type of EVENT_TYPES) dcSubscribe(`recourse:${type}`, handler);
+  activeSinks.add(handler);
   return () => {
-    for (const type of types) dcUnsubscribe(`recourse:${type}`, handler);
+    if (!activeSinks.delete(handler)) return;
+    for (const type of EVENT_TYPES) dcUnsubscribe(`recourse:${type}`, handler);
   };
 }

@@ -18,6 +18,8 @@ export interface WatchOptions<M> {
   /** Which items count as progress (reset the idle clock). Default: every item. */
   isProgress?: (item: M) => boolean;
   clock?: Clock;
+  /** The dependency this stream comes from; reported in `stall` events. */
+  name?: string;
 }
 
 const events = new Emitter('watch');
@@ -32,6 +34,7 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
   readonly #totalMs: number | undefined;
   readonly #signal: AbortSignal | undefined;
   readonly #isProgress: ((item: M) => boolean) | undefined;
+  readonly #name: string | undefined;
 
   #it: AsyncIterator<M> | undefined;
   #finished = false;
@@ -56,6 +59,7 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
     this.#totalMs = o.totalMs;
     this.#signal = o.signal;
     this.#isProgress = o.isProgress;
+    this.#name = o.name;
     this.#budget = this.#firstMs;
   }
 
@@ -178,7 +182,9 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
   #stall(phase: StallPhase): StallError {
     const limit = phase === 'total' ? this.#totalMs! : phase === 'first-item' ? this.#firstMs! : this.#idleMs!;
     const error = new StallError(phase, limit, this.#items);
-    if (events.wants('stall')) events.emit('stall', { phase, limitMs: limit, items: this.#items });
+    if (events.wants('stall')) {
+      events.emit('stall', { phase, limitMs: limit, items: this.#items, ...(this.#name === undefined ? {} : { name: this.#name }) });
+    }
     return error;
   }
 
@@ -240,6 +246,10 @@ export function watch<M>(source: AsyncIterable<M>, options: WatchOptions<M>): As
   const signal = checkSignal('signal', o.signal);
   if (signal !== undefined) resolved.signal = signal;
   if (o.isProgress !== undefined) resolved.isProgress = checkFunction('isProgress', o.isProgress);
+  if (o.name !== undefined) {
+    if (typeof o.name !== 'string') throw new TypeError(`name must be a string, got ${typeof o.name}`);
+    resolved.name = o.name;
+  }
   return {
     [Symbol.asyncIterator]: () => new Watcher(source, resolved),
   };

@@ -1,0 +1,358 @@
+import type { Classification, FailureKind } from '../classify/classification.js';
+import { classify } from '../classify/classify.js';
+import { type Clock, systemClock } from '../clock/clock.js';
+import { reportListenerError } from '../events/emitter.js';
+import type { BreakerState, RecourseEvent } from '../events/event-types.js';
+import { subscribe } from '../events/subscribe.js';
+import { checkInteger, checkMs, checkOptions } from '../options/validate-options.js';
+import { dependencyOf } from '../telemetry/dependency-context.js';
+import { type CallOutcome, registerObservabilityEvents } from '../telemetry/event-types.js';
+import { LatencyHistogram, type LatencyStats } from './latency-histogram.js';
+import { TimeBuckets } from './time-buckets.js';
+
+/** Options of {@link healthMonitor}. */
+export interface HealthMonitorOptions {
+  /** The sliding window, ms. Default 60000. */
+  windowMs?: number;
+  /** Time buckets in the window; counts expire one bucket at a time. Default 12 (5 s each). */
+  buckets?: number;
+  clock?: Clock;
+}
+
+/** One call's outcome, as `record` takes it (what an `instrument()` `call` event carries). */
+export interface HealthSample {
+  outcome: CallOutcome;
+  durationMs?: number;
+  error?: unknown;
+}
+
+/** A recorded call, as `onSample` listeners see it. */
+export interface RecordedSample extends HealthSample {
+  dependency: string;
+  /** Present for failures. */
+  classification?: Classification;
+}
+
+/** The counters kept per dependency over the window. */
+const COUNTERS = ['calls', 'successes', 'failures', 'cancelled', 'attempts', 'retries', 'giveups', 'stalls', 'timeouts', 'rejections', 'fallbacks', 'invalid', 'breakerTransitions'] as const;
+type Counter = (typeof COUNTERS)[number];
+
+/** One dependency's health over the window. */
+export interface DependencyHealth extends Record<Counter, number> {
+  /** failures / (successes + failures); caller cancellations are neither. 0 without calls. */
+  errorRate: number;
+  failuresByKind: Record<FailureKind, number>;
+  /** By classification reason: `rate_limited`, `overloaded`, `timeout`, `stall`, `context_overflow`, … */
+  failuresByReason: Record<string, number>;
+  /** Retry layers that gave up, by reason (`attempts`, `deadline`, `retry-after`, `budget`). */
+  giveupsByReason: Record<string, number>;
+  /** Percentiles of call durations (from `call` samples); absent without any. */
+  latencyMs?: LatencyStats;
+  /** The latest breaker state seen for this name (not windowed). */
+  breaker?: BreakerState;
+}
+
+/** Everything a health monitor knows, over its window. */
+export interface HealthSnapshot {
+  /** Clock time of the snapshot. */
+  at: number;
+  windowMs: number;
+  dependencies: Record<string, DependencyHealth>;
+  /** Fallback ladders served in the window; `rate` = degraded / served. */
+  fallback: { served: number; degraded: number; rate: number; byPath: Record<string, number> };
+  totals: { calls: number; failures: number; errorRate: number };
+}
+
+/** Error rate over a set of dependencies (see `HealthMonitor.errorRate`). */
+export interface ErrorRate {
+  calls: number;
+  failures: number;
+  /** failures / (successes + failures), 0 without calls. */
+  rate: number;
+}
+
+/** A time-windowed view of every dependency's health. */
+export interface HealthMonitor {
+  /** Feeds one recourse event (a `subscribe` sink; already bound). */
+  readonly observe: (event: RecourseEvent) => void;
+  /** Subscribes `observe` to every recourse event in the process; returns the unsubscribe function. */
+  attach(): () => void;
+  /** Records one call's outcome directly, for calls that do not go through `instrument()`. */
+  record(dependency: string, sample: HealthSample): void;
+  snapshot(): HealthSnapshot;
+  /** Cheap aggregate for a controller: counts only, no percentiles. Default: every dependency. */
+  errorRate(dependencies?: readonly string[]): ErrorRate;
+  /** Listens to every recorded call sample; returns the unsubscribe function. */
+  onSample(listener: (sample: RecordedSample) => void): () => void;
+  /** Forgets everything. */
+  reset(): void;
+}
+
+/**
+ * Where events nobody could attribute to a dependency are counted.
+ *
+ * @example
+ * health.snapshot().dependencies[UNNAMED_DEPENDENCY]?.stalls // stalls of watch() outside any instrument()
+ */
+export const UNNAMED_DEPENDENCY = 'unnamed';
+
+const KINDS: readonly FailureKind[] = ['transient', 'persistent', 'logical', 'fatal', 'cancelled'];
+
+class HealthBucket {
+  readonly counts: Record<Counter, number> = Object.fromEntries(COUNTERS.map((c) => [c, 0])) as Record<Counter, number>;
+  readonly kinds = new Map<FailureKind, number>();
+  readonly reasons = new Map<string, number>();
+  readonly giveups = new Map<string, number>();
+  readonly latency = new LatencyHistogram();
+
+  clear(): void {
+    for (const c of COUNTERS) this.counts[c] = 0;
+    this.kinds.clear();
+    this.reasons.clear();
+    this.giveups.clear();
+    this.latency.clear();
+  }
+}
+
+interface FallbackBucket {
+  served: number;
+  degraded: number;
+  byPath: Map<string, number>;
+}
+
+function bump<K>(map: Map<K, number>, key: K): void {
+  map.set(key, (map.get(key) ?? 0) + 1);
+}
+
+function addInto(target: Record<string, number>, source: Map<string, number>): void {
+  for (const [k, n] of source) target[k] = (target[k] ?? 0) + n;
+}
+
+class Monitor implements HealthMonitor {
+  readonly #windowMs: number;
+  readonly #buckets: number;
+  readonly #clock: Clock;
+  readonly #deps = new Map<string, TimeBuckets<HealthBucket>>();
+  readonly #breakers = new Map<string, BreakerState>();
+  readonly #fallback: TimeBuckets<FallbackBucket>;
+  readonly #listeners = new Set<(s: RecordedSample) => void>();
+  readonly observe: (event: RecourseEvent) => void;
+
+  constructor(options: HealthMonitorOptions | undefined) {
+    const o = checkOptions('healthMonitor', options);
+    this.#windowMs = o.windowMs === undefined ? 60_000 : checkMs('windowMs', o.windowMs, 1);
+    this.#buckets = o.buckets === undefined ? 12 : checkInteger('buckets', o.buckets, 1);
+    this.#clock = o.clock ?? systemClock;
+    this.#fallback = new TimeBuckets<FallbackBucket>(
+      this.#windowMs,
+      this.#buckets,
+      () => ({ served: 0, degraded: 0, byPath: new Map() }),
+      (b) => {
+        b.served = 0;
+        b.degraded = 0;
+        b.byPath.clear();
+      },
+    );
+    this.observe = (event) => this.#observe(event);
+  }
+
+  attach(): () => void {
+    registerObservabilityEvents();
+    return subscribe(this.observe);
+  }
+
+  record(dependency: string, sample: HealthSample): void {
+    if (typeof dependency !== 'string' || dependency === '') throw new TypeError(`dependency must be a non-empty string, got ${JSON.stringify(dependency)}`);
+    if (typeof sample !== 'object' || sample === null || !['success', 'failure', 'cancelled'].includes(sample.outcome)) {
+      throw new TypeError(`sample.outcome must be one of 'success', 'failure', 'cancelled', got ${JSON.stringify(sample?.outcome)}`);
+    }
+    const b = this.#bucket(dependency);
+    b.counts.calls++;
+    let classification: Classification | undefined;
+    if (sample.outcome === 'success') b.counts.successes++;
+    else if (sample.outcome === 'cancelled') b.counts.cancelled++;
+    else {
+      b.counts.failures++;
+      classification = classify(sample.error);
+      bump(b.kinds, classification.kind);
+      bump(b.reasons, classification.reason);
+    }
+    if (typeof sample.durationMs === 'number') b.latency.record(sample.durationMs);
+    if (this.#listeners.size === 0) return;
+    const recorded: RecordedSample = { ...sample, dependency, ...(classification === undefined ? {} : { classification }) };
+    for (const listener of this.#listeners) {
+      try {
+        listener(recorded);
+      } catch (error) {
+        reportListenerError(error);
+      }
+    }
+  }
+
+  onSample(listener: (sample: RecordedSample) => void): () => void {
+    if (typeof listener !== 'function') throw new TypeError(`listener must be a function, got ${typeof listener}`);
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  errorRate(dependencies?: readonly string[]): ErrorRate {
+    const now = this.#clock.now();
+    let successes = 0;
+    let failures = 0;
+    const names = dependencies ?? [...this.#deps.keys()];
+    for (const name of names) {
+      this.#deps.get(name)?.forEach(now, (b) => {
+        successes += b.counts.successes;
+        failures += b.counts.failures;
+      });
+    }
+    const calls = successes + failures;
+    return { calls, failures, rate: calls === 0 ? 0 : failures / calls };
+  }
+
+  snapshot(): HealthSnapshot {
+    const now = this.#clock.now();
+    const dependencies: Record<string, DependencyHealth> = {};
+    let calls = 0;
+    let failures = 0;
+    let decided = 0;
+    for (const [name, window] of this.#deps) {
+      const health = this.#health(name, window, now);
+      dependencies[name] = health;
+      calls += health.calls;
+      failures += health.failures;
+      decided += health.successes + health.failures;
+    }
+    let served = 0;
+    let degraded = 0;
+    const byPath: Record<string, number> = {};
+    this.#fallback.forEach(now, (b) => {
+      served += b.served;
+      degraded += b.degraded;
+      addInto(byPath, b.byPath);
+    });
+    return {
+      at: now,
+      windowMs: this.#windowMs,
+      dependencies,
+      fallback: { served, degraded, rate: served === 0 ? 0 : degraded / served, byPath },
+      totals: { calls, failures, errorRate: decided === 0 ? 0 : failures / decided },
+    };
+  }
+
+  reset(): void {
+    this.#deps.clear();
+    this.#breakers.clear();
+    this.#fallback.clear();
+  }
+
+  #health(name: string, window: TimeBuckets<HealthBucket>, now: number): DependencyHealth {
+    const counts = Object.fromEntries(COUNTERS.map((c) => [c, 0])) as Record<Counter, number>;
+    const failuresByKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<FailureKind, number>;
+    const failuresByReason: Record<string, number> = {};
+    const giveupsByReason: Record<string, number> = {};
+    const latencies: LatencyHistogram[] = [];
+    window.forEach(now, (b) => {
+      for (const c of COUNTERS) counts[c] += b.counts[c];
+      for (const [k, n] of b.kinds) failuresByKind[k] += n;
+      addInto(failuresByReason, b.reasons);
+      addInto(giveupsByReason, b.giveups);
+      latencies.push(b.latency);
+    });
+    const decided = counts.successes + counts.failures;
+    const health: DependencyHealth = { ...counts, errorRate: decided === 0 ? 0 : counts.failures / decided, failuresByKind, failuresByReason, giveupsByReason };
+    const latency = LatencyHistogram.stats(latencies);
+    if (latency !== undefined) health.latencyMs = latency;
+    const breaker = this.#breakers.get(name);
+    if (breaker !== undefined) health.breaker = breaker;
+    return health;
+  }
+
+  #bucket(dependency: string): HealthBucket {
+    let window = this.#deps.get(dependency);
+    if (window === undefined) {
+      window = new TimeBuckets(
+        this.#windowMs,
+        this.#buckets,
+        () => new HealthBucket(),
+        (b) => b.clear(),
+      );
+      this.#deps.set(dependency, window);
+    }
+    return window.at(this.#clock.now());
+  }
+
+  #observe(e: RecourseEvent): void {
+    switch (e.type) {
+      case 'call': {
+        const sample: HealthSample = { outcome: e.outcome as CallOutcome };
+        if (typeof e.durationMs === 'number') sample.durationMs = e.durationMs;
+        if (e.error !== undefined) sample.error = e.error;
+        this.record(dependencyOf(e) ?? UNNAMED_DEPENDENCY, sample);
+        return;
+      }
+      case 'attempt':
+        this.#count(e, 'attempts');
+        return;
+      case 'retry':
+        this.#count(e, 'retries');
+        return;
+      case 'giveup':
+        bump(this.#bucket(dependencyOf(e) ?? UNNAMED_DEPENDENCY).giveups, String(e.reason));
+        this.#count(e, 'giveups');
+        return;
+      case 'stall':
+        this.#count(e, 'stalls');
+        return;
+      case 'timeout':
+        this.#count(e, 'timeouts');
+        return;
+      case 'reject':
+        this.#count(e, 'rejections');
+        return;
+      case 'invalid':
+        this.#count(e, 'invalid');
+        return;
+      case 'state':
+        this.#breakers.set(dependencyOf(e) ?? UNNAMED_DEPENDENCY, e.to as BreakerState);
+        this.#count(e, 'breakerTransitions');
+        return;
+      case 'fallback':
+        // Counted against the path that failed over, whatever policy it ran under.
+        if (typeof e.from === 'string') this.#bucket(e.from).counts.fallbacks++;
+        return;
+      case 'served': {
+        const b = this.#fallback.at(this.#clock.now());
+        b.served++;
+        if (e.degraded === true) b.degraded++;
+        if (typeof e.servedBy === 'string') bump(b.byPath, e.servedBy);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  #count(e: RecourseEvent, counter: Counter): void {
+    this.#bucket(dependencyOf(e) ?? UNNAMED_DEPENDENCY).counts[counter]++;
+  }
+}
+
+/**
+ * A time-bucketed sliding window per dependency: calls, failures by kind and reason, retries,
+ * give-ups (by reason, `budget` included), stalls, timeouts, breaker rejections and transitions,
+ * fallbacks, invalid results and call-latency percentiles (within 2 %), plus the fallback rate of
+ * every ladder. Fed by recourse events (`attach()` subscribes to all of them; calls and latencies
+ * come from `instrument()` layers) or by `record`; runs on the injected clock. Events are
+ * attributed to their policy's `name`, else to the instrumented call they ran inside, else to
+ * `'unnamed'`. Defaults: windowMs 60000, buckets 12.
+ *
+ * @example
+ * const health = healthMonitor()
+ * const detach = health.attach()
+ * await pipeline(instrument({ name: 'search' }), retry({ name: 'search' })).execute(search)
+ * health.snapshot().dependencies.search // { calls: 1, errorRate: 0, latencyMs: { p50, p90, p99, max }, … }
+ */
+export function healthMonitor(options?: HealthMonitorOptions): HealthMonitor {
+  return new Monitor(options);
+}

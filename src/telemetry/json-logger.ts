@@ -1,0 +1,164 @@
+import type { RecourseEvent } from '../events/event-types.js';
+import { dependencyOf } from './dependency-context.js';
+import { type ErrorSummary, summarizeError } from './error-summary.js';
+import { registerObservabilityEvents } from './event-types.js';
+import { redact } from './redact.js';
+
+/** Severity of a log line. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+/** Options of {@link jsonLogger}. */
+export interface JsonLoggerOptions {
+  /** Lines below this level are dropped. Default `'debug'` (every event). */
+  level?: LogLevel;
+  /** Fields added to every line (e.g. `{ service: 'orchestrator' }`), redacted like the rest. */
+  fields?: Record<string, unknown>;
+}
+
+/** One line written by {@link jsonLogger}. */
+export interface LogLine {
+  timestamp: string;
+  level: LogLevel;
+  /** The event type: `retry`, `giveup`, `state`, `fallback`, `call`, … */
+  event: string;
+  /** The kind of policy that emitted it: `retry`, `circuit-breaker`, `timeout`, `watch`, `fallback`, `instrument`, … */
+  operation: string;
+  dependency?: string;
+  msg: string;
+  error?: ErrorSummary & { attempt?: number; maxAttempts?: number };
+  duration_ms?: number;
+  [field: string]: unknown;
+}
+
+/** @internal The severity recourse gives an event. */
+export function levelOf(event: RecourseEvent): LogLevel {
+  switch (event.type) {
+    case 'call':
+      return event.outcome === 'failure' ? 'error' : event.outcome === 'cancelled' ? 'info' : 'debug';
+    case 'attempt':
+      return event.outcome === 'failure' ? 'warn' : 'debug';
+    case 'giveup':
+      return 'error';
+    case 'state':
+      return event.to === 'open' || event.to === 'isolated' ? 'error' : 'info';
+    case 'served':
+      return event.degraded === true ? 'warn' : 'debug';
+    case 'degradation':
+      return event.direction === 'escalate' ? 'warn' : 'info';
+    case 'retry':
+    case 'reject':
+    case 'fallback':
+    case 'timeout':
+    case 'stall':
+    case 'invalid':
+      return 'warn';
+    default:
+      return 'info';
+  }
+}
+
+const OWN = new Set(['type', 'policy', 'name', 'at', 'error', 'attempt', 'attempts', 'maxAttempts', 'durationMs']);
+
+function snake(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+function describe(e: RecourseEvent, dependency: string | undefined, error: ErrorSummary | undefined): string {
+  const dep = dependency === undefined ? '' : ` ${dependency}`;
+  const why = error === undefined ? '' : `: ${error.type}: ${error.message}`;
+  switch (e.type) {
+    case 'retry':
+      return `retry${dep}: attempt ${String(e.attempt)} of ${String(e.maxAttempts)} failed, next in ${Math.round(Number(e.delayMs))} ms${why}`;
+    case 'giveup':
+      return `giveup${dep} after ${String(e.attempts)} attempt(s) (${String(e.reason)})${why}`;
+    case 'state':
+      return `circuit${dep} ${String(e.from)} → ${String(e.to)}`;
+    case 'reject':
+      return `circuit${dep} rejected a call; next probe in ${Math.ceil(Number(e.retryAfterMs))} ms`;
+    case 'fallback':
+      return `fallback ${String(e.from)} → ${String(e.to)}${why}`;
+    case 'served':
+      return `served by ${String(e.servedBy)}${e.degraded === true ? ' (degraded)' : ''}`;
+    case 'timeout':
+      return `timeout${dep} after ${String(e.timeoutMs)} ms${e.probe === true ? ' (probe)' : ''}`;
+    case 'stall':
+      return `stall${dep}: ${String(e.phase)} limit ${String(e.limitMs)} ms after ${String(e.items)} item(s)`;
+    case 'invalid':
+      return `invalid result${dep}: ${String(e.reason)}`;
+    case 'call':
+    case 'attempt':
+      return `${e.type}${dep} ${String(e.outcome)} in ${Math.round(Number(e.durationMs))} ms${why}`;
+    case 'degradation':
+      return `degradation${dep} ${String(e.from)} → ${String(e.to)} at error rate ${Number(e.errorRate).toFixed(3)}`;
+    default:
+      return `${e.type}${dep}${why}`;
+  }
+}
+
+/** @internal Builds the log line of one event (exported for the tests and other sinks). */
+export function toLogLine(e: RecourseEvent, fields?: Record<string, unknown>): LogLine {
+  const dependency = e.type === 'fallback' ? (typeof e.from === 'string' ? e.from : undefined) : dependencyOf(e);
+  const summary = e.error === undefined ? undefined : summarizeError(e.error);
+  const line: LogLine = {
+    timestamp: new Date(typeof e.at === 'number' ? e.at : Date.now()).toISOString(),
+    level: levelOf(e),
+    event: e.type,
+    operation: e.policy,
+    ...(dependency === undefined ? {} : { dependency }),
+    msg: describe(e, dependency, summary),
+  };
+  // A call that ended in RetriesExhaustedError made `attempts` attempts, whatever its own scope says.
+  const errorAttempts = (e.error as { attempts?: unknown } | null | undefined)?.attempts;
+  const attempt =
+    e.type === 'call' && typeof errorAttempts === 'number'
+      ? errorAttempts
+      : typeof e.attempt === 'number'
+        ? e.attempt
+        : typeof e.attempts === 'number'
+          ? e.attempts
+          : undefined;
+  if (summary !== undefined) {
+    line.error = { ...summary, ...(attempt === undefined ? {} : { attempt }), ...(typeof e.maxAttempts === 'number' ? { maxAttempts: e.maxAttempts } : {}) };
+  } else if (attempt !== undefined) {
+    line.attempt = attempt;
+    if (typeof e.maxAttempts === 'number') line.max_attempts = e.maxAttempts;
+  }
+  // Microseconds are noise in a log line (and performance.now() differences carry float dust).
+  if (typeof e.durationMs === 'number') line.duration_ms = Math.round(e.durationMs * 1000) / 1000;
+  for (const key of Object.keys(e)) {
+    if (OWN.has(key)) continue;
+    const value = redact(e[key]);
+    if (value !== undefined) line[snake(key)] = value;
+  }
+  if (fields !== undefined) {
+    const extra = redact(fields) as Record<string, unknown>;
+    for (const key of Object.keys(extra)) if (!(key in line)) line[key] = extra[key];
+  }
+  return line;
+}
+
+/**
+ * A sink that writes one JSON line per event to `out` (anything with `write(string)`: a stream,
+ * `process.stderr`, a pino destination such as `pino.destination(2)`). Line shape: `timestamp`
+ * (ISO), `level`, `event`, `operation` (the policy kind), `dependency` (the policy's name, or the
+ * instrumented call it ran inside), `msg`, `error` {type, message, kind, reason, retryable, status?,
+ * code?, attempt?, maxAttempts?}, `duration_ms`, and the event's other fields in snake_case.
+ * Secrets are redacted (see `redact`); headers, bodies and stacks of errors are never written.
+ * Defaults: level 'debug' (every event).
+ *
+ * @example
+ * const stop = subscribe(jsonLogger(process.stderr, { level: 'info', fields: { service: 'orchestrator' } }))
+ */
+export function jsonLogger(out: { write(line: string): unknown }, options?: JsonLoggerOptions): (event: RecourseEvent) => void {
+  if (typeof out?.write !== 'function') throw new TypeError('jsonLogger(out) needs an object with a write(line) method, e.g. process.stderr');
+  const min = RANK[options?.level ?? 'debug'];
+  if (min === undefined) throw new RangeError(`level must be one of 'debug', 'info', 'warn', 'error', got ${JSON.stringify(options?.level)}`);
+  const fields = options?.fields;
+  registerObservabilityEvents();
+  return (event: RecourseEvent): void => {
+    if (RANK[levelOf(event)] < min) return;
+    out.write(`${JSON.stringify(toLogLine(event, fields))}\n`);
+  };
+}

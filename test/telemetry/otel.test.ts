@@ -1,0 +1,137 @@
+import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { afterAll, describe, expect, it } from 'vitest';
+import { circuitBreaker, constant, fallback, pipeline, retry, watch } from '../../src/index.js';
+import { stopSpanEvents, traced } from '../../src/otel/index.js';
+import { VirtualClock } from '../../src/testing/index.js';
+import { httpError } from './helpers.js';
+
+function setup() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  return { exporter, tracer: provider.getTracer('recourse-test') };
+}
+
+const idOf = (s: ReadableSpan): string => s.spanContext().spanId;
+const eventNames = (s: ReadableSpan): string[] => s.events.map((e) => e.name);
+
+afterAll(() => stopSpanEvents());
+
+describe('recourse/otel', () => {
+  it('validates its options', () => {
+    expect(() => traced({} as never)).toThrow(/name must be a non-empty string/);
+    expect(() => traced({ name: 'x', per: 'call' as never })).toThrow(/per must be one of 'execute', 'attempt', got "call"/);
+    expect(() => traced({ name: 'x', tracer: {} as never })).toThrow(/tracer must be an OpenTelemetry Tracer/);
+  });
+
+  it('parent/child spans for a fallback over a pipeline with two retries, with span events', async () => {
+    const { exporter, tracer } = setup();
+    const clock = new VirtualClock();
+    const deep = pipeline(
+      traced({ tracer, name: 'deep-research' }),
+      circuitBreaker({ name: 'deep-research', failureThreshold: 1, clock }),
+      retry({ name: 'deep-research', maxAttempts: 3, clock, backoff: constant(100) }),
+      traced({ tracer, name: 'deep-research', per: 'attempt' }),
+    );
+    const quick = pipeline(traced({ tracer, name: 'quick-search' }), traced({ tracer, name: 'quick-search', per: 'attempt' }));
+    const ladder = fallback([
+      { name: 'deep-research', run: () => Promise.reject(httpError(529, 'overloaded')), policy: deep },
+      { name: 'quick-search', run: () => 'quick answer', policy: quick },
+    ]);
+    const p = traced({ tracer, name: 'research', attributes: { 'app.task': 't-1' } }).execute(() => ladder.execute());
+    await clock.advance(1_000);
+    await expect(p).resolves.toMatchObject({ value: 'quick answer', servedBy: 'quick-search', degraded: true });
+
+    const spans = exporter.getFinishedSpans();
+    const find = (name: string, dependency: string) => spans.filter((s) => s.name === name && s.attributes['recourse.dependency'] === dependency);
+    const [root] = find('recourse.execute', 'research');
+    const [deepSpan] = find('recourse.execute', 'deep-research');
+    const deepAttempts = find('recourse.attempt', 'deep-research');
+    const [quickSpan] = find('recourse.execute', 'quick-search');
+    const [quickAttempt] = find('recourse.attempt', 'quick-search');
+    expect(spans).toHaveLength(7);
+    expect(root!.parentSpanContext).toBeUndefined();
+    for (const child of [deepSpan!, quickSpan!]) {
+      expect(child.parentSpanContext?.spanId).toBe(idOf(root!));
+      expect(child.spanContext().traceId).toBe(root!.spanContext().traceId);
+    }
+    expect(deepAttempts.map((s) => s.attributes['recourse.attempt'])).toEqual([1, 2, 3]);
+    for (const a of deepAttempts) {
+      expect(a.parentSpanContext?.spanId).toBe(idOf(deepSpan!));
+      expect(a.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Error: overloaded' });
+      expect(a.attributes).toMatchObject({ 'recourse.outcome': 'failure', 'error.type': 'Error' });
+    }
+    expect(quickAttempt!.parentSpanContext?.spanId).toBe(idOf(quickSpan!));
+
+    expect(root!.attributes).toMatchObject({
+      'app.task': 't-1',
+      'recourse.outcome': 'success',
+      'recourse.served_by': 'quick-search',
+      'recourse.degraded': true,
+      'recourse.fallback.failures': 1,
+    });
+    expect(eventNames(root!)).toEqual(['recourse.fallback', 'recourse.served']);
+    expect(root!.events[0]!.attributes).toMatchObject({
+      'recourse.policy': 'fallback',
+      'recourse.dependency': 'deep-research',
+      'recourse.from': 'deep-research',
+      'recourse.to': 'quick-search',
+      'exception.type': 'RetriesExhaustedError',
+    });
+    expect(eventNames(deepSpan!)).toEqual(['recourse.retry', 'recourse.retry', 'recourse.giveup', 'recourse.state', 'exception']);
+    expect(deepSpan!.events[0]!.attributes).toMatchObject({
+      'recourse.policy': 'retry',
+      'recourse.dependency': 'deep-research',
+      'recourse.attempt': 1,
+      'recourse.max_attempts': 3,
+      'recourse.delay_ms': 100,
+      'exception.type': 'Error',
+      'exception.message': 'overloaded',
+      'recourse.error.kind': 'transient',
+      'recourse.error.status': 529,
+    });
+    expect(deepSpan!.events[3]!.attributes).toMatchObject({ 'recourse.from': 'closed', 'recourse.to': 'open' });
+    expect(deepSpan!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(quickSpan!.status.code).toBe(SpanStatusCode.UNSET);
+  });
+
+  it('a rejection by an open breaker is an event on the span of the call it refused', async () => {
+    const { exporter, tracer } = setup();
+    const breaker = circuitBreaker({ name: 'tools' });
+    breaker.isolate();
+    await pipeline(traced({ tracer, name: 'tools' }), breaker)
+      .execute(() => 'never')
+      .catch(() => {});
+    const [span] = exporter.getFinishedSpans();
+    expect(eventNames(span!)).toEqual(['recourse.reject', 'exception']);
+    expect(span!.attributes['error.type']).toBe('CircuitOpenError');
+  });
+
+  it('a stall inside an attempt becomes a span event on that attempt', async () => {
+    const { exporter, tracer } = setup();
+    async function* silentAfterOne(): AsyncGenerator<string> {
+      yield 'first';
+      await new Promise(() => {});
+    }
+    await traced({ tracer, name: 'stream', per: 'attempt' })
+      .execute(async () => {
+        for await (const _ of watch(silentAfterOne(), { idleMs: 15 })) {
+          // consume
+        }
+      })
+      .catch(() => {});
+    const [span] = exporter.getFinishedSpans();
+    expect(eventNames(span!)).toEqual(['recourse.stall', 'exception']);
+    expect(span!.events[0]!.attributes).toMatchObject({ 'recourse.policy': 'watch', 'recourse.phase': 'idle', 'recourse.limit_ms': 15, 'recourse.items': 1 });
+  });
+
+  it('events outside any recourse span are not attached anywhere, and spans of plain values end at once', async () => {
+    const { exporter, tracer } = setup();
+    await retry({ name: 'loose', maxAttempts: 2, backoff: constant(0) })
+      .execute(() => Promise.reject(httpError(503)))
+      .catch(() => {});
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+    await expect(traced({ tracer, name: 'sync' }).execute(() => 42)).resolves.toBe(42);
+    expect(exporter.getFinishedSpans().map((s) => [s.name, s.attributes['recourse.outcome']])).toEqual([['recourse.execute', 'success']]);
+  });
+});
