@@ -60,3 +60,22 @@ export { type ExplainedError, explain, explainJSON } from './telemetry/explain.j
 export { type InstrumentedPolicy, type InstrumentOptions, instrument } from './telemetry/instrument.js';
 export { type JsonLoggerOptions, jsonLogger, type LogLevel, type LogLine } from './telemetry/json-logger.js';
 export { isSecretKey, REDACTED, type RedactOptions, redact, redactText } from './telemetry/redact.js';
+// durable state (stores with drivers live in their own entries: recourse/sqlite)
+export { canonicalJson } from './canonical/canonical-json.js';
+export { idempotencyKey } from './canonical/idempotency-key.js';
+export { isNotSerializableError, NotSerializableError } from './canonical/not-serializable-error.js';
+export { sha256Hex } from './canonical/sha256.js';
+export { CheckpointCorruptError, isCheckpointCorruptError } from './checkpoint/checkpoint-corrupt-error.js';
+export { Checkpointer, type CheckpointerOptions, type Recovery } from './checkpoint/checkpointer.js';
+export { type RunStepsOptions, runSteps, type Step } from './checkpoint/run-steps.js';
+export { IdempotencyLedger, type IdempotencyLedgerOptions, type LedgerRunOptions } from './idempotency/idempotency-ledger.js';
+export { type CompensationFailure, isSagaFailedError, SagaFailedError } from './saga/saga-failed-error.js';
+export { Saga, type SagaOptions, type SagaRecoverOptions } from './saga/saga.js';
+export { isSagaStateError, SagaStateError } from './saga/saga-state-error.js';
+export type { CheckpointRecord, CheckpointStore } from './store/checkpoint-store.js';
+export type { LedgerClaim, LedgerEntry, LedgerStore } from './store/ledger-store.js';
+export { memoryStore } from './store/memory-store.js';
+export type { SagaLease, SagaLogEntry, SagaLogStore } from './store/saga-log-store.js';
+export type { Store } from './store/store.js';
+export { isStoreError, StoreError, type StoreErrorCode } from './store/store-error.js';
+export { wallClock } from './store/wall-clock.js';

@@ -158,9 +158,20 @@ function classifyOwn(error: Bag & { name: string }, depth: number): Classificati
         ...(typeof after === 'number' ? { retryAfterMs: after } : {}),
       };
     }
+    case 'NotSerializableError':
+      // A result or state that cannot be stored fails the same way on every attempt.
+      return verdict('fatal', 'not_serializable');
+    case 'CheckpointCorruptError':
+      return verdict('fatal', 'checkpoint_corrupted');
+    case 'StoreError':
+      return verdict('persistent', 'store');
+    case 'SagaStateError':
+      return error.reason === 'in_progress' ? verdict('transient', 'saga_in_progress') : verdict('persistent', `saga_${String(error.reason)}`);
+    case 'SagaFailedError':
     case 'RetriesExhaustedError':
     case 'AllPathsFailedError': {
-      // Already owned by a retry layer (or a whole fallback ladder): never retried again.
+      // Already owned by a retry layer (or a whole fallback ladder, or compensated by a saga):
+      // never retried again.
       const inner = classifyAt(error.cause, depth + 1);
       return { ...inner, retryable: false };
     }

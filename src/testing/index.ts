@@ -1,2 +1,8 @@
 // recourse/testing: helpers for running policies on virtual time in tests.
 export { VirtualClock } from './virtual-clock.js';
+export {
+  type ConformanceMatchers,
+  type ConformanceOptions,
+  type ConformanceTestApi,
+  storeConformance,
+} from '../store/conformance.js';

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
   AllPathsFailedError,
+  CheckpointCorruptError,
+  constant,
+  IdempotencyLedger,
+  isNotSerializableError,
+  memoryStore,
+  NotSerializableError,
+  retry,
+  SagaFailedError,
+  SagaStateError,
+  StoreError,
   CircuitOpenError,
   classify,
   InvalidResultError,
@@ -117,5 +127,30 @@ describe('classify', () => {
     expect(classify(undefined).reason).toBe('unclassified');
     const hostile = new Proxy({}, { get() { throw new Error('no'); } });
     expect(classify(hostile).reason).toBe('unclassified');
+  });
+});
+
+describe('classify: durable-state errors', () => {
+  it('are not retried where a retry cannot help', () => {
+    expect(classify(new NotSerializableError('result', 'a function'))).toMatchObject({ kind: 'fatal', retryable: false });
+    expect(classify(new CheckpointCorruptError('task', 'checksum mismatch'))).toMatchObject({ kind: 'fatal', retryable: false });
+    expect(classify(new StoreError('open_failed', 'cannot open'))).toMatchObject({ kind: 'persistent', retryable: false });
+    expect(classify(new SagaStateError('s', 'in_progress', 'busy'))).toMatchObject({ kind: 'transient', retryable: true });
+    expect(classify(new SagaStateError('s', 'needs_recovery', 'x'))).toMatchObject({ kind: 'persistent', retryable: false });
+    const failed = new SagaFailedError('s', 'charge', httpError(503), ['reserve'], []);
+    expect(classify(failed)).toMatchObject({ kind: 'transient', retryable: false, status: 503 });
+  });
+
+  it('a result that cannot be stored is not retried, so the side effect does not run again', async () => {
+    const ledger = new IdempotencyLedger(memoryStore());
+    let runs = 0;
+    const error = await retry({ maxAttempts: 3, backoff: constant(1) })
+      .execute((ctx) => ledger.run(ctx.idempotencyKey!, async () => {
+        runs++;
+        return { at: 1n };
+      }), { idempotencyKey: 'send-1' })
+      .catch((e: unknown) => e);
+    expect(isNotSerializableError(error)).toBe(true);
+    expect(runs).toBe(1);
   });
 });

@@ -1,0 +1,75 @@
+import type { Database } from 'better-sqlite3';
+import { StoreError } from '../store/store-error.js';
+
+/** The schema version this code writes. Bump it and add a step to MIGRATIONS when tables change. */
+export const SCHEMA_VERSION = 1;
+
+const V1 = `
+CREATE TABLE recourse_breakers (
+  name TEXT PRIMARY KEY,
+  state TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
+  failures INTEGER NOT NULL,
+  opened_at REAL NOT NULL,
+  probe_until REAL NOT NULL
+);
+CREATE TABLE recourse_ledger (
+  key TEXT PRIMARY KEY,
+  state TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  lease_until REAL NOT NULL,
+  claims INTEGER NOT NULL,
+  result TEXT,
+  expires_at REAL NOT NULL
+);
+CREATE INDEX recourse_ledger_expiry ON recourse_ledger (expires_at) WHERE state = 'completed';
+CREATE TABLE recourse_checkpoints (
+  task_id TEXT PRIMARY KEY,
+  step_index INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  checksum TEXT NOT NULL,
+  saved_at REAL NOT NULL
+);
+CREATE TABLE recourse_saga_log (
+  saga_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  data TEXT,
+  at REAL NOT NULL,
+  PRIMARY KEY (saga_id, seq)
+);
+CREATE TABLE recourse_saga_leases (
+  saga_id TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  lease_until REAL NOT NULL
+);
+`;
+
+/** MIGRATIONS[n] takes the schema from version n to n + 1. */
+const MIGRATIONS: readonly string[] = [V1];
+
+/**
+ * @internal Creates or upgrades recourse's tables in one immediate transaction, so processes
+ * opening a new file at the same moment create them once. Writes on every open (the open time), so
+ * a database that cannot be written fails here, not at the first transition.
+ */
+export function migrate(db: Database, path: string): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS recourse_schema (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, opened_at INTEGER NOT NULL)');
+    const row = db.prepare('SELECT version FROM recourse_schema WHERE id = 1').get() as { version: number } | undefined;
+    const from = row?.version ?? 0;
+    if (from > SCHEMA_VERSION) {
+      throw new StoreError(
+        'schema_too_new',
+        `sqliteStore: ${path} has recourse schema version ${from}, newer than this version of recourse understands (${SCHEMA_VERSION}); upgrade recourse`,
+        path,
+      );
+    }
+    for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+    db.prepare(
+      'INSERT INTO recourse_schema (id, version, opened_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version, opened_at = excluded.opened_at',
+    ).run(SCHEMA_VERSION, Date.now());
+  }).immediate();
+}

@@ -1,0 +1,342 @@
+import type Database from 'better-sqlite3';
+import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../circuit-breaker/breaker-record.js';
+import { admitTransition, newBreakerRecord, recordTransition } from '../circuit-breaker/breaker-record.js';
+import type { BreakerState } from '../events/event-types.js';
+import { checkMs, checkOptions, showValue } from '../options/validate-options.js';
+import { forceTransition } from '../store/breaker-force.js';
+import type { CheckpointRecord } from '../store/checkpoint-store.js';
+import { acquireLease } from '../store/lease-transition.js';
+import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
+import { claimTransition, completeTransition, type LedgerWrite, releaseTransition, renewTransition } from '../store/ledger-transitions.js';
+import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
+import type { Store } from '../store/store.js';
+import { StoreError } from '../store/store-error.js';
+import { openDatabase } from './open-database.js';
+
+/** Options of {@link sqliteStore}. */
+export interface SqliteStoreOptions {
+  /** The database file, created with recourse's tables when missing (its directory must exist). */
+  path: string;
+  /** How long a transition waits for another process's write lock before failing, ms. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+interface BreakerRow {
+  state: BreakerState;
+  epoch: number;
+  failures: number;
+  opened_at: number;
+  probe_until: number;
+}
+interface LedgerRow {
+  key: string;
+  state: 'pending' | 'completed';
+  owner: string;
+  lease_until: number;
+  claims: number;
+  result: string | null;
+  expires_at: number;
+}
+interface CheckpointRow {
+  task_id: string;
+  step_index: number;
+  state: string;
+  checksum: string;
+  saved_at: number;
+}
+interface SagaRow {
+  type: SagaLogEntry['type'];
+  step: number;
+  name: string;
+  data: string | null;
+  at: number;
+}
+
+const SWEEP_EVERY = 256;
+
+function toEntry(row: LedgerRow | undefined): LedgerEntry | undefined {
+  if (row === undefined) return undefined;
+  const entry: LedgerEntry = {
+    key: row.key,
+    state: row.state,
+    owner: row.owner,
+    leaseUntil: row.lease_until,
+    claims: row.claims,
+    expiresAt: row.expires_at,
+  };
+  if (row.result !== null) entry.result = row.result;
+  return entry;
+}
+
+function toBreaker(row: BreakerRow | undefined): BreakerRecord | undefined {
+  if (row === undefined) return undefined;
+  return { state: row.state, epoch: row.epoch, failures: row.failures, openedAt: row.opened_at, probeUntil: row.probe_until };
+}
+
+// Every transition reads the row, applies the same pure function the memory store uses, and writes
+// the result back inside one BEGIN IMMEDIATE transaction: the write lock is taken before the read,
+// so concurrent processes are serialised and no two see the same "before".
+class SqliteStore implements Store {
+  readonly #db: Database.Database;
+  readonly #path: string;
+  #claimsSinceSweep = 0;
+  #closed = false;
+
+  readonly #breakerAdmit;
+  readonly #breakerRecord;
+  readonly #breakerForce;
+  readonly #breakerGet;
+  readonly #ledgerClaim;
+  readonly #ledgerRenew;
+  readonly #ledgerComplete;
+  readonly #ledgerRelease;
+  readonly #ledgerGet;
+  readonly #saveCheckpoint;
+  readonly #loadCheckpoint;
+  readonly #sagaAcquire;
+  readonly #sagaRelease;
+  readonly #sagaAppend;
+  readonly #sagaRead;
+  readonly #sagaReset;
+
+  constructor(db: Database.Database, path: string) {
+    this.#db = db;
+    this.#path = path;
+
+    const getBreaker = db.prepare<[string], BreakerRow>('SELECT state, epoch, failures, opened_at, probe_until FROM recourse_breakers WHERE name = ?');
+    const putBreaker = db.prepare<[string, string, number, number, number, number]>(
+      `INSERT INTO recourse_breakers (name, state, epoch, failures, opened_at, probe_until) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET state = excluded.state, epoch = excluded.epoch, failures = excluded.failures,
+         opened_at = excluded.opened_at, probe_until = excluded.probe_until`,
+    );
+    const withBreaker = <R>(name: string, apply: (r: BreakerRecord) => R): R => {
+      const r = toBreaker(getBreaker.get(name)) ?? newBreakerRecord();
+      const before = JSON.stringify(r);
+      const out = apply(r);
+      if (JSON.stringify(r) !== before) putBreaker.run(name, r.state, r.epoch, r.failures, r.openedAt, r.probeUntil);
+      return out;
+    };
+    this.#breakerAdmit = db.transaction((name: string, now: number, limits: BreakerLimits) =>
+      withBreaker(name, (r) => admitTransition(r, now, limits)),
+    );
+    this.#breakerRecord = db.transaction((name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits) =>
+      withBreaker(name, (r) => {
+        recordTransition(r, epoch, outcome, now, limits);
+        return { ...r };
+      }),
+    );
+    this.#breakerForce = db.transaction((name: string, state: 'closed' | 'isolated') =>
+      withBreaker(name, (r) => {
+        forceTransition(r, state);
+        return { ...r };
+      }),
+    );
+    this.#breakerGet = (name: string): BreakerRecord | undefined => toBreaker(getBreaker.get(name));
+
+    const getLedger = db.prepare<[string], LedgerRow>('SELECT key, state, owner, lease_until, claims, result, expires_at FROM recourse_ledger WHERE key = ?');
+    const putLedger = db.prepare<[string, string, string, number, number, string | null, number]>(
+      `INSERT INTO recourse_ledger (key, state, owner, lease_until, claims, result, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET state = excluded.state, owner = excluded.owner, lease_until = excluded.lease_until,
+         claims = excluded.claims, result = excluded.result, expires_at = excluded.expires_at`,
+    );
+    const deleteLedger = db.prepare<[string]>('DELETE FROM recourse_ledger WHERE key = ?');
+    const sweepLedger = db.prepare<[number]>("DELETE FROM recourse_ledger WHERE state = 'completed' AND expires_at <= ?");
+    const writeLedger = (key: string, write: LedgerWrite): void => {
+      if (write === 'keep') return;
+      if (write === undefined) deleteLedger.run(key);
+      else putLedger.run(key, write.state, write.owner, write.leaseUntil, write.claims, write.result ?? null, write.expiresAt);
+    };
+    this.#ledgerClaim = db.transaction((key: string, owner: string, now: number, leaseMs: number): LedgerClaim => {
+      if (++this.#claimsSinceSweep >= SWEEP_EVERY) {
+        this.#claimsSinceSweep = 0;
+        sweepLedger.run(now);
+      }
+      const { claim, write } = claimTransition(toEntry(getLedger.get(key)), key, owner, now, leaseMs);
+      writeLedger(key, write);
+      return claim;
+    });
+    this.#ledgerRenew = db.transaction((key: string, owner: string, now: number, leaseMs: number): boolean => {
+      const { ok, write } = renewTransition(toEntry(getLedger.get(key)), owner, now, leaseMs);
+      writeLedger(key, write);
+      return ok;
+    });
+    this.#ledgerComplete = db.transaction((key: string, owner: string, result: string | undefined, now: number, expiresAt: number): boolean => {
+      const { ok, write } = completeTransition(toEntry(getLedger.get(key)), owner, result, now, expiresAt);
+      writeLedger(key, write);
+      return ok;
+    });
+    this.#ledgerRelease = db.transaction((key: string, owner: string): void => {
+      writeLedger(key, releaseTransition(toEntry(getLedger.get(key)), owner).write);
+    });
+    this.#ledgerGet = (key: string): LedgerEntry | undefined => toEntry(getLedger.get(key));
+
+    const putCheckpoint = db.prepare<[string, number, string, string, number]>(
+      `INSERT INTO recourse_checkpoints (task_id, step_index, state, checksum, saved_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (task_id) DO UPDATE SET step_index = excluded.step_index, state = excluded.state,
+         checksum = excluded.checksum, saved_at = excluded.saved_at`,
+    );
+    const getCheckpoint = db.prepare<[string], CheckpointRow>('SELECT task_id, step_index, state, checksum, saved_at FROM recourse_checkpoints WHERE task_id = ?');
+    this.#saveCheckpoint = (r: CheckpointRecord): void => {
+      putCheckpoint.run(r.taskId, r.stepIndex, r.state, r.checksum, r.savedAt);
+    };
+    this.#loadCheckpoint = (taskId: string): CheckpointRecord | undefined => {
+      const row = getCheckpoint.get(taskId);
+      if (row === undefined) return undefined;
+      return { taskId: row.task_id, stepIndex: row.step_index, state: row.state, checksum: row.checksum, savedAt: row.saved_at };
+    };
+
+    const getLease = db.prepare<[string], { owner: string; lease_until: number }>('SELECT owner, lease_until FROM recourse_saga_leases WHERE saga_id = ?');
+    const putLease = db.prepare<[string, string, number]>(
+      'INSERT INTO recourse_saga_leases (saga_id, owner, lease_until) VALUES (?, ?, ?) ON CONFLICT (saga_id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until',
+    );
+    const deleteLease = db.prepare<[string, string]>('DELETE FROM recourse_saga_leases WHERE saga_id = ? AND owner = ?');
+    const ownerOf = db.prepare<[string], string>('SELECT owner FROM recourse_saga_leases WHERE saga_id = ?').pluck();
+    const appendLog = db.prepare<[string, string, string, number, string, string | null, number]>(
+      `INSERT INTO recourse_saga_log (saga_id, seq, type, step, name, data, at)
+       VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM recourse_saga_log WHERE saga_id = ?), ?, ?, ?, ?, ?)`,
+    );
+    const readLog = db.prepare<[string], SagaRow>('SELECT type, step, name, data, at FROM recourse_saga_log WHERE saga_id = ? ORDER BY seq');
+    const deleteLog = db.prepare<[string]>('DELETE FROM recourse_saga_log WHERE saga_id = ?');
+    this.#sagaAcquire = db.transaction((sagaId: string, owner: string, now: number, leaseMs: number, replacing: string | undefined): SagaLease => {
+      const row = getLease.get(sagaId);
+      const current = row === undefined ? undefined : { owner: row.owner, leaseUntil: row.lease_until };
+      const { acquired, leaseUntil, holder, write } = acquireLease(current, owner, now, leaseMs, replacing);
+      if (write !== undefined) putLease.run(sagaId, write.owner, write.leaseUntil);
+      return { acquired, leaseUntil, holder };
+    });
+    this.#sagaRelease = (sagaId: string, owner: string): void => {
+      deleteLease.run(sagaId, owner);
+    };
+    this.#sagaAppend = db.transaction((sagaId: string, owner: string, e: SagaLogEntry): boolean => {
+      if (ownerOf.get(sagaId) !== owner) return false;
+      appendLog.run(sagaId, sagaId, e.type, e.step, e.name, e.data ?? null, e.at);
+      return true;
+    });
+    this.#sagaRead = (sagaId: string): SagaLogEntry[] =>
+      readLog.all(sagaId).map((row) => {
+        const entry: SagaLogEntry = { type: row.type, step: row.step, name: row.name, at: row.at };
+        if (row.data !== null) entry.data = row.data;
+        return entry;
+      });
+    this.#sagaReset = db.transaction((sagaId: string, owner: string): boolean => {
+      if (ownerOf.get(sagaId) !== owner) return false;
+      deleteLog.run(sagaId);
+      return true;
+    });
+  }
+
+  #open(): void {
+    if (this.#closed) throw new StoreError('closed', `sqliteStore: the store for ${JSON.stringify(this.#path)} is closed`, this.#path);
+  }
+
+  async breakerAdmit(name: string, now: number, limits: BreakerLimits): Promise<Admission> {
+    this.#open();
+    return this.#breakerAdmit.immediate(name, now, limits);
+  }
+
+  async breakerRecord(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): Promise<BreakerRecord> {
+    this.#open();
+    return this.#breakerRecord.immediate(name, epoch, outcome, now, limits);
+  }
+
+  async breakerGet(name: string): Promise<BreakerRecord | undefined> {
+    this.#open();
+    return this.#breakerGet(name);
+  }
+
+  async breakerForce(name: string, state: 'closed' | 'isolated'): Promise<BreakerRecord> {
+    this.#open();
+    return this.#breakerForce.immediate(name, state);
+  }
+
+  async ledgerClaim(key: string, owner: string, now: number, leaseMs: number): Promise<LedgerClaim> {
+    this.#open();
+    return this.#ledgerClaim.immediate(key, owner, now, leaseMs);
+  }
+
+  async ledgerRenew(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    this.#open();
+    return this.#ledgerRenew.immediate(key, owner, now, leaseMs);
+  }
+
+  async ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
+    this.#open();
+    return this.#ledgerComplete.immediate(key, owner, result, now, expiresAt);
+  }
+
+  async ledgerRelease(key: string, owner: string): Promise<void> {
+    this.#open();
+    this.#ledgerRelease.immediate(key, owner);
+  }
+
+  async ledgerGet(key: string): Promise<LedgerEntry | undefined> {
+    this.#open();
+    return this.#ledgerGet(key);
+  }
+
+  async saveCheckpoint(record: CheckpointRecord): Promise<void> {
+    this.#open();
+    this.#saveCheckpoint(record);
+  }
+
+  async loadCheckpoint(taskId: string): Promise<CheckpointRecord | undefined> {
+    this.#open();
+    return this.#loadCheckpoint(taskId);
+  }
+
+  async sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease> {
+    this.#open();
+    return this.#sagaAcquire.immediate(sagaId, owner, now, leaseMs, replacing);
+  }
+
+  async sagaRelease(sagaId: string, owner: string): Promise<void> {
+    this.#open();
+    this.#sagaRelease(sagaId, owner);
+  }
+
+  async sagaAppend(sagaId: string, owner: string, entry: SagaLogEntry): Promise<boolean> {
+    this.#open();
+    return this.#sagaAppend.immediate(sagaId, owner, entry);
+  }
+
+  async sagaRead(sagaId: string): Promise<SagaLogEntry[]> {
+    this.#open();
+    return this.#sagaRead(sagaId);
+  }
+
+  async sagaReset(sagaId: string, owner: string): Promise<boolean> {
+    this.#open();
+    return this.#sagaReset.immediate(sagaId, owner);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#db.close();
+  }
+}
+
+/**
+ * A store in one SQLite file (better-sqlite3 12), shared by every process on this machine that
+ * opens the same path. WAL journal, `busyTimeoutMs` wait for the write lock, and every transition
+ * (breaker admission, ledger claim, saga append, …) in one `BEGIN IMMEDIATE` transaction, fsynced
+ * on commit: once a method resolves, its effect survives a crash of the process (or the machine).
+ * The tables are created, or upgraded, on open. Opening throws `StoreError` (naming the path) when
+ * the directory is missing, the file is not a SQLite database (it is left untouched), or it cannot
+ * be written. Not for network file systems (SQLite's locking needs a local disk). better-sqlite3 is
+ * synchronous: a transition that waits for another process's write lock holds this thread for up
+ * to `busyTimeoutMs` (transitions are short, so waits are too). Defaults: busyTimeoutMs 5000.
+ *
+ * @example
+ * import { sqliteStore } from 'recourse/sqlite'
+ * const store = sqliteStore({ path: '.agent/state.db' })
+ * const ledger = new IdempotencyLedger(store)
+ */
+export function sqliteStore(options: SqliteStoreOptions): Store {
+  const o = checkOptions('sqliteStore', options);
+  if (typeof o.path !== 'string' || o.path.trim() === '') {
+    throw new TypeError(`path must be a non-empty string naming the database file, got ${showValue(o.path)}`);
+  }
+  const busyTimeoutMs = o.busyTimeoutMs === undefined ? 5000 : checkMs('busyTimeoutMs', o.busyTimeoutMs);
+  return new SqliteStore(openDatabase(o.path, busyTimeoutMs), o.path);
+}

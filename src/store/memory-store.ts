@@ -1,0 +1,175 @@
+import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../circuit-breaker/breaker-record.js';
+import { admitTransition, newBreakerRecord, recordTransition } from '../circuit-breaker/breaker-record.js';
+import { forceTransition } from './breaker-force.js';
+import type { CheckpointRecord } from './checkpoint-store.js';
+import { acquireLease, type LeaseRecord } from './lease-transition.js';
+import type { LedgerClaim, LedgerEntry } from './ledger-store.js';
+import { claimTransition, completeTransition, type LedgerWrite, releaseTransition, renewTransition } from './ledger-transitions.js';
+import type { SagaLease, SagaLogEntry } from './saga-log-store.js';
+import type { Store } from './store.js';
+import { StoreError } from './store-error.js';
+
+// Expired results are also dropped when their key is claimed again; this sweep bounds the rest.
+const SWEEP_EVERY = 256;
+
+class MemoryStore implements Store {
+  readonly #breakers = new Map<string, BreakerRecord>();
+  readonly #ledger = new Map<string, LedgerEntry>();
+  readonly #checkpoints = new Map<string, CheckpointRecord>();
+  readonly #sagaLogs = new Map<string, SagaLogEntry[]>();
+  readonly #sagaLeases = new Map<string, LeaseRecord>();
+  #claimsSinceSweep = 0;
+  #closed = false;
+
+  // Every method runs synchronously between two awaits, so each is atomic within the process.
+  #open(): void {
+    if (this.#closed) throw new StoreError('closed', 'memoryStore: the store is closed');
+  }
+
+  #breaker(name: string): BreakerRecord {
+    let r = this.#breakers.get(name);
+    if (r === undefined) {
+      r = newBreakerRecord();
+      this.#breakers.set(name, r);
+    }
+    return r;
+  }
+
+  async breakerAdmit(name: string, now: number, limits: BreakerLimits): Promise<Admission> {
+    this.#open();
+    return admitTransition(this.#breaker(name), now, limits);
+  }
+
+  async breakerRecord(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): Promise<BreakerRecord> {
+    this.#open();
+    const r = this.#breaker(name);
+    recordTransition(r, epoch, outcome, now, limits);
+    return { ...r };
+  }
+
+  async breakerGet(name: string): Promise<BreakerRecord | undefined> {
+    this.#open();
+    const r = this.#breakers.get(name);
+    return r === undefined ? undefined : { ...r };
+  }
+
+  async breakerForce(name: string, state: 'closed' | 'isolated'): Promise<BreakerRecord> {
+    this.#open();
+    const r = this.#breaker(name);
+    forceTransition(r, state);
+    return { ...r };
+  }
+
+  #write(key: string, write: LedgerWrite): void {
+    if (write === 'keep') return;
+    if (write === undefined) this.#ledger.delete(key);
+    else this.#ledger.set(key, write);
+  }
+
+  #sweep(now: number): void {
+    if (++this.#claimsSinceSweep < SWEEP_EVERY) return;
+    this.#claimsSinceSweep = 0;
+    for (const [key, entry] of this.#ledger) {
+      if (entry.state === 'completed' && entry.expiresAt <= now) this.#ledger.delete(key);
+    }
+  }
+
+  async ledgerClaim(key: string, owner: string, now: number, leaseMs: number): Promise<LedgerClaim> {
+    this.#open();
+    this.#sweep(now);
+    const { claim, write } = claimTransition(this.#ledger.get(key), key, owner, now, leaseMs);
+    this.#write(key, write);
+    return claim;
+  }
+
+  async ledgerRenew(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    this.#open();
+    const { ok, write } = renewTransition(this.#ledger.get(key), owner, now, leaseMs);
+    this.#write(key, write);
+    return ok;
+  }
+
+  async ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
+    this.#open();
+    const { ok, write } = completeTransition(this.#ledger.get(key), owner, result, now, expiresAt);
+    this.#write(key, write);
+    return ok;
+  }
+
+  async ledgerRelease(key: string, owner: string): Promise<void> {
+    this.#open();
+    this.#write(key, releaseTransition(this.#ledger.get(key), owner).write);
+  }
+
+  async ledgerGet(key: string): Promise<LedgerEntry | undefined> {
+    this.#open();
+    const entry = this.#ledger.get(key);
+    return entry === undefined ? undefined : { ...entry };
+  }
+
+  async saveCheckpoint(record: CheckpointRecord): Promise<void> {
+    this.#open();
+    const { taskId, stepIndex, state, checksum, savedAt } = record;
+    this.#checkpoints.set(taskId, { taskId, stepIndex, state, checksum, savedAt });
+  }
+
+  async loadCheckpoint(taskId: string): Promise<CheckpointRecord | undefined> {
+    this.#open();
+    const r = this.#checkpoints.get(taskId);
+    return r === undefined ? undefined : { ...r };
+  }
+
+  async sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease> {
+    this.#open();
+    const { acquired, leaseUntil, holder, write } = acquireLease(this.#sagaLeases.get(sagaId), owner, now, leaseMs, replacing);
+    if (write !== undefined) this.#sagaLeases.set(sagaId, write);
+    return { acquired, leaseUntil, holder };
+  }
+
+  async sagaRelease(sagaId: string, owner: string): Promise<void> {
+    this.#open();
+    if (this.#sagaLeases.get(sagaId)?.owner === owner) this.#sagaLeases.delete(sagaId);
+  }
+
+  async sagaAppend(sagaId: string, owner: string, entry: SagaLogEntry): Promise<boolean> {
+    this.#open();
+    if (this.#sagaLeases.get(sagaId)?.owner !== owner) return false;
+    let log = this.#sagaLogs.get(sagaId);
+    if (log === undefined) {
+      log = [];
+      this.#sagaLogs.set(sagaId, log);
+    }
+    log.push({ ...entry });
+    return true;
+  }
+
+  async sagaRead(sagaId: string): Promise<SagaLogEntry[]> {
+    this.#open();
+    return (this.#sagaLogs.get(sagaId) ?? []).map((e) => ({ ...e }));
+  }
+
+  async sagaReset(sagaId: string, owner: string): Promise<boolean> {
+    this.#open();
+    if (this.#sagaLeases.get(sagaId)?.owner !== owner) return false;
+    this.#sagaLogs.delete(sagaId);
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+}
+
+/**
+ * A store in this process's memory: breakers, ledger, checkpoints and saga logs shared by
+ * everything in the process that uses this object, atomic per call, and lost when the process
+ * exits. Use `sqliteStore` (`recourse/sqlite`) to share state between processes or survive a crash.
+ *
+ * @example
+ * const store = memoryStore()
+ * const ledger = new IdempotencyLedger(store)
+ * const steps = new Checkpointer(store)
+ */
+export function memoryStore(): Store {
+  return new MemoryStore();
+}
