@@ -50,7 +50,7 @@ export function cannedReply(input: ReplyInput, answers: CannedAnswers, empty = f
     .digest('hex')
     .slice(0, 16);
   if (empty) return { key, text: '' };
-  const answer = answers[input.model] ?? answers['*'];
+  const answer = own(answers, input.model) ?? own(answers, '*');
   const defaultText = `Canned reply ${key.slice(0, 8)} from the recourse chaos server for ${input.model}.`;
   if (answer?.toolUse && !input.afterToolResult) {
     return {
@@ -60,6 +60,10 @@ export function cannedReply(input: ReplyInput, answers: CannedAnswers, empty = f
     };
   }
   return { key, text: answer?.text ?? defaultText };
+}
+
+function own(answers: CannedAnswers, model: string): CannedAnswer | undefined {
+  return Object.hasOwn(answers, model) ? answers[model] : undefined;
 }
 
 /**

@@ -47,7 +47,10 @@ export interface ForwardRequest {
 export function forward(o: ForwardRequest): Promise<IncomingMessage> {
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(o.headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || name === 'host' || name === 'content-length') continue;
+    // x-chaos-rule was addressed to this server, not to the upstream.
+    if (value === undefined || HOP_BY_HOP.has(name) || name === 'host' || name === 'content-length' || name === 'x-chaos-rule') {
+      continue;
+    }
     headers[name] = value;
   }
   headers['accept-encoding'] = 'identity';

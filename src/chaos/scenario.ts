@@ -16,7 +16,7 @@ export type ChaosApi = 'anthropic' | 'openai';
  * the stream's final event (`message_stop` / `[DONE]`), so the fault always shows.
  *
  * - `status`: an error answer in the API's own error shape, with `retry-after` (seconds) and
- *   `retry-after-ms` headers when given.
+ *   `retry-after-ms` headers when given (a 1xx status: that informational response, then nothing).
  * - `latency`: wait `ms`, then answer normally.
  * - `stall`: send `afterEvents` events, then nothing while the connection stays open (JSON: the
  *   headers, then nothing).
@@ -241,7 +241,7 @@ function parseFault(input: unknown, at: string): Fault {
   }
   const fields = FAULT_FIELDS[kind as FaultKind];
   for (const key of Object.keys(raw)) {
-    if (key !== 'kind' && !(key in fields)) {
+    if (key !== 'kind' && !Object.hasOwn(fields, key)) {
       const allowed = Object.keys(fields);
       fail(
         `${at}.${key}`,
@@ -264,7 +264,7 @@ function parseFault(input: unknown, at: string): Fault {
 
 function parseAnswers(input: unknown, at: string): CannedAnswers {
   const raw = object(input, at);
-  const answers: Record<string, CannedAnswer> = {};
+  const answers: Array<[string, CannedAnswer]> = [];
   for (const [model, value] of Object.entries(raw)) {
     const field = `${at}[${JSON.stringify(model)}]`;
     const entry = object(value, field);
@@ -278,9 +278,10 @@ function parseAnswers(input: unknown, at: string): CannedAnswers {
       const toolInput = tool.input === undefined ? {} : object(tool.input, `${field}.toolUse.input`);
       answer.toolUse = { name, input: toolInput };
     }
-    answers[model] = answer;
+    answers.push([model, answer]);
   }
-  return answers;
+  // fromEntries defines own properties, so a model named "__proto__" stays a plain key.
+  return Object.fromEntries(answers);
 }
 
 function object(value: unknown, at: string): Record<string, unknown> {

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { anthropicWire } from './anthropic-wire.js';
 import type { ApiWire, ChaosEndpoint, ParsedRequest } from './api-wire.js';
 import { type CannedAnswers, cannedReply } from './canned-answers.js';
-import { malformFrames, malformJson, sleep, writeJson, writeStream } from './faults.js';
+import { malformFrames, malformJson, sleep, waitForAbort, writeJson, writeStream } from './faults.js';
 import { openaiWire } from './openai-wire.js';
 import { forward, parseUpstream, readText, sseFrames, upstreamHeaders } from './proxy.js';
 import type { ChaosRequestRecord } from './request-log.js';
@@ -119,10 +119,8 @@ export async function startChaosServer(options: ChaosServerOptions = {}): Promis
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     handle(req, res, context).catch(() => {
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'chaos server error' } }));
-      } else res.destroy();
+      if (!res.headersSent) send(res, 500, { 'content-type': 'application/json' }, errorBody('api_error', 'chaos server error'));
+      else res.destroy();
     });
   });
   server.on('connection', (socket) => {
@@ -232,6 +230,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: HandlerCon
   }
   if (fault?.kind === 'status') {
     ctx.record({ ...base, status: fault.status });
+    if (fault.status < 200) {
+      // An informational status cannot end a response: send it, then nothing (a stall after it).
+      req.socket.write(`HTTP/1.1 ${fault.status} ${STATUS_CODES[fault.status] ?? 'Informational'}\r\n\r\n`);
+      return waitForAbort(signal);
+    }
     const answer = wire.error(fault.status, statusMessage(fault.status, selected?.rule ?? 0), id, retryHeaders(fault));
     return send(res, answer.status, answer.headers, answer.body);
   }

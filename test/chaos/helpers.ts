@@ -7,10 +7,13 @@ export interface SseEvent {
   comment?: string;
 }
 
-/** A small SSE parser, as a plain `fetch` client would write one. */
+/**
+ * A small SSE parser, as a plain `fetch` client would write one. Only complete frames count: a
+ * body cancelled mid-frame does not yield half an event.
+ */
 export function parseSse(text: string): SseEvent[] {
   const events: SseEvent[] = [];
-  for (const frame of text.split('\n\n')) {
+  for (const frame of text.split('\n\n').slice(0, -1)) {
     if (frame.trim() === '') continue;
     const event: SseEvent = { event: null, data: '' };
     const data: string[] = [];

@@ -71,11 +71,11 @@ describe('proxy mode', () => {
 
   it('applies stream faults to the upstream answer, counting its events', async () => {
     await withProxy(only({ kind: 'stall', afterEvents: 2 }), async (proxy, upstream) => {
-      const sse = await readBody(await post(proxy, '/v1/messages', anthropicBody({ stream: true })), 300);
+      const sse = await readBody(await post(proxy, '/v1/messages', anthropicBody({ stream: true })), 150);
       expect(sse.ended).toBe(false);
       expect(parseSse(sse.text).map((e) => e.event)).toEqual(['message_start', 'content_block_start']);
       expect(upstream.requests).toHaveLength(1);
-      const json = await readBody(await post(proxy, '/v1/messages', anthropicBody()), 300);
+      const json = await readBody(await post(proxy, '/v1/messages', anthropicBody()), 150);
       expect(json).toEqual({ text: '', ended: false });
     });
     await withProxy(only({ kind: 'truncate', afterEvents: 100 }), async (proxy) => {
@@ -95,10 +95,10 @@ describe('proxy mode', () => {
       await reader.cancel();
       expect(text.startsWith('event: message_start')).toBe(true);
     });
-    await withProxy(only({ kind: 'latency', ms: 120 }), async (proxy) => {
+    await withProxy(only({ kind: 'latency', ms: 60 }), async (proxy) => {
       const started = performance.now();
       expect((await post(proxy, '/v1/messages', anthropicBody())).status).toBe(200);
-      expect(performance.now() - started).toBeGreaterThanOrEqual(110);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(55);
     });
   });
 
@@ -142,17 +142,23 @@ describe('proxy mode', () => {
     await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
     try {
       const upstream = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/base/`;
-      await withChaos({ upstream }, async (proxy) => {
-        const res = await post(proxy, '/v1/messages?beta=true', anthropicBody(), { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' });
+      const scenario = { rules: [{ match: { model: 'none' }, fault: { kind: 'latency' as const, ms: 1 } }] };
+      await withChaos({ upstream, scenario }, async (proxy) => {
+        const res = await post(proxy, '/v1/messages?beta=true', anthropicBody(), {
+          'x-api-key': 'sk-test',
+          'anthropic-version': '2023-06-01',
+          'x-chaos-rule': '0',
+          connection: 'keep-alive',
+        });
         expect(res.status).toBe(200);
         expect(res.headers.get('x-upstream')).toBe('yes');
         expect(await res.json()).toEqual({ type: 'message', content: [] });
         const models = await fetch(`${proxy.url}/v1/models?limit=2`, { headers: { 'x-api-key': 'sk-test' } });
         expect(models.status).toBe(404);
         expect(await models.json()).toEqual({ error: 'none' });
-        expect(proxy.requests.map((r) => [r.api, r.path, r.status])).toEqual([
-          ['anthropic', '/v1/messages', 200],
-          [null, '/v1/models', 404],
+        expect(proxy.requests.map((r) => [r.api, r.path, r.fault, r.status])).toEqual([
+          ['anthropic', '/v1/messages', 'latency', 200],
+          [null, '/v1/models', null, 404],
         ]);
       });
       expect(seen.map((s) => [s.method, s.url])).toEqual([
@@ -161,6 +167,7 @@ describe('proxy mode', () => {
       ]);
       expect(seen[0]!.headers).toMatchObject({ 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01', 'accept-encoding': 'identity' });
       expect(seen[0]!.headers.host).toBe(new URL(upstream).host);
+      expect(seen[0]!.headers['x-chaos-rule']).toBeUndefined();
       expect(JSON.parse(seen[0]!.body)).toEqual(anthropicBody());
     } finally {
       await new Promise((resolve) => raw.close(resolve));

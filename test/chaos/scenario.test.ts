@@ -18,6 +18,8 @@ function problem(input: unknown): ChaosScenarioError {
     parseScenario(input);
   } catch (error) {
     expect(isChaosScenarioError(error)).toBe(true);
+    expect(error).toBeInstanceOf(ChaosScenarioError);
+    expect((error as Error).name).toBe('ChaosScenarioError');
     return error as ChaosScenarioError;
   }
   throw new Error('expected a ChaosScenarioError');
@@ -125,5 +127,30 @@ describe('loadScenario', () => {
     ).rejects.toThrow('rules[0].fault.ms must be a number >= 0, got -5');
     await expect(startChaosServer({ answers: { m: { text: 1 as unknown as string } } })).rejects.toThrow('answers["m"].text');
     await expect(startChaosServer({ upstream: 'ftp://example' })).rejects.toThrow('upstream must be an http');
+  });
+});
+
+describe('scenario keys that look like Object.prototype members', () => {
+  it('keeps them as plain data', async () => {
+    const parsed = parseScenario(JSON.parse('{"answers":{"__proto__":{"text":"proto"},"*":{"text":"star"}}}'));
+    expect(Object.getPrototypeOf(parsed.answers)).toBe(Object.prototype);
+    expect(Object.keys(parsed.answers!)).toEqual(['__proto__', '*']);
+    expect(() => parseScenario({ rules: [{ fault: { kind: 'reset', constructor: 1 } }] })).toThrow(
+      'rules[0].fault.constructor is not a field of a reset fault',
+    );
+    const chaos = await startChaosServer({ scenario: parsed });
+    try {
+      const ask = async (model: string) => {
+        const res = await fetch(`${chaos.url}/v1/messages`, {
+          method: 'POST',
+          body: JSON.stringify({ model, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        return ((await res.json()) as { content: Array<{ text: string }> }).content[0]!.text;
+      };
+      expect(await ask('__proto__')).toBe('proto');
+      expect(await ask('constructor')).toBe('star');
+    } finally {
+      await chaos.close();
+    }
   });
 });
