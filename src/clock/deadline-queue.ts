@@ -14,7 +14,9 @@ export interface DeadlineEntry {
  */
 export class DeadlineQueue {
   readonly #clock: Clock;
-  readonly #heap: DeadlineEntry[] = [];
+  // A binary heap in heap[0..n); the array never shrinks, so the steady state allocates nothing.
+  readonly #heap: Array<DeadlineEntry | undefined> = [];
+  #n = 0;
   #timer: Timer | undefined;
   #armedAt = Number.POSITIVE_INFINITY;
   #live = 0;
@@ -37,7 +39,7 @@ export class DeadlineQueue {
     if (entry.fire === undefined) return;
     entry.fire = undefined;
     if (--this.#live === 0) this.#idle();
-    else if (this.#heap.length > 1024 && this.#heap.length > 4 * this.#live) this.#compact();
+    else if (this.#n > 1024 && this.#n > 4 * this.#live) this.#compact();
   }
 
   /** Number of entries still waiting (cancelled ones excluded). */
@@ -54,13 +56,15 @@ export class DeadlineQueue {
   #idle(): void {
     // Nothing left to wait for: keep the armed timer (the next call will likely need it) but let
     // the process exit, and drop the cancelled entries.
-    this.#heap.length = 0;
+    this.#heap.fill(undefined, 0, this.#n);
+    this.#n = 0;
     this.#timer?.unref?.();
   }
 
   #compact(): void {
-    const live = this.#heap.filter((e) => e.fire !== undefined);
+    const live = this.#heap.slice(0, this.#n).filter((e) => e?.fire !== undefined) as DeadlineEntry[];
     this.#heap.length = 0;
+    this.#n = 0;
     for (const e of live) this.#push(e);
   }
 
@@ -69,7 +73,7 @@ export class DeadlineQueue {
     this.#armedAt = Number.POSITIVE_INFINITY;
     const now = this.#clock.now();
     const due: Array<() => void> = [];
-    let head = this.#heap[0];
+    let head = this.#n > 0 ? this.#heap[0] : undefined;
     while (head !== undefined && (head.fire === undefined || head.at <= now)) {
       this.#pop();
       if (head.fire !== undefined) {
@@ -77,7 +81,7 @@ export class DeadlineQueue {
         head.fire = undefined;
         this.#live--;
       }
-      head = this.#heap[0];
+      head = this.#n > 0 ? this.#heap[0] : undefined;
     }
     if (head !== undefined) this.#arm(head.at);
     for (const fire of due) fire();
@@ -85,7 +89,7 @@ export class DeadlineQueue {
 
   #push(entry: DeadlineEntry): void {
     const heap = this.#heap;
-    let i = heap.push(entry) - 1;
+    let i = this.#n++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       const p = heap[parent]!;
@@ -98,10 +102,12 @@ export class DeadlineQueue {
 
   #pop(): void {
     const heap = this.#heap;
-    const last = heap.pop();
-    if (last === undefined || heap.length === 0) return;
+    if (this.#n === 0) return;
+    const n = --this.#n;
+    const last = heap[n]!;
+    heap[n] = undefined;
+    if (n === 0) return;
     let i = 0;
-    const n = heap.length;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= n) break;
