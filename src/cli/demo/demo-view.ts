@@ -11,6 +11,8 @@ export interface TopicRow {
 /** What the demo shows while it runs. */
 export interface DemoView {
   update(row: TopicRow, note?: string): void;
+  /** A line about the whole run (degradation level changes). */
+  note(text: string): void;
   breakers(states: Record<string, string>): void;
   close(): void;
 }
@@ -31,6 +33,9 @@ export function plainView(out: Writable): DemoView {
     update(row, note) {
       if (note === undefined) return;
       out.write(`${clockText()}  ${row.topic.padEnd(26)} ${row.path.padEnd(14)} ${note}\n`);
+    },
+    note(text) {
+      out.write(`${clockText()}  ${text}\n`);
     },
     breakers(states) {
       const text = Object.entries(states)
@@ -57,6 +62,7 @@ export function ttyView(out: Writable, topics: readonly string[]): DemoView {
     topics.map((topic) => [topic, { topic, path: '', attempt: 0, stalls: 0, status: 'waiting', detail: '' }]),
   );
   let breakerText = '';
+  let noteText = '';
   let drawn = 0;
   let dirty = true;
   const width = Math.max(80, out.columns ?? 100);
@@ -69,6 +75,7 @@ export function ttyView(out: Writable, topics: readonly string[]): DemoView {
         `${COLOR[r.status]}${r.topic.padEnd(26)} ${r.path.padEnd(14)} ${String(r.attempt || '').padEnd(4)} ${String(r.stalls || '').padEnd(7)} ${r.status}${r.detail ? `: ${r.detail}` : ''}\x1b[0m`.slice(0, width + 9),
       ),
       `\x1b[1mbreakers\x1b[0m ${breakerText}`,
+      `\x1b[1mlast event\x1b[0m ${noteText}`,
     ];
     let text = drawn > 0 ? `\x1b[${drawn}A` : '';
     for (const line of lines) text += `\x1b[2K${line}\n`;
@@ -79,6 +86,10 @@ export function ttyView(out: Writable, topics: readonly string[]): DemoView {
   return {
     update(row) {
       rows.set(row.topic, { ...row });
+      dirty = true;
+    },
+    note(text) {
+      noteText = text;
       dirty = true;
     },
     breakers(states) {

@@ -7,6 +7,7 @@ import { type Fallback, fallback } from '../../fallback/fallback.js';
 import { pipeline } from '../../pipeline/pipeline.js';
 import type { Policy } from '../../policy/policy.js';
 import { retry } from '../../retry/retry.js';
+import { instrument } from '../../telemetry/instrument.js';
 import { validate } from '../../validate/validate.js';
 
 /** A research answer as the demo's subagents return it. */
@@ -21,6 +22,8 @@ export type Subagent = (topic: string, ctx: CallContext) => Promise<ResearchResu
 /** Timing of the demo's policies (short, so the demo runs in seconds). */
 export interface OrchestratorTiming {
   cooldownMs: number;
+  /** A probe runs the whole retry sequence: give it longer than one slow answer. Default cooldownMs. */
+  probeTimeoutMs?: number;
   failureThreshold: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
@@ -35,7 +38,8 @@ export interface ResearchOrchestrator {
 
 /**
  * Builds the ladder deep-research → quick-search: each path behind its own breaker from one
- * registry, retry(2) with jitter, and `validate` on the result (an empty answer is a failure).
+ * registry, retry(2) with jitter, and `validate` on the result (an empty answer is a failure);
+ * `instrument` outermost, so a health monitor sees every call.
  * Stall detection (`watch`) lives inside each subagent, per message.
  */
 export function researchOrchestrator(
@@ -47,12 +51,15 @@ export function researchOrchestrator(
   const breakers = new BreakerRegistry({
     failureThreshold: timing.failureThreshold,
     cooldownMs: timing.cooldownMs,
+    ...(timing.probeTimeoutMs !== undefined ? { probeTimeoutMs: timing.probeTimeoutMs } : {}),
     ...(clock ? { clock } : {}),
   });
-  const nonEmpty = validate((r: ResearchResult) => (r.text.trim() !== '' && r.sources.length > 0) || 'empty result');
   const pathPolicy = (name: string) => {
     const breaker = breakers.get(name);
+    const nonEmpty = validate((r: ResearchResult) => (r.text.trim() !== '' && r.sources.length > 0) || 'empty result');
+    // instrument (outermost) reports each logical call with its duration to the health monitor
     const policy = pipeline(
+      instrument({ name }),
       breaker,
       retry({
         name,

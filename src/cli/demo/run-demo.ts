@@ -2,6 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { classify } from '../../classify/classify.js';
 import type { CallContext } from '../../context/call-context.js';
 import { isAllPathsFailedError } from '../../errors/all-paths-failed-error.js';
+import { degradation } from '../../guardrails/degradation.js';
+import { healthMonitor } from '../../guardrails/health-monitor.js';
 import type { DemoBackend } from './demo-backend.js';
 import { plainView, type TopicRow, ttyView } from './demo-view.js';
 import { researchOrchestrator, type Subagent } from './research-orchestrator.js';
@@ -95,7 +97,21 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
       throw error;
     }
   };
-  backend.setNote?.((topic, path, text) => update(topic, {}, text.startsWith(path) ? text : text));
+  backend.setNote?.((topic, path, text) => update(topic, { path }, text));
+  // The seeds' hard degradation: the orchestrator reads the level's flags; here it just reports them.
+  const health = healthMonitor({ windowMs: 10_000, buckets: 10 });
+  const detachHealth = health.attach();
+  const levels = degradation({
+    monitor: health,
+    levels: [
+      { name: 'normal', flags: { parallelTopics: true, maxTokens: 1024 } },
+      { name: 'degraded', enterAt: 0.3, flags: { parallelTopics: true, maxTokens: 512 } },
+      { name: 'hard', enterAt: 0.6, flags: { parallelTopics: false, maxTokens: 256 } },
+    ],
+    holdMs: 2_000,
+    minimumCalls: 5,
+  });
+  levels.on('degradation', (e) => view.note(`degradation ${e.from} → ${e.to} (error rate ${(100 * e.errorRate).toFixed(0)}% over ${e.calls} calls)`));
   const orchestrator = researchOrchestrator(
     { deep: traced('deep-research', backend.subagents.deep), quick: traced('quick-search', backend.subagents.quick) },
     backend.timing,
@@ -134,7 +150,11 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, backend.concurrency) }, worker));
+  levels.evaluate();
   view.close();
+  const snapshot = health.snapshot();
+  detachHealth();
+  levels.close();
   summary.wallMs = performance.now() - started;
 
   const w = (s: string) => out.write(`${s}\n`);
@@ -150,8 +170,13 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
   for (const path of Object.keys(summary.attemptsByPath)) {
     const attempts = summary.attemptsByPath[path] ?? 0;
     const failures = summary.failuresByPath[path] ?? 0;
-    w(`  ${`${path} errors`.padEnd(22)}${failures}/${attempts} attempts (${rate(failures, attempts)})`);
+    const dep = snapshot.dependencies[path];
+    const calls = dep ? `; calls ${dep.failures}/${dep.calls} failed (${rate(dep.failures, dep.calls)})` : '';
+    const p99 = dep?.latencyMs ? `, p50 ${dep.latencyMs.p50.toFixed(0)} ms, p99 ${dep.latencyMs.p99.toFixed(0)} ms` : '';
+    w(`  ${`${path} errors`.padEnd(22)}attempts ${failures}/${attempts} failed (${rate(failures, attempts)})${calls}${p99}`);
   }
+  const changes = levels.changes.map((c) => `${c.from}→${c.to}`).join(', ');
+  w(`  degradation           ${changes || 'none'} (now ${levels.level})`);
   const injected = backend.injected?.();
   if (injected) w(`  injected faults       ${Object.entries(injected).map(([k, v]) => `${k}=${v}`).join('  ')}`);
   w(`  breakers              ${Object.entries(orchestrator.breakers.states()).map(([k, v]) => `${k}=${v}`).join('  ')}`);

@@ -1,0 +1,53 @@
+/**
+ * Options of {@link anthropicClientOptions}: the SDK client's own options, passed through.
+ *
+ * @example
+ * const o: AnthropicClientOptionsInput = { apiKey: process.env.ANTHROPIC_API_KEY, baseURL: 'http://127.0.0.1:8787' }
+ */
+export interface AnthropicClientOptionsInput {
+  maxRetries?: number;
+  timeout?: number;
+  [option: string]: unknown;
+}
+
+/** The SDK's time-to-headers limit recourse suggests when it owns timing: 10 minutes (the SDK's default). */
+const DEFAULT_TIMEOUT_MS = 600_000;
+
+/**
+ * Client options for `new Anthropic(…)` when recourse owns retries and timing: `maxRetries: 0`
+ * (the SDK retries 2 times by default, so `retry({ maxAttempts: 3 })` around it would make up to
+ * 9 requests) and the SDK's `timeout` left at 10 minutes (it only bounds the wait for response
+ * headers; `streamMessage`'s `firstEventMs` / `idleMs` / `totalMs` bound the rest). Your own
+ * options win, except that an explicit `maxRetries` other than 0 is kept as given.
+ *
+ * @example
+ * const client = new Anthropic(anthropicClientOptions({ apiKey, baseURL }))
+ * await retry({ maxAttempts: 3 }).execute((ctx) => streamMessage(client, body, { signal: ctx.signal, idleMs: 20_000 }))
+ */
+export function anthropicClientOptions<O extends AnthropicClientOptionsInput>(options?: O): O & { maxRetries: number; timeout: number } {
+  const o = (options ?? {}) as O;
+  return { ...o, maxRetries: o.maxRetries ?? 0, timeout: o.timeout ?? DEFAULT_TIMEOUT_MS };
+}
+
+/**
+ * A client that can make a copy of itself with other options (the SDK's `withOptions`).
+ *
+ * @example
+ * const copyable: ClientWithOptions<Anthropic> = new Anthropic()
+ */
+export interface ClientWithOptions<C> {
+  withOptions(options: { maxRetries?: number }): C;
+}
+
+/**
+ * A copy of an existing SDK client (shared auth and connection settings) that never retries by
+ * itself, so the only retries are recourse's and they do not multiply.
+ *
+ * @example
+ * const client = withoutSdkRetries(new Anthropic())
+ * client.maxRetries // 0
+ */
+export function withoutSdkRetries<C extends ClientWithOptions<C>>(client: C): C {
+  if (typeof client?.withOptions !== 'function') throw new TypeError('withoutSdkRetries(client) needs an SDK client with withOptions()');
+  return client.withOptions({ maxRetries: 0 });
+}

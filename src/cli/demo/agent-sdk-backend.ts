@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AgentDefinition, Options } from '@anthropic-ai/claude-agent-sdk';
+import { agentEnv } from '../../claude-agent-sdk/agent-env.js';
+import { runQuery } from '../../claude-agent-sdk/run-query.js';
+import { agentOptions } from '../../claude-agent-sdk/subagent-path.js';
+import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
+import type { DemoBackend } from './demo-backend.js';
+import type { Subagent } from './research-orchestrator.js';
+import { DEEP_MODEL, QUICK_MODEL, seedScenario } from './seed-scenario.js';
+
+/** Options of the Claude Agent SDK backend. */
+export interface AgentSdkBackendOptions {
+  seed: number;
+  live: boolean;
+}
+
+const agent = (role: string, model: string): AgentDefinition => ({
+  description: `The ${role} subagent of a research orchestrator.`,
+  prompt: `You are the ${role} subagent. Answer in three sentences, without tools.`,
+  model,
+  tools: [],
+});
+
+/**
+ * Subagents run by the real Claude Agent SDK: each attempt is a `query()` (the native CLI) with
+ * the subagent as its main agent, under `runQuery` — stall detection per message, every failure
+ * shape classified, the CLI stopped on stall or abort. Offline it talks to the embedded chaos
+ * server with an explicit environment and a throw-away HOME.
+ */
+export async function agentSdkBackend(o: AgentSdkBackendOptions): Promise<DemoBackend> {
+  let chaos: ChaosServer | undefined;
+  const home = mkdtempSync(join(tmpdir(), 'recourse-demo-'));
+  if (!o.live) chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed) });
+  if (o.live && !process.env.ANTHROPIC_API_KEY) throw new TypeError('--live needs ANTHROPIC_API_KEY in the environment');
+  const base: Options = {
+    env: agentEnv({ home, ...(chaos ? { baseUrl: chaos.url } : { apiKey: process.env.ANTHROPIC_API_KEY! }) }),
+    cwd: home,
+    persistSession: false,
+    settingSources: [],
+    maxTurns: 2,
+  };
+  const idleMs = o.live ? 30_000 : 2_000;
+  const subagent =
+    (name: string, definition: AgentDefinition): Subagent =>
+    async (topic, ctx) => {
+      const result = await runQuery(
+        { prompt: `Research this topic: ${topic}`, options: agentOptions(name, definition, base) },
+        { signal: ctx.signal, idleMs, firstMessageMs: o.live ? 60_000 : 10_000 },
+      );
+      return { text: result.result, sources: [`${name} via Claude Agent SDK (${result.session_id})`] };
+    };
+  return {
+    title: o.live ? 'the real Claude Agent SDK against the Anthropic API' : 'the real Claude Agent SDK (native CLI) against the embedded chaos server',
+    details: [
+      ...(chaos ? [`chaos server ${chaos.url} · seed scenario: ${DEEP_MODEL} starts with six 529s, then stalls mid-stream 20%, answers 529 20%, empty 10%; ${QUICK_MODEL} healthy`] : []),
+      `stall detection: idleMs ${idleMs} (the CLI's own watchdog waits at least 300 s) · CLAUDE_CODE_MAX_RETRIES=0`,
+    ],
+    subagents: {
+      deep: subagent('deep-research', agent('deep-research', DEEP_MODEL)),
+      quick: subagent('quick-search', agent('quick-search', QUICK_MODEL)),
+    },
+    timing: { failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 5_000, backoffBaseMs: o.live ? 1_000 : 200, backoffMaxMs: o.live ? 10_000 : 1_000 },
+    concurrency: 2,
+    ...(chaos
+      ? {
+          injected: () => {
+            const counts: Record<string, number> = { requests: chaos!.requests.length };
+            for (const r of chaos!.requests) if (r.fault) counts[r.fault] = (counts[r.fault] ?? 0) + 1;
+            return counts;
+          },
+        }
+      : {}),
+    close: async () => {
+      await chaos?.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { anthropicClientOptions } from '../../anthropic/client-options.js';
+import { streamMessage } from '../../anthropic/stream-message.js';
+import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
+import type { DemoBackend } from './demo-backend.js';
+import type { Subagent } from './research-orchestrator.js';
+import { DEEP_MODEL, QUICK_MODEL, seedScenario } from './seed-scenario.js';
+
+/** Options of the Anthropic SDK backend. */
+export interface AnthropicBackendOptions {
+  seed: number;
+  /** Talk to the real API (needs ANTHROPIC_API_KEY) instead of the embedded chaos server. */
+  live: boolean;
+}
+
+const textOf = (content: ReadonlyArray<{ type: string; text?: string }>): string =>
+  content
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text ?? '')
+    .join('');
+
+/**
+ * Subagents as streamed messages of the real `@anthropic-ai/sdk` client, against the embedded
+ * chaos server (seed scenario) or, with `live`, the real API. Each call streams under `watch`
+ * (first event, idle) via `streamMessage`; the SDK's own retries are off, so recourse's retry
+ * layer is the only one.
+ */
+export async function anthropicBackend(o: AnthropicBackendOptions): Promise<DemoBackend> {
+  let chaos: ChaosServer | undefined;
+  let client: Anthropic;
+  if (o.live) {
+    const apiKey = process.env.ANTHROPIC_API_KEY;
+    if (!apiKey) throw new TypeError('--live needs ANTHROPIC_API_KEY in the environment');
+    client = new Anthropic(anthropicClientOptions({ apiKey }));
+  } else {
+    chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed) });
+    client = new Anthropic(anthropicClientOptions({ apiKey: 'sk-ant-demo-offline', baseURL: chaos.url }));
+  }
+  const idleMs = o.live ? 20_000 : 1_000;
+  const subagent =
+    (model: string, role: string, maxTokens: number): Subagent =>
+    async (topic, ctx) => {
+      const message = await streamMessage(
+        client,
+        {
+          model,
+          max_tokens: maxTokens,
+          system: `You are the ${role} subagent of a research orchestrator. Answer in three sentences.`,
+          messages: [{ role: 'user', content: `Research this topic: ${topic}` }],
+        },
+        { signal: ctx.signal, firstEventMs: o.live ? 60_000 : 5_000, idleMs },
+      );
+      return { text: textOf(message.content), sources: [`${model} (${message.id})`] };
+    };
+  return {
+    title: o.live ? 'the real Anthropic API (@anthropic-ai/sdk)' : 'the real @anthropic-ai/sdk against the embedded chaos server',
+    details: o.live
+      ? [`deep-research: ${DEEP_MODEL} · quick-search: ${QUICK_MODEL} · idleMs ${idleMs}`]
+      : [
+          `chaos server ${chaos!.url} · seed scenario: ${DEEP_MODEL} starts with six 529s, then stalls mid-stream 20%, answers 529 20%, empty 10%; ${QUICK_MODEL} healthy`,
+          `stall detection: idleMs ${idleMs} (the SDK has no idle timeout once headers arrive) · SDK retries off (maxRetries: 0)`,
+        ],
+    subagents: {
+      deep: subagent(DEEP_MODEL, 'deep-research', 1024),
+      quick: subagent(QUICK_MODEL, 'quick-search', 512),
+    },
+    timing: { failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
+    concurrency: 2,
+    ...(chaos
+      ? {
+          injected: () => {
+            const counts: Record<string, number> = { requests: chaos!.requests.length };
+            for (const r of chaos!.requests) if (r.fault) counts[r.fault] = (counts[r.fault] ?? 0) + 1;
+            return counts;
+          },
+        }
+      : {}),
+    close: async () => {
+      await chaos?.close();
+    },
+  };
+}

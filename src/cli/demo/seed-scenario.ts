@@ -1,0 +1,28 @@
+import type { Scenario } from '../../chaos/scenario.js';
+
+/** The model the deep-research path asks for (override with RECOURSE_DEEP_MODEL for --live). */
+export const DEEP_MODEL = process.env.RECOURSE_DEEP_MODEL ?? 'claude-opus-4-1';
+/** The model the quick-search path asks for (override with RECOURSE_QUICK_MODEL for --live). */
+export const QUICK_MODEL = process.env.RECOURSE_QUICK_MODEL ?? 'claude-haiku-4-5';
+
+/**
+ * The demo's "seed" scenario: the deep-research model starts with a short outage (six 529s),
+ * then sometimes stalls mid-stream, sometimes answers 529 and now and then returns an empty
+ * answer; the quick-search model is healthy.
+ * Seeded, so a run is repeatable request by request.
+ */
+export function seedScenario(seed: number): Scenario {
+  return {
+    seed,
+    rules: [
+      // an outage at the start: the breaker opens, the ladder falls back, a probe later closes it
+      { name: 'deep-outage', match: { model: 'claude-opus*' }, fault: { kind: 'status', status: 529 }, times: 6 },
+      { name: 'deep-stall', match: { model: 'claude-opus*' }, fault: { kind: 'stall', afterEvents: 3 }, probability: 0.2 },
+      { name: 'deep-overloaded', match: { model: 'claude-opus*' }, fault: { kind: 'status', status: 529 }, probability: 0.2 },
+      { name: 'deep-empty', match: { model: 'claude-opus*' }, fault: { kind: 'empty' }, probability: 0.1 },
+      // healthy answers take a moment, as real ones do (deep more than quick)
+      { name: 'deep-latency', match: { model: 'claude-opus*' }, fault: { kind: 'latency', ms: 700 } },
+      { name: 'quick-latency', match: { model: 'claude-haiku*' }, fault: { kind: 'latency', ms: 350 } },
+    ],
+  };
+}

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { anthropicBackend } from '../../src/cli/demo/anthropic-backend.js';
+import { runDemo, TOPICS } from '../../src/cli/demo/run-demo.js';
+
+describe('the demo over the real @anthropic-ai/sdk and the embedded chaos server', () => {
+  it('catches the seed scenario\'s stalls, 529s and empty answers and still serves every topic', async () => {
+    let text = '';
+    const backend = await anthropicBackend({ seed: 3, live: false });
+    const summary = await runDemo({ stdout: { write: (s: string) => (text += s) } }, backend, TOPICS);
+    expect(summary.failed).toBe(0);
+    expect(Object.values(summary.servedBy).reduce((a, b) => a + b, 0)).toBe(TOPICS.length);
+    expect(summary.stallsCaught).toBeGreaterThan(0);
+    expect(text).toMatch(/failed: overloaded \(529\)/);
+    expect(text).toMatch(/returned a useless result: empty result/);
+    expect(text).toMatch(/stall caught/);
+    expect(text).toMatch(/injected faults .*stall=\d+/);
+  });
+});
