@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process'
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const DIST = fileURLToPath(new URL('../../dist/durable.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 const DIST_SQLITE = fileURLToPath(new URL('../../dist/sqlite/index.js', import.meta.url));
 
 /** The fixtures import the built package: say so plainly when it is missing. */
