@@ -1,0 +1,90 @@
+// The goals of the benchmark issue, checked against the measured results. Nothing here is
+// loosened to pass: each row says what was measured and whether the goal is met.
+import { fmt, signed } from './format.js';
+
+const status = (ok) => (ok === undefined ? 'n/a' : ok ? 'met' : 'NOT met');
+
+export function evaluateGoals(results) {
+  const goals = [];
+  const add = (goal, node, measured, ok) => goals.push({ goal, node, measured, status: status(ok), ok });
+  const c = results.cases;
+
+  if (c.overhead?.data) {
+    for (const [node, d] of Object.entries(c.overhead.data)) {
+      const p2 = d['recourse-pipeline2'];
+      const p3 = d['recourse-pipeline3'];
+      if (p2) {
+        add('pipeline(breaker, retry) <= 100 ns above bare await', node, `${fmt(p2.overheadNs)} ns`, p2.overheadNs <= 100);
+        add(
+          "pipeline(breaker, retry) <= 0.5× cockatiel's wrap(retry, breaker)",
+          node,
+          `${fmt(p2.ratioTotal, 2)}× per call (${fmt(p2.ratioOverhead, 2)}× on the overhead above bare)`,
+          p2.ratioTotal <= 0.5,
+        );
+      }
+      if (p3) {
+        const als = d['als-run']
+          ? `; ALS alone: als.run per call ${signed(d['als-run'].overheadNs)} ns, ALS merely active ${signed(d['bare-als-active'].overheadNs)} ns per bare await`
+          : '';
+        const timeoutPart = p2 ? `; timeout layer incl. ALS: ${fmt(p3.nsPerCall.median - p2.nsPerCall.median)} ns` : '';
+        add('pipeline(breaker, retry, timeout) <= 400 ns above bare (ALS included)', node, `${fmt(p3.overheadNs)} ns${timeoutPart}${als}`, p3.overheadNs <= 400);
+      }
+    }
+  }
+  if (c.watch?.data) {
+    for (const [node, d] of Object.entries(c.watch.data)) {
+      const w = d.watch;
+      const n = d['naive-rearm'];
+      add('watch <= 1.5× a bare for await per item', node, `${fmt(w.timesBare, 2)}× (${fmt(w.overBare)} ns/item over bare)`, w.timesBare <= 1.5);
+      if (n) {
+        add(
+          'watch >= 5× cheaper than re-arming a timer per item',
+          node,
+          `re-arm overhead ${fmt(n.overBare)} ns vs watch ${fmt(w.overBare)} ns = ${fmt(n.timesWatchOverhead, 2)}× (whole item: ${fmt(n.nsPerItem.median / w.nsPerItem.median, 2)}×)`,
+          n.timesWatchOverhead >= 5,
+        );
+      }
+    }
+  }
+  if (c.stall?.data) {
+    const d = c.stall.data;
+    add('stall detection p99 within 15 ms of idleMs', results.runtimes[0].version, `p99 ${fmt(d.p99, 2)} ms late (p50 ${fmt(d.p50, 2)}, max ${fmt(d.max, 2)}, early ${d.early})`, d.p99 <= 15 && d.early === 0);
+  }
+  if (c.memory?.data) {
+    for (const [node, d] of Object.entries(c.memory.data)) {
+      const idle = d['recourse-registry'].bytesPerBreaker.median;
+      const used = d['recourse-registry-used']?.bytesPerBreaker.median;
+      add('<= 300 bytes per idle breaker (never called)', node, `${fmt(idle)} B`, idle <= 300);
+      if (used !== undefined) add('<= 300 bytes per idle breaker (called once, then idle)', node, `${fmt(used)} B`, used <= 300);
+    }
+  }
+  if (c.amplification?.data) {
+    const d = c.amplification.data;
+    add(
+      "dead dependency: recourse nested retry(3) in retry(3) stays at 3 calls (p-retry's is 9)",
+      results.runtimes[0].version,
+      `recourse ${fmt(d['recourse-nested'].perCall, 2)}, p-retry ${fmt(d['p-retry-nested'].perCall, 2)}`,
+      d['recourse-nested'].perCall <= 3,
+    );
+  }
+  if (c.jitter?.data) {
+    const d = c.jitter.data;
+    add("Brooker: full jitter < half the calls of no-jitter exponential", results.runtimes[0].version, `${fmt(d.fullOverNone, 2)}×`, d.fullOverNone < 0.5);
+    add(
+      'Brooker table within 15% of an independent re-run',
+      results.runtimes[0].version,
+      `max Δ ${fmt(d.maxDiffRerun * 100, 1)}% (other seed), ${fmt(d.maxDiffBrooker * 100, 1)}% (other seed + the post's own formulas)`,
+      d.maxDiffRerun <= 0.15 && d.maxDiffBrooker <= 0.15,
+    );
+  }
+  if (c.chaos?.data?.recourse) {
+    const r = c.chaos.data.recourse;
+    add(
+      'chaos workload: >= 99% success with <= 1.3 requests per logical call',
+      results.runtimes[0].version,
+      `${fmt(r.successRate * 100, 1)}% success, ${fmt(r.requestsPerCall, 2)} requests/call`,
+      r.successRate >= 0.99 && r.requestsPerCall <= 1.3,
+    );
+  }
+  return goals;
+}

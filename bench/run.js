@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+// recourse benchmark suite: `npm run bench` (full) or `npm run bench -- --quick`.
+// Each case runs its measurements in fresh child processes; this file only orchestrates, prints
+// one table per case and writes bench/results.json. See docs/readme/performance.md.
+import { execFileSync } from 'node:child_process';
+import { cp, rm, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, USAGE } from './lib/args.js';
+import { textTable } from './lib/format.js';
+import { evaluateGoals } from './lib/goals.js';
+import { machineInfo } from './lib/machine.js';
+import { describeNode } from './lib/spawn.js';
+import * as overhead from './cases/overhead.js';
+import * as watchCost from './cases/watch-cost.js';
+import * as stall from './cases/stall-precision.js';
+import * as memory from './cases/breaker-memory.js';
+import * as amplification from './cases/amplification.js';
+import * as jitter from './cases/jitter.js';
+import * as chaos from './cases/chaos.js';
+
+const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos];
+
+let args;
+try {
+  args = parseArgs(process.argv.slice(2));
+} catch (error) {
+  console.error(error.message);
+  process.exit(2);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+const selected = args.only === undefined
+  ? CASES
+  : args.only.map((key) => {
+      const c = CASES.find((x, i) => x.id === key || String(i + 1) === key);
+      if (c === undefined) {
+        console.error(`unknown case ${key}\n${USAGE}`);
+        process.exit(2);
+      }
+      return c;
+    });
+
+// Every worker of this run loads the same build: a snapshot of dist/ taken now (other work may
+// rebuild dist/ while the bench runs). RECOURSE_DIST, when set, names another build to measure.
+const snapshot = fileURLToPath(new URL('./.dist-snapshot/', import.meta.url));
+if (process.env.RECOURSE_DIST === undefined) {
+  await rm(snapshot, { recursive: true, force: true });
+  await cp(fileURLToPath(new URL('../dist/', import.meta.url)), snapshot, { recursive: true });
+  process.env.RECOURSE_DIST = `${snapshot}index.js`;
+}
+
+const main = await describeNode(process.execPath);
+const extra = [];
+for (const path of args.nodes) extra.push(await describeNode(path));
+const runtimes = [main, ...extra.filter((rt) => rt.version !== main.version)];
+const out = args.out ?? fileURLToPath(new URL('./results.json', import.meta.url));
+
+function gitRevision() {
+  try {
+    const cwd = fileURLToPath(new URL('..', import.meta.url));
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd, encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${head} + uncommitted changes under src/` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
+const results = {
+  command: `node bench/run.js ${process.argv.slice(2).join(' ')}`.trim(),
+  revision: gitRevision(),
+  mode: args.quick ? 'quick' : 'full',
+  date: new Date().toISOString(),
+  machine: machineInfo(),
+  runtimes,
+  cases: {},
+};
+
+const started = Date.now();
+console.log(`recourse bench (${results.mode}) on ${results.machine.cpu}, ${results.machine.cores} cores; Node ${runtimes.map((r) => r.version).join(', ')}`);
+for (const c of selected) {
+  const t0 = Date.now();
+  console.log(`\n${c.title}`);
+  const ctx = {
+    quick: args.quick,
+    rounds: args.rounds,
+    runtimes: c.perRuntime ? runtimes : [main],
+    main,
+    log: (msg) => console.log(`  · ${msg}`),
+  };
+  try {
+    const r = await c.run(ctx);
+    r.seconds = (Date.now() - t0) / 1000;
+    results.cases[c.id] = r;
+    for (const t of r.tables) {
+      if (t.title !== c.title) console.log(`\n  ${t.title}`);
+      console.log(textTable(t.columns, t.rows));
+      for (const n of t.notes ?? []) console.log(`  ${n}`);
+    }
+    console.log(`  (${r.seconds.toFixed(1)} s)`);
+  } catch (error) {
+    console.error(`  FAILED: ${error.stack ?? error}`);
+    results.cases[c.id] = { error: String(error.stack ?? error) };
+    process.exitCode = 1;
+  }
+}
+
+results.machine.loadavgAtEnd = machineInfo().loadavgAtStart;
+results.goals = evaluateGoals(results);
+if (results.goals.length > 0) {
+  console.log('\nGoals');
+  console.log(
+    textTable(
+      [
+        { key: 'goal', label: 'goal', align: 'left' },
+        { key: 'node', label: 'node', align: 'left' },
+        { key: 'measured', label: 'measured', align: 'left' },
+        { key: 'status', label: 'status', align: 'left' },
+      ],
+      results.goals,
+    ),
+  );
+}
+results.seconds = (Date.now() - started) / 1000;
+await rm(snapshot, { recursive: true, force: true });
+await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
+console.log(`\nwrote ${out} (${results.seconds.toFixed(0)} s in all)`);
