@@ -5,7 +5,7 @@ import { CircuitOpenError } from '../errors/circuit-open-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
 import { reportListenerError } from '../events/emitter.js';
 import type { BreakerState } from '../events/event-types.js';
-import { asPromise, BaseLayer, COMPOSE, FUSE, type Invoke, isThenable, type Layer, RETRY_PARTS } from '../policy/layer.js';
+import { asPromise, BaseLayer, COMPOSE, FUSE, type Invoke, isThenable, type Layer, RETRY_PARTS, terminal } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { runWithDeadline } from '../timeout/run-with-deadline.js';
 import {
@@ -81,29 +81,37 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker {
 
   [COMPOSE](next: Invoke): Invoke {
     if (this.#o.store !== undefined) return (fn, scope) => this.#runShared(next, fn, scope);
-    // Closed is the hot path: no async frame, two small handlers, nothing else allocated.
-    return (fn: Work<unknown>, scope: Scope): unknown => {
-      const r = this.#r;
-      if (r.state !== 'closed') return this.#runAdmitted(next, fn, scope, this.#admitLocal());
-      const epoch = r.epoch;
-      let result: unknown;
-      try {
-        result = next(fn, scope);
-      } catch (error) {
-        return this.#failLocal(epoch, error, scope);
-      }
-      if (!isThenable(result)) {
+    return (fn: Work<unknown>, scope: Scope): unknown => this.callLocal(next, fn, scope);
+  }
+
+  protected override standalone(): Invoke {
+    // Alone and in-process, the breaker runs through a prototype function (called with this
+    // breaker as `this`): no closure per breaker, so a registry of thousands stays small.
+    return this.#o.store === undefined ? runAlone : super.standalone();
+  }
+
+  /** @internal Closed is the hot path: no async frame, two small handlers, nothing else allocated. */
+  callLocal(next: Invoke, fn: Work<unknown>, scope: Scope): unknown {
+    const r = this.#r;
+    if (r.state !== 'closed') return this.#runAdmitted(next, fn, scope, this.#admitLocal());
+    const epoch = r.epoch;
+    let result: unknown;
+    try {
+      result = next(fn, scope);
+    } catch (error) {
+      return this.#failLocal(epoch, error, scope);
+    }
+    if (!isThenable(result)) {
+      this.#succeedLocal(epoch);
+      return result;
+    }
+    return asPromise(result).then(
+      (value) => {
         this.#succeedLocal(epoch);
-        return result;
-      }
-      return asPromise(result).then(
-        (value) => {
-          this.#succeedLocal(epoch);
-          return value;
-        },
-        (error: unknown) => this.#failLocal(epoch, error, scope),
-      );
-    };
+        return value;
+      },
+      (error: unknown) => this.#failLocal(epoch, error, scope),
+    );
   }
 
   /**
@@ -194,7 +202,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker {
     const makeError = (): Error => new TimeoutError(ms, `circuit "${this.name}": probe did not settle within ${ms} ms`);
     const onExpire = (): void => {
       timedOut = true;
-      if (this.events.wants('timeout')) this.events.emit('timeout', { timeoutMs: ms, probe: true, name: this.name });
+      if (this.wants('timeout')) this.events.emit('timeout', { timeoutMs: ms, probe: true, name: this.name });
       void record('failure');
     };
     try {
@@ -215,12 +223,12 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker {
   }
 
   #reject(retryAfterMs: number, state: 'open' | 'half-open' | 'isolated'): CircuitOpenError {
-    if (this.events.wants('reject')) this.events.emit('reject', { name: this.name, retryAfterMs });
+    if (this.wants('reject')) this.events.emit('reject', { name: this.name, retryAfterMs });
     return new CircuitOpenError(this.name, retryAfterMs, state);
   }
 
   #changed(from: BreakerState, to: BreakerState): void {
-    if (from !== to && this.events.wants('state')) this.events.emit('state', { name: this.name, from, to });
+    if (from !== to && this.wants('state')) this.events.emit('state', { name: this.name, from, to });
   }
 
   #windowOf(): SlidingWindow {
@@ -281,6 +289,10 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker {
     Object.assign(this.#r, stored);
     this.#changed(before, stored.state);
   }
+}
+
+function runAlone(this: CircuitBreakerPolicy, fn: Work<unknown>, scope: Scope): unknown {
+  return this.callLocal(terminal, fn, scope);
 }
 
 /**

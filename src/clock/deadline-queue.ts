@@ -1,9 +1,22 @@
 import { type Clock, startTimer, type Timer } from './clock.js';
 
-/** @internal One scheduled expiry. `fire` is cleared when the entry is cancelled or fired. */
+/**
+ * @internal One scheduled expiry. The queue calls `expire()` once at `at` unless the entry was
+ * cancelled first; `live` is false from then on. A call's own object can be its entry, so a
+ * deadline costs no closure.
+ */
 export interface DeadlineEntry {
   at: number;
-  fire: (() => void) | undefined;
+  live: boolean;
+  expire(): void;
+}
+
+class CallbackEntry implements DeadlineEntry {
+  live = true;
+  constructor(
+    readonly at: number,
+    readonly expire: () => void,
+  ) {}
 }
 
 /**
@@ -20,6 +33,8 @@ export class DeadlineQueue {
   #timer: Timer | undefined;
   #armedAt = Number.POSITIVE_INFINITY;
   #live = 0;
+  #refed = true;
+  #unrefPending = false;
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -27,17 +42,25 @@ export class DeadlineQueue {
 
   /** Runs `fire` at clock time `at` unless cancelled first. */
   add(at: number, fire: () => void): DeadlineEntry {
-    const entry: DeadlineEntry = { at, fire };
-    this.#push(entry);
-    this.#live++;
-    if (at < this.#armedAt) this.#arm(at);
-    else if (this.#live === 1) this.#timer?.ref?.();
+    const entry = new CallbackEntry(at, fire);
+    this.schedule(entry);
     return entry;
   }
 
+  /** Schedules an entry object (live, with its `at` set). */
+  schedule(entry: DeadlineEntry): void {
+    this.#push(entry);
+    this.#live++;
+    if (entry.at < this.#armedAt) this.#arm(entry.at);
+    else if (!this.#refed) {
+      this.#refed = true;
+      this.#timer?.ref?.();
+    }
+  }
+
   cancel(entry: DeadlineEntry): void {
-    if (entry.fire === undefined) return;
-    entry.fire = undefined;
+    if (!entry.live) return;
+    entry.live = false;
     if (--this.#live === 0) this.#idle();
     else if (this.#n > 1024 && this.#n > 4 * this.#live) this.#compact();
   }
@@ -50,19 +73,33 @@ export class DeadlineQueue {
   #arm(at: number): void {
     this.#timer?.cancel();
     this.#armedAt = at;
+    this.#refed = true;
     this.#timer = startTimer(this.#clock, Math.max(0, at - this.#clock.now()), this.#onTimer);
   }
 
   #idle(): void {
-    // Nothing left to wait for: keep the armed timer (the next call will likely need it) but let
-    // the process exit, and drop the cancelled entries.
-    this.#heap.fill(undefined, 0, this.#n);
+    // Nothing left to wait for: drop the cancelled entries and keep the armed timer (the next
+    // call will likely need it), but let the process exit. Unref once the current burst of
+    // promise reactions is over, not on every call: a loop of quick calls would toggle it each time.
+    const heap = this.#heap;
+    for (let i = 0; i < this.#n; i++) heap[i] = undefined;
     this.#n = 0;
-    this.#timer?.unref?.();
+    if (!this.#unrefPending && this.#timer !== undefined) {
+      this.#unrefPending = true;
+      setImmediate(this.#unrefIfIdle);
+    }
   }
 
+  readonly #unrefIfIdle = (): void => {
+    this.#unrefPending = false;
+    if (this.#live === 0 && this.#refed) {
+      this.#refed = false;
+      this.#timer?.unref?.();
+    }
+  };
+
   #compact(): void {
-    const live = this.#heap.slice(0, this.#n).filter((e) => e?.fire !== undefined) as DeadlineEntry[];
+    const live = this.#heap.slice(0, this.#n).filter((e) => e?.live === true) as DeadlineEntry[];
     this.#heap.length = 0;
     this.#n = 0;
     for (const e of live) this.#push(e);
@@ -72,19 +109,19 @@ export class DeadlineQueue {
     this.#timer = undefined;
     this.#armedAt = Number.POSITIVE_INFINITY;
     const now = this.#clock.now();
-    const due: Array<() => void> = [];
+    const due: DeadlineEntry[] = [];
     let head = this.#n > 0 ? this.#heap[0] : undefined;
-    while (head !== undefined && (head.fire === undefined || head.at <= now)) {
+    while (head !== undefined && (!head.live || head.at <= now)) {
       this.#pop();
-      if (head.fire !== undefined) {
-        due.push(head.fire);
-        head.fire = undefined;
+      if (head.live) {
+        head.live = false;
+        due.push(head);
         this.#live--;
       }
       head = this.#n > 0 ? this.#heap[0] : undefined;
     }
     if (head !== undefined) this.#arm(head.at);
-    for (const fire of due) fire();
+    for (const entry of due) entry.expire();
   };
 
   #push(entry: DeadlineEntry): void {

@@ -1,7 +1,7 @@
 import type { ExecuteOptions, Work } from '../context/call-context.js';
 import { ambientScope, callInScope, Scope } from '../context/scope.js';
 import { abortReason } from '../errors/abort-error.js';
-import { Emitter } from '../events/emitter.js';
+import { Emitter, eventChannel } from '../events/emitter.js';
 import type { Listener, PolicyEventMap, PolicyEventType } from '../events/event-types.js';
 import { checkSignal, showValue } from '../options/validate-options.js';
 import type { Policy } from './policy.js';
@@ -61,9 +61,9 @@ export function isLayer(policy: Policy): policy is Layer {
   return typeof (policy as Partial<Layer>)[COMPOSE] === 'function';
 }
 
-function toPromise<T>(invoke: Invoke, fn: Work<T>, scope: Scope): Promise<T> {
+function toPromise<T>(invoke: Invoke, fn: Work<T>, scope: Scope, self: unknown): Promise<T> {
   try {
-    const result = invoke(fn as Work<unknown>, scope);
+    const result = invoke.call(self, fn as Work<unknown>, scope);
     return (result instanceof Promise ? result : Promise.resolve(result)) as Promise<T>;
   } catch (error) {
     return Promise.reject(error);
@@ -93,11 +93,15 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, scope: Scope): P
   });
 }
 
-/** @internal Starts one call chain: builds its root scope (nested in the ambient one) and runs it. */
-export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | undefined): Promise<T> {
+/**
+ * @internal Starts one call chain: builds its root scope (nested in the ambient one) and runs it.
+ * `invoke` is called with `self` as `this`, so a policy can run alone through a prototype method
+ * instead of a closure kept per instance.
+ */
+export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | undefined, self?: unknown): Promise<T> {
   if (typeof fn !== 'function') return Promise.reject(new TypeError(`execute(fn) needs a function, got ${showValue(fn)}`));
   const ambient = ambientScope();
-  if (options === undefined) return toPromise(invoke, fn, Scope.root(ambient, undefined, undefined));
+  if (options === undefined) return toPromise(invoke, fn, Scope.root(ambient, undefined, undefined), self);
   let signal: AbortSignal | undefined;
   const key = options.idempotencyKey;
   try {
@@ -109,9 +113,9 @@ export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | 
     return Promise.reject(error);
   }
   const scope = Scope.root(ambient, signal, key);
-  if (signal === undefined) return toPromise(invoke, fn, scope);
+  if (signal === undefined) return toPromise(invoke, fn, scope, self);
   if (signal.aborted) return Promise.reject(abortReason(signal));
-  return raceAbort(toPromise(invoke, fn, scope), signal, scope);
+  return raceAbort(toPromise(invoke, fn, scope, self), signal, scope);
 }
 
 /**
@@ -119,11 +123,25 @@ export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | 
  * lazily allocated emitter.
  */
 export abstract class BaseLayer implements Layer {
-  protected readonly events: Emitter;
+  readonly #kind: string;
+  readonly #name: string | undefined;
+  // Created on first use: an idle policy (a breaker in a registry of thousands) carries none.
+  #events: Emitter | undefined;
   #invoke: Invoke | undefined;
 
   protected constructor(kind: string, name?: string) {
-    this.events = new Emitter(kind, name);
+    this.#kind = kind;
+    this.#name = name;
+  }
+
+  protected get events(): Emitter {
+    this.#events ??= new Emitter(this.#kind, this.#name);
+    return this.#events;
+  }
+
+  /** True when emitting `type` would reach anybody (never allocates the emitter). */
+  protected wants(type: string): boolean {
+    return this.#events !== undefined ? this.#events.wants(type) : eventChannel(type).hasSubscribers;
   }
 
   abstract [COMPOSE](next: Invoke): Invoke;
@@ -133,8 +151,13 @@ export abstract class BaseLayer implements Layer {
   }
 
   execute<T>(fn: Work<T>, options?: ExecuteOptions): Promise<T> {
+    return start(this.standalone(), fn, options, this);
+  }
+
+  /** The chain this policy runs alone; built once. Policies with a prototype-level path override it. */
+  protected standalone(): Invoke {
     this.#invoke ??= this[COMPOSE](terminal);
-    return start(this.#invoke, fn, options);
+    return this.#invoke;
   }
 
   on<K extends PolicyEventType>(event: K, listener: Listener<PolicyEventMap[K]>): () => void;

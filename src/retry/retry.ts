@@ -109,7 +109,7 @@ class RetryPolicy extends BaseLayer {
         throw this.#giveUp(attempt, errors, 'deadline', `next delay ${Math.round(delay)} ms`);
       }
       if (this.#budget !== undefined && !this.#budget.tryRetry()) throw this.#giveUp(attempt, errors, 'budget');
-      if (this.events.wants('retry')) {
+      if (this.wants('retry')) {
         this.events.emit('retry', { attempt, maxAttempts: this.#maxAttempts, delayMs: delay, error });
       }
       if (delay > 0) await this.#clock.sleep(delay, scope.canAbort ? scope.signal : undefined);
@@ -125,7 +125,7 @@ class RetryPolicy extends BaseLayer {
 
   #giveUp(attempts: number, errors: unknown[], reason: GiveUpReason, detail?: string): RetriesExhaustedError {
     const error = new RetriesExhaustedError(attempts, errors, reason, detail);
-    if (this.events.wants('giveup')) this.events.emit('giveup', { attempts, maxAttempts: this.#maxAttempts, error: errors[errors.length - 1], reason });
+    if (this.wants('giveup')) this.events.emit('giveup', { attempts, maxAttempts: this.#maxAttempts, error: errors[errors.length - 1], reason });
     return error;
   }
 }

@@ -1,14 +1,47 @@
 import type { Clock } from '../clock/clock.js';
-import { deadlineQueue } from '../clock/deadline-queue.js';
+import { type DeadlineEntry, type DeadlineQueue, deadlineQueue } from '../clock/deadline-queue.js';
 import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
-import type { Invoke } from '../policy/layer.js';
+import { asPromise, type Invoke, isThenable } from '../policy/layer.js';
+
+/**
+ * @internal One call under a deadline: its queue entry, its promise's settle functions and its
+ * child scope in one object, so the call costs no closure beyond the two promise handlers.
+ */
+class DeadlineRace implements DeadlineEntry {
+  live = true;
+  resolve!: (value: unknown) => void;
+  reject!: (error: unknown) => void;
+  constructor(
+    readonly at: number,
+    readonly child: Scope,
+    readonly queue: DeadlineQueue,
+    readonly makeError: () => Error,
+    readonly onExpire: ((error: Error) => void) | undefined,
+  ) {}
+
+  expire(): void {
+    const error = this.makeError();
+    this.child.abort(error);
+    this.child.dispose();
+    this.onExpire?.(error);
+    this.reject(error);
+  }
+
+  settle(ok: boolean, value: unknown): void {
+    if (!this.live) return;
+    this.queue.cancel(this);
+    this.child.dispose();
+    if (ok) this.resolve(value);
+    else this.reject(value);
+  }
+}
 
 /**
  * @internal Runs `next(fn)` in a child scope that aborts itself at `now + ms`. At expiry the
  * child's signal is aborted with `makeError()`, `onExpire` runs, and the returned promise rejects
  * with that error at once, whether or not fn honours its signal. One shared timer queue per clock,
- * no timer per call.
+ * no timer per call; a synchronous result or throw schedules nothing.
  */
 export function runWithDeadline(
   next: Invoke,
@@ -18,41 +51,30 @@ export function runWithDeadline(
   ms: number,
   makeError: () => Error,
   onExpire?: (error: Error) => void,
-): Promise<unknown> {
+): unknown {
   const at = clock.now() + ms;
   const child = scope.withAbort(at);
-  return new Promise<unknown>((resolve, reject) => {
-    let done = false;
-    const queue = deadlineQueue(clock);
-    const entry = queue.add(at, () => {
-      if (done) return;
-      done = true;
-      const error = makeError();
-      child.abort(error);
-      child.dispose();
-      onExpire?.(error);
-      reject(error);
-    });
-    const settle = (ok: boolean, value: unknown): void => {
-      if (done) return;
-      done = true;
-      queue.cancel(entry);
-      child.dispose();
-      if (ok) resolve(value);
-      else reject(value);
-    };
-    let result: unknown;
-    try {
-      result = next(fn, child);
-    } catch (error) {
-      settle(false, error);
-      return;
-    }
-    if (result instanceof Promise || (typeof result === 'object' && result !== null && typeof (result as PromiseLike<unknown>).then === 'function')) {
-      (result as PromiseLike<unknown>).then(
-        (value) => settle(true, value),
-        (error: unknown) => settle(false, error),
-      );
-    } else settle(true, result);
+  let result: unknown;
+  try {
+    result = next(fn, child);
+  } catch (error) {
+    child.dispose();
+    throw error;
+  }
+  if (!isThenable(result)) {
+    child.dispose();
+    return result;
+  }
+  const queue = deadlineQueue(clock);
+  const race = new DeadlineRace(at, child, queue, makeError, onExpire);
+  const promise = new Promise<unknown>((resolve, reject) => {
+    race.resolve = resolve;
+    race.reject = reject;
   });
+  queue.schedule(race);
+  asPromise(result).then(
+    (value) => race.settle(true, value),
+    (error: unknown) => race.settle(false, error),
+  );
+  return promise;
 }

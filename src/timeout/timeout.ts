@@ -29,7 +29,7 @@ class TimeoutPolicy extends BaseLayer {
     const ms = this.#ms;
     const makeError = (): Error => new TimeoutError(ms);
     const onExpire = (): void => {
-      if (this.events.wants('timeout')) this.events.emit('timeout', { timeoutMs: ms, probe: false });
+      if (this.wants('timeout')) this.events.emit('timeout', { timeoutMs: ms, probe: false });
     };
     return (fn: Work<unknown>, scope: Scope) => runWithDeadline(next, fn, scope, this.#clock, ms, makeError, onExpire);
   }

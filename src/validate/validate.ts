@@ -28,7 +28,7 @@ class ValidatePolicy<T> extends BaseLayer {
       const value = await next(fn, scope);
       const issues = await this.#issuesOf(value as T);
       if (issues === undefined) return value;
-      if (this.events.wants('invalid')) this.events.emit('invalid', { reason: issues.map((i) => i.message).join('; '), value });
+      if (this.wants('invalid')) this.events.emit('invalid', { reason: issues.map((i) => i.message).join('; '), value });
       throw new InvalidResultError(value, issues);
     };
   }
