@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Renders bench/results.json as the markdown of docs/readme/performance.md's measured part:
+// Renders bench/results.json as the markdown of README.md's measured part:
 //   node bench/report.js [results.json]                      print it
 //   node bench/report.js [results.json] --update FILE.md     replace what lies between
 //                                                            <!-- bench:start --> and <!-- bench:end -->

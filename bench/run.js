@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // recourse benchmark suite: `npm run bench` (full) or `npm run bench -- --quick`.
 // Each case runs its measurements in fresh child processes; this file only orchestrates, prints
-// one table per case and writes bench/results.json. See docs/readme/performance.md.
+// one table per case and writes bench/results.json. See README.md.
 import { execFileSync } from 'node:child_process';
 import { cp, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';

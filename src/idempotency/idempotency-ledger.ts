@@ -9,7 +9,7 @@ import { checkFunction, checkMs, checkOptions, checkSignal } from '../options/va
 import type { LedgerStore } from '../store/ledger-store.js';
 import { wallClock } from '../store/wall-clock.js';
 import { checkKey } from './check-key.js';
-import { untilAborted } from './until-aborted.js';
+import { untilAborted } from '../context/until-aborted.js';
 
 /** Options of {@link IdempotencyLedger}. */
 export interface IdempotencyLedgerOptions {

@@ -1,5 +1,6 @@
 import type { ExecuteOptions, Work } from '../context/call-context.js';
 import { ambientScope, callInScope, Scope } from '../context/scope.js';
+import { untilAborted } from '../context/until-aborted.js';
 import { abortReason } from '../errors/abort-error.js';
 import { Emitter, eventChannel } from '../events/emitter.js';
 import type { Listener, PolicyEventMap, PolicyEventType } from '../events/event-types.js';
@@ -71,29 +72,6 @@ function toPromise<T>(invoke: Invoke, fn: Work<T>, scope: Scope, self: unknown):
 }
 
 /**
- * @internal Settles with `promise`, or with the caller's abort reason as soon as `signal` aborts
- * (principle 7: fn may ignore ctx.signal; the caller still gets control back at once).
- */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, scope: Scope): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        scope.dispose();
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        scope.dispose();
-        reject(error);
-      },
-    );
-  });
-}
-
-/**
  * @internal Starts one call chain: builds its root scope (nested in the ambient one) and runs it.
  * `invoke` is called with `self` as `this`, so a policy can run alone through a prototype method
  * instead of a closure kept per instance.
@@ -115,7 +93,8 @@ export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | 
   const scope = Scope.root(ambient, signal, key);
   if (signal === undefined) return toPromise(invoke, fn, scope, self);
   if (signal.aborted) return Promise.reject(abortReason(signal));
-  return raceAbort(toPromise(invoke, fn, scope, self), signal, scope);
+  // Principle 7: fn may ignore ctx.signal; the caller still gets control back at once.
+  return untilAborted(toPromise(invoke, fn, scope, self), signal, () => scope.dispose());
 }
 
 /**

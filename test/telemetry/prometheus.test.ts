@@ -25,7 +25,7 @@ async function metricValue(registry: Registry, name: string, labels: Labels): Pr
 
 /** The metric table of the README's Observability section: name → { type, labels }. */
 function documentedMetrics(): Map<string, { type: string; labels: string[] }> {
-  const doc = readFileSync(new URL('../../docs/readme/observability.md', import.meta.url), 'utf8');
+  const doc = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const rows = new Map<string, { type: string; labels: string[] }>();
   for (const m of doc.matchAll(/^\| `(recourse_[a-z_]+)` \| (counter|gauge|histogram) \| ([^|]*) \|/gm)) {
     rows.set(m[1]!, { type: m[2]!, labels: [...m[3]!.matchAll(/`([a-z_]+)`/g)].map((l) => l[1]!) });

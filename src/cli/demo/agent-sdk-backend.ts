@@ -6,7 +6,7 @@ import { agentEnv } from '../../claude-agent-sdk/agent-env.js';
 import { runQuery } from '../../claude-agent-sdk/run-query.js';
 import { agentOptions } from '../../claude-agent-sdk/subagent-path.js';
 import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
-import type { DemoBackend } from './demo-backend.js';
+import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
 import type { Subagent } from './research-orchestrator.js';
 import { DEEP_MODEL, QUICK_MODEL, seedScenario } from './seed-scenario.js';
 
@@ -63,15 +63,7 @@ export async function agentSdkBackend(o: AgentSdkBackendOptions): Promise<DemoBa
     },
     timing: { failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 5_000, backoffBaseMs: o.live ? 1_000 : 200, backoffMaxMs: o.live ? 10_000 : 1_000 },
     concurrency: 2,
-    ...(chaos
-      ? {
-          injected: () => {
-            const counts: Record<string, number> = { requests: chaos!.requests.length };
-            for (const r of chaos!.requests) if (r.fault) counts[r.fault] = (counts[r.fault] ?? 0) + 1;
-            return counts;
-          },
-        }
-      : {}),
+    ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
     close: async () => {
       await chaos?.close();
       rmSync(home, { recursive: true, force: true });

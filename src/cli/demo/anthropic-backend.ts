@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { anthropicClientOptions } from '../../anthropic/client-options.js';
 import { streamMessage } from '../../anthropic/stream-message.js';
 import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
-import type { DemoBackend } from './demo-backend.js';
+import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
 import type { Subagent } from './research-orchestrator.js';
 import { DEEP_MODEL, QUICK_MODEL, seedScenario } from './seed-scenario.js';
 
@@ -66,15 +66,7 @@ export async function anthropicBackend(o: AnthropicBackendOptions): Promise<Demo
     },
     timing: { failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
     concurrency: 2,
-    ...(chaos
-      ? {
-          injected: () => {
-            const counts: Record<string, number> = { requests: chaos!.requests.length };
-            for (const r of chaos!.requests) if (r.fault) counts[r.fault] = (counts[r.fault] ?? 0) + 1;
-            return counts;
-          },
-        }
-      : {}),
+    ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
     close: async () => {
       await chaos?.close();
     },

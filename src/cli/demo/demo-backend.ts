@@ -19,3 +19,10 @@ export interface DemoBackend {
   injected?: () => Record<string, number>;
   close(): Promise<void>;
 }
+
+/** Injected faults by kind, from the chaos server's request log (for the summary). */
+export function chaosFaultCounts(requests: readonly { fault: string | null }[]): Record<string, number> {
+  const counts: Record<string, number> = { requests: requests.length };
+  for (const r of requests) if (r.fault) counts[r.fault] = (counts[r.fault] ?? 0) + 1;
+  return counts;
+}
