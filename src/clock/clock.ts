@@ -64,15 +64,15 @@ class SystemTimer implements Timer {
   }
 }
 
+// Bound once: skips the global getter and brand check of `performance` on every read.
+const now = performance.now.bind(performance);
+
 /**
  * Real time: `performance.now()` and `setTimeout`. The default clock of every policy.
  *
  * @example
  * await systemClock.sleep(100)
  */
-// Bound once: skips the global getter and brand check of `performance` on every read.
-const now = performance.now.bind(performance);
-
 export const systemClock: TimerClock = {
   now,
   sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -14,7 +14,7 @@ export function eventChannel(type: string): Channel {
   return c;
 }
 
-/** Every event type recourse publishes, so `subscribe` can attach to all of them. */
+/** @internal Every event type recourse publishes, so `subscribe` can attach to all of them. */
 export const EVENT_TYPES: readonly string[] = [
   'retry',
   'giveup',

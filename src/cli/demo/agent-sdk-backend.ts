@@ -28,6 +28,9 @@ const agent = (role: string, model: string): AgentDefinition => ({
  * the subagent as its main agent, under `runQuery` — stall detection per message, every failure
  * shape classified, the CLI stopped on stall or abort. Offline it talks to the embedded chaos
  * server with an explicit environment and a throw-away HOME.
+ *
+ * @example
+ * await runDemo({ stdout: process.stdout }, await agentSdkBackend({ seed: 7, live: false }))
  */
 export async function agentSdkBackend(o: AgentSdkBackendOptions): Promise<DemoBackend> {
   let chaos: ChaosServer | undefined;

@@ -24,6 +24,9 @@ const textOf = (content: ReadonlyArray<{ type: string; text?: string }>): string
  * chaos server (seed scenario) or, with `live`, the real API. Each call streams under `watch`
  * (first event, idle) via `streamMessage`; the SDK's own retries are off, so recourse's retry
  * layer is the only one.
+ *
+ * @example
+ * await runDemo({ stdout: process.stdout }, await anthropicBackend({ seed: 7, live: false }))
  */
 export async function anthropicBackend(o: AnthropicBackendOptions): Promise<DemoBackend> {
   let chaos: ChaosServer | undefined;

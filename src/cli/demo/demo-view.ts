@@ -26,7 +26,12 @@ interface Writable {
 const started = performance.now();
 const clockText = (): string => `${((performance.now() - started) / 1000).toFixed(2).padStart(6)}s`;
 
-/** Plain lines, one per change: for pipes, files and CI logs. */
+/**
+ * Plain lines, one per change: for pipes, files and CI logs.
+ *
+ * @example
+ * plainView(process.stdout).update(row, 'attempt 1 started')
+ */
 export function plainView(out: Writable): DemoView {
   let lastBreakers = '';
   return {
@@ -56,7 +61,12 @@ const COLOR: Record<TopicRow['status'], string> = {
   failed: '\x1b[31m',
 };
 
-/** A table redrawn in place (about 10 times a second) when stdout is a terminal. */
+/**
+ * A table redrawn in place (about 10 times a second) when stdout is a terminal.
+ *
+ * @example
+ * const view = ttyView(process.stdout, TOPICS)
+ */
 export function ttyView(out: Writable, topics: readonly string[]): DemoView {
   const rows = new Map<string, TopicRow>(
     topics.map((topic) => [topic, { topic, path: '', attempt: 0, stalls: 0, status: 'waiting', detail: '' }]),

@@ -41,6 +41,10 @@ export interface ResearchOrchestrator {
  * registry, retry(2) with jitter, and `validate` on the result (an empty answer is a failure);
  * `instrument` outermost, so a health monitor sees every call.
  * Stall detection (`watch`) lives inside each subagent, per message.
+ *
+ * @example
+ * const { ladder } = researchOrchestrator({ deep, quick }, { failureThreshold: 3, cooldownMs: 500, backoffBaseMs: 100, backoffMaxMs: 800 })
+ * const served = await ladder('battery recycling').execute()
  */
 export function researchOrchestrator(
   subagents: { deep: Subagent; quick: Subagent },

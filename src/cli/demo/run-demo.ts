@@ -13,7 +13,12 @@ export interface DemoIO {
   stdout: { write(s: string): unknown; isTTY?: boolean; columns?: number };
 }
 
-/** The topics the research orchestrator works through. */
+/**
+ * The topics the research orchestrator works through.
+ *
+ * @example
+ * await runDemo(io, backend, TOPICS.slice(0, 5))
+ */
 export const TOPICS: readonly string[] = [
   'battery recycling',
   'solid-state electrolytes',
@@ -53,6 +58,9 @@ export interface DemoSummary {
 /**
  * Runs the research orchestrator over a backend: each topic through deep-research →
  * quick-search, a live view while it runs, a summary at the end.
+ *
+ * @example
+ * const summary = await runDemo({ stdout: process.stdout }, await anthropicBackend({ seed: 7, live: false }))
  */
 export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly string[] = TOPICS): Promise<DemoSummary> {
   const started = performance.now();

@@ -1,8 +1,18 @@
 import type { Scenario } from '../../chaos/scenario.js';
 
-/** The model the deep-research path asks for (override with RECOURSE_DEEP_MODEL for --live). */
+/**
+ * The model the deep-research path asks for (override with RECOURSE_DEEP_MODEL for --live).
+ *
+ * @example
+ * streamMessage(client, { model: DEEP_MODEL, max_tokens: 1024, messages })
+ */
 export const DEEP_MODEL = process.env.RECOURSE_DEEP_MODEL ?? 'claude-opus-4-1';
-/** The model the quick-search path asks for (override with RECOURSE_QUICK_MODEL for --live). */
+/**
+ * The model the quick-search path asks for (override with RECOURSE_QUICK_MODEL for --live).
+ *
+ * @example
+ * streamMessage(client, { model: QUICK_MODEL, max_tokens: 512, messages })
+ */
 export const QUICK_MODEL = process.env.RECOURSE_QUICK_MODEL ?? 'claude-haiku-4-5';
 
 /**
@@ -10,6 +20,9 @@ export const QUICK_MODEL = process.env.RECOURSE_QUICK_MODEL ?? 'claude-haiku-4-5
  * then sometimes stalls mid-stream, sometimes answers 529 and now and then returns an empty
  * answer; the quick-search model is healthy.
  * Seeded, so a run is repeatable request by request.
+ *
+ * @example
+ * const chaos = await startChaosServer({ port: 0, scenario: seedScenario(7) })
  */
 export function seedScenario(seed: number): Scenario {
   return {

@@ -4,6 +4,9 @@ import { type SimulatedFault, simulatedSubagent } from './simulated-subagents.js
 /**
  * In-process subagents: async generators that, from a seeded random source, sometimes throw a
  * 529-like error, stall between messages, or return an empty result.
+ *
+ * @example
+ * await runDemo({ stdout: process.stdout }, simulatedBackend(seededRandom(7)))
  */
 export function simulatedBackend(random: () => number): DemoBackend {
   let note: DemoNote = () => {};

@@ -34,6 +34,9 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  * An in-process subagent: an async generator of messages that, from a seeded random source,
  * sometimes throws a 529-like error, stalls between messages, or ends with an empty result.
  * Consumed under `watch` so a stall becomes a StallError.
+ *
+ * @example
+ * const deep = simulatedSubagent('deep-research', { overloaded: 0.2, stall: 0.1, empty: 0.1, messageGapMs: 40 }, random, 250, () => {})
  */
 export function simulatedSubagent(
   name: string,
