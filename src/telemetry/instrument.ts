@@ -4,7 +4,7 @@ import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import type { Listener } from '../events/event-types.js';
 import { checkOneOf, checkOptions } from '../options/validate-options.js';
-import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
+import { BaseLayer, COMPOSE, type Invoke, isThenable } from '../policy/layer.js';
 import type { Policy } from '../policy/policy.js';
 import { runForDependency } from './dependency-context.js';
 import { type CallOutcome, type ObservabilityEventMap, registerObservabilityEvents } from './event-types.js';
@@ -22,10 +22,6 @@ export interface InstrumentOptions {
 export interface InstrumentedPolicy extends Policy {
   on<E extends 'call' | 'attempt'>(event: E, listener: Listener<ObservabilityEventMap[E]>): () => void;
   on(event: string, listener: (e: object) => void): () => void;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function outcomeOf(error: unknown): CallOutcome {
