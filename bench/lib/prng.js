@@ -1,15 +1,6 @@
-// Seeded pseudo-random numbers for the simulations (mulberry32, same algorithm as recourse's
-// seededRandom, re-implemented here so the bench does not depend on an internal module).
-
-export function mulberry32(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Seeded pseudo-random numbers for the simulations: recourse's own seededRandom (mulberry32), so
+// the bench and the library draw the same sequences for the same seed.
+export { seededRandom as mulberry32 } from '../../dist/testing/index.js';
 
 /** A normal variate N(mean, sd) from a uniform source (Box–Muller). */
 export function normal(random, mean, sd) {

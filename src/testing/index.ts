@@ -6,3 +6,4 @@ export {
   type ConformanceTestApi,
   storeConformance,
 } from '../store/conformance.js';
+export { seededRandom } from '../random/seeded-random.js';
