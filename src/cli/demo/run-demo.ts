@@ -179,7 +179,7 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     const attempts = summary.attemptsByPath[path] ?? 0;
     const failures = summary.failuresByPath[path] ?? 0;
     const dep = snapshot.dependencies[path];
-    const calls = dep ? `; calls ${dep.failures}/${dep.calls} failed (${rate(dep.failures, dep.calls)})` : '';
+    const calls = dep ? `; calls in the last ${snapshot.windowMs / 1000} s ${dep.failures}/${dep.calls} failed (${rate(dep.failures, dep.calls)})` : '';
     const p99 = dep?.latencyMs ? `, p50 ${dep.latencyMs.p50.toFixed(0)} ms, p99 ${dep.latencyMs.p99.toFixed(0)} ms` : '';
     w(`  ${`${path} errors`.padEnd(22)}attempts ${failures}/${attempts} failed (${rate(failures, attempts)})${calls}${p99}`);
   }
