@@ -19,6 +19,7 @@ import {
   type StallError,
   timeout,
 } from '../../src/index.js';
+import { settle } from '../helpers/settle.js';
 
 const body = (model = 'claude-test') => ({
   model,
@@ -64,14 +65,6 @@ async function socketsClosed(chaos: ChaosServer, withinMs = 1000): Promise<numbe
   return Date.now() - start;
 }
 
-const settle = async <T>(promise: Promise<T>): Promise<{ value?: T; error?: unknown; ms: number }> => {
-  const start = Date.now();
-  try {
-    return { value: await promise, ms: Date.now() - start };
-  } catch (error) {
-    return { error, ms: Date.now() - start };
-  }
-};
 
 describe('streamMessage against the real @anthropic-ai/sdk and the chaos server', () => {
   it('resolves with the final message of a healthy stream', async () => {

@@ -11,6 +11,7 @@ import {
   subagentPath,
 } from '../../src/claude-agent-sdk/index.js';
 import { cliBinary, cliChildren, isAlive, waitNoCli, withAgentChaos } from './helpers.js';
+import { settle } from '../helpers/settle.js';
 
 // Each test starts the real ~400 MB CLI (start-up 0.35–1.5 s here): a few, one at a time.
 const binary = cliBinary();
@@ -25,14 +26,6 @@ describe.runIf(required)('CI requirements', () => {
 });
 
 const PROMPT = 'Say hello.';
-const settle = async <T>(promise: Promise<T>): Promise<{ value?: T; error?: unknown; ms: number }> => {
-  const start = Date.now();
-  try {
-    return { value: await promise, ms: Date.now() - start };
-  } catch (error) {
-    return { error, ms: Date.now() - start };
-  }
-};
 
 describe.skipIf(skip).sequential('runQuery against the real Claude Agent SDK and the chaos server', () => {
   beforeAll(() => {
