@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { markdownTable } from './lib/format.js';
-import { evaluateGoals } from './lib/goals.js';
+import { evaluateGoals, GOAL_COLUMNS } from './lib/goals.js';
 
 const args = process.argv.slice(2);
 const u = args.indexOf('--update');
@@ -41,12 +41,7 @@ if (goals.length > 0) {
   out.push('', '### Goals, as measured in this run', '');
   out.push(
     markdownTable(
-      [
-        { key: 'goal', label: 'goal', align: 'left' },
-        { key: 'node', label: 'node', align: 'left' },
-        { key: 'measured', label: 'measured', align: 'left' },
-        { key: 'status', label: 'status', align: 'left' },
-      ],
+      GOAL_COLUMNS,
       goals,
     ),
   );

@@ -7,7 +7,7 @@ import { cp, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, USAGE } from './lib/args.js';
 import { textTable } from './lib/format.js';
-import { evaluateGoals } from './lib/goals.js';
+import { evaluateGoals, GOAL_COLUMNS } from './lib/goals.js';
 import { machineInfo } from './lib/machine.js';
 import { describeNode } from './lib/spawn.js';
 import * as overhead from './cases/overhead.js';
@@ -114,12 +114,7 @@ if (results.goals.length > 0) {
   console.log('\nGoals');
   console.log(
     textTable(
-      [
-        { key: 'goal', label: 'goal', align: 'left' },
-        { key: 'node', label: 'node', align: 'left' },
-        { key: 'measured', label: 'measured', align: 'left' },
-        { key: 'status', label: 'status', align: 'left' },
-      ],
+      GOAL_COLUMNS,
       results.goals,
     ),
   );

@@ -88,3 +88,11 @@ export function evaluateGoals(results) {
   }
   return goals;
 }
+
+/** The columns of the goals table, in the terminal report and in the README alike. */
+export const GOAL_COLUMNS = [
+  { key: 'goal', label: 'goal', align: 'left' },
+  { key: 'node', label: 'node', align: 'left' },
+  { key: 'measured', label: 'measured', align: 'left' },
+  { key: 'status', label: 'status', align: 'left' },
+];
