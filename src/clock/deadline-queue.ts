@@ -11,13 +11,6 @@ export interface DeadlineEntry {
   expire(): void;
 }
 
-class CallbackEntry implements DeadlineEntry {
-  live = true;
-  constructor(
-    readonly at: number,
-    readonly expire: () => void,
-  ) {}
-}
 
 /**
  * @internal One timer per clock for every pending deadline (principle 10). Entries live in a
@@ -38,13 +31,6 @@ export class DeadlineQueue {
 
   constructor(clock: Clock) {
     this.#clock = clock;
-  }
-
-  /** Runs `fire` at clock time `at` unless cancelled first. */
-  add(at: number, fire: () => void): DeadlineEntry {
-    const entry = new CallbackEntry(at, fire);
-    this.schedule(entry);
-    return entry;
   }
 
   /** Schedules an entry object (live, with its `at` set). */
