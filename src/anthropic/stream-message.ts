@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Clock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import { InvalidResultError } from '../errors/invalid-result-error.js';
-import { checkFunction, checkMs, checkOptions, checkSignal } from '../options/validate-options.js';
+import { checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
 import { type WatchOptions, watch } from '../watch/watch.js';
 import { IncompleteStreamError } from './incomplete-stream-error.js';
 
@@ -62,6 +62,8 @@ export interface StreamMessageOptions {
   clock?: Clock;
 }
 
+const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = { firstEventMs: true, idleMs: true, totalMs: true, signal: true, isProgress: true, onEvent: true, validate: true, requestOptions: true, clock: true };
+
 const notPing = (event: MessageStreamEvent): boolean => (event as { type: string }).type !== 'ping';
 const noop = (): void => {};
 // watch() needs one limit; with none asked for, a total no stream reaches (the longest timer Node allows).
@@ -85,7 +87,7 @@ const NO_LIMIT_MS = 2_147_483_647;
  */
 export async function streamMessage(client: AnthropicLike, body: MessageStreamParams, options?: StreamMessageOptions): Promise<Message> {
   if (typeof client?.messages?.stream !== 'function') throw new TypeError('streamMessage(client) needs an Anthropic client (client.messages.stream)');
-  const o = checkOptions('streamMessage', options);
+  const o = checkOptions('streamMessage', options, STREAM_MESSAGE_KEYS);
   const signal = checkSignal('signal', o.signal);
   const onEvent = o.onEvent === undefined ? undefined : checkFunction<(e: MessageStreamEvent) => void>('onEvent', o.onEvent);
   const validate = o.validate === undefined ? undefined : checkFunction<(m: Message) => boolean | string>('validate', o.validate);

@@ -1,4 +1,4 @@
-import { checkMs, checkNumber, checkOneOf, checkOptions } from '../options/validate-options.js';
+import { checkMs, checkNumber, checkOneOf, checkOptions, type OptionKeys } from '../options/validate-options.js';
 import type { Backoff } from './backoff.js';
 
 /** How randomness spreads retries (Brooker, "Exponential Backoff and Jitter"). */
@@ -16,6 +16,8 @@ export interface ExponentialOptions {
   jitter?: Jitter;
 }
 
+const EXPONENTIAL_KEYS: OptionKeys<ExponentialOptions> = { baseMs: true, factor: true, maxMs: true, jitter: true };
+
 const JITTERS: readonly Jitter[] = ['full', 'equal', 'decorrelated', 'none'];
 
 /**
@@ -28,7 +30,7 @@ const JITTERS: readonly Jitter[] = ['full', 'equal', 'decorrelated', 'none'];
  * retry({ maxAttempts: 4, backoff: exponential({ baseMs: 200, maxMs: 5_000, jitter: 'equal' }) })
  */
 export function exponential(options?: ExponentialOptions): Backoff {
-  const o = checkOptions('exponential', options);
+  const o = checkOptions('exponential', options, EXPONENTIAL_KEYS);
   const baseMs = o.baseMs === undefined ? 1000 : checkMs('baseMs', o.baseMs);
   const factor = o.factor === undefined ? 2 : checkNumber('factor', o.factor, 1);
   if (!Number.isFinite(factor)) throw new RangeError(`factor must be a finite number >= 1, got ${factor}`);

@@ -2,7 +2,7 @@ import { canonicalJson } from '../canonical/canonical-json.js';
 import { sha256Hex } from '../canonical/sha256.js';
 import type { Clock } from '../clock/clock.js';
 import { checkKey } from '../idempotency/check-key.js';
-import { checkInteger, checkOptions } from '../options/validate-options.js';
+import { checkInteger, checkOptions, type OptionKeys , checkClock } from '../options/validate-options.js';
 import type { CheckpointRecord, CheckpointStore } from '../store/checkpoint-store.js';
 import { wallClock } from '../store/wall-clock.js';
 
@@ -11,6 +11,8 @@ export interface CheckpointerOptions {
   /** Stamps `savedAt`. Default `wallClock`. */
   clock?: Clock;
 }
+
+const CHECKPOINTER_KEYS: OptionKeys<CheckpointerOptions> = { clock: true };
 
 /** What {@link Checkpointer.recover} found. */
 export type Recovery =
@@ -57,7 +59,7 @@ export class Checkpointer {
       throw new TypeError('store must be a CheckpointStore, e.g. memoryStore() or sqliteStore({ path })');
     }
     this.#store = store;
-    this.#clock = checkOptions('Checkpointer', options).clock ?? wallClock;
+    this.#clock = checkClock<Clock>('clock', checkOptions('Checkpointer', options, CHECKPOINTER_KEYS).clock ?? wallClock);
   }
 
   /**

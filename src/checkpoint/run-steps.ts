@@ -1,6 +1,6 @@
 import { canonicalJson } from '../canonical/canonical-json.js';
 import { checkKey } from '../idempotency/check-key.js';
-import { checkOptions } from '../options/validate-options.js';
+import { checkOptions, type OptionKeys } from '../options/validate-options.js';
 import { CheckpointCorruptError } from './checkpoint-corrupt-error.js';
 import { type Checkpointer, type DetailedRecovery, RECOVER_DETAILED } from './checkpointer.js';
 
@@ -13,6 +13,8 @@ export interface RunStepsOptions<S> {
   /** The state step 0 receives when the task has no checkpoint yet. */
   initialState: S;
 }
+
+const RUN_STEPS_KEYS: OptionKeys<RunStepsOptions<unknown>> = { checkpointer: true, initialState: true };
 
 /**
  * Runs `steps` in order, saving a checkpoint after each, and resumes after the last good step when
@@ -32,7 +34,7 @@ export interface RunStepsOptions<S> {
 export async function runSteps<S>(taskId: string, steps: Array<Step<S>>, options: RunStepsOptions<S>): Promise<S> {
   checkKey('taskId', taskId);
   if (!Array.isArray(steps) || steps.some((s) => typeof s !== 'function')) throw new TypeError('steps must be an array of functions');
-  const o = checkOptions('runSteps', options);
+  const o = checkOptions('runSteps', options, RUN_STEPS_KEYS);
   const checkpointer = o.checkpointer as Partial<Checkpointer> | undefined;
   if (typeof checkpointer?.save !== 'function' || typeof checkpointer.recover !== 'function') {
     throw new TypeError('checkpointer must be a Checkpointer, e.g. new Checkpointer(store)');

@@ -1,6 +1,6 @@
 import type { Classification } from '../classify/classification.js';
 import { type Clock, systemClock } from '../clock/clock.js';
-import { checkFunction, checkInteger, checkMs, checkNumber, checkOptions } from '../options/validate-options.js';
+import { checkFunction, checkInteger, checkMs, checkNumber, checkOptions, type OptionKeys , checkClock, checkName } from '../options/validate-options.js';
 import type { BreakerStore } from '../store/breaker-store.js';
 
 /** Sliding-window mode: open on a failure rate instead of a run of consecutive failures. */
@@ -31,6 +31,8 @@ export interface BreakerOptions {
   clock?: Clock;
 }
 
+const BREAKER_KEYS: OptionKeys<BreakerOptions> = { name: true, failureThreshold: true, window: true, cooldownMs: true, probeTimeoutMs: true, countsAsFailure: true, store: true, clock: true };
+
 /** @internal Options checked once and shared by every breaker built from them. */
 export interface ResolvedBreakerOptions {
   failureThreshold: number;
@@ -44,10 +46,8 @@ export interface ResolvedBreakerOptions {
 
 /** @internal */
 export function resolveBreakerOptions(options: BreakerOptions | undefined): ResolvedBreakerOptions {
-  const o = checkOptions('circuitBreaker', options);
-  if (o.name !== undefined && (typeof o.name !== 'string' || o.name === '')) {
-    throw new TypeError(`name must be a non-empty string, got ${JSON.stringify(o.name)}`);
-  }
+  const o = checkOptions('circuitBreaker', options, BREAKER_KEYS);
+  if (o.name !== undefined) checkName('name', o.name);
   const cooldownMs = o.cooldownMs === undefined ? 30_000 : checkMs('cooldownMs', o.cooldownMs);
   let window: BreakerWindow | undefined;
   if (o.window !== undefined) {
@@ -73,6 +73,6 @@ export function resolveBreakerOptions(options: BreakerOptions | undefined): Reso
     probeTimeoutMs: o.probeTimeoutMs === undefined ? Math.max(cooldownMs, 1) : checkMs('probeTimeoutMs', o.probeTimeoutMs, 1),
     countsAsFailure: o.countsAsFailure === undefined ? undefined : checkFunction('countsAsFailure', o.countsAsFailure),
     store,
-    clock: o.clock ?? systemClock,
+    clock: checkClock<Clock>('clock', o.clock ?? systemClock),
   };
 }

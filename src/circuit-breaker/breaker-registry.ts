@@ -1,3 +1,4 @@
+import { checkName } from '../options/validate-options.js';
 import type { BreakerState } from '../events/event-types.js';
 import type { BreakerOptions, ResolvedBreakerOptions } from './breaker-options.js';
 import { resolveBreakerOptions } from './breaker-options.js';
@@ -24,7 +25,7 @@ export class BreakerRegistry {
 
   /** The breaker for `name`, created on first use (`overrides` apply only then). */
   get(name: string, overrides?: BreakerOptions): CircuitBreaker {
-    if (typeof name !== 'string' || name === '') throw new TypeError(`name must be a non-empty string, got ${JSON.stringify(name)}`);
+    checkName('name', name);
     let breaker = this.#breakers.get(name);
     if (breaker === undefined) {
       const resolved = overrides === undefined ? this.#resolved : resolveBreakerOptions({ ...this.#defaults, ...overrides });

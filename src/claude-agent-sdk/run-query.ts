@@ -10,7 +10,7 @@ import type { Clock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import { InvalidResultError } from '../errors/invalid-result-error.js';
 import { isStallError } from '../errors/stall-error.js';
-import { checkFunction, checkMs, checkOptions, checkSignal } from '../options/validate-options.js';
+import { checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
 import { type WatchOptions, watch } from '../watch/watch.js';
 import { emitModelFallback, isModelFallbackMessage } from './agent-events.js';
 import { agentResultError, noResultError } from './agent-outcome.js';
@@ -85,6 +85,8 @@ export interface RunQueryOptions {
   clock?: Clock;
 }
 
+const RUN_QUERY_KEYS: OptionKeys<RunQueryOptions> = { firstMessageMs: true, idleMs: true, totalMs: true, signal: true, validate: true, isProgress: true, onMessage: true, query: true, killGraceMs: true, exitGraceMs: true, clock: true };
+
 const MIN_FIRST_MESSAGE_MS = 30_000;
 // watch() needs one limit; with none asked for, a total no query reaches (the longest timer Node allows).
 const NO_LIMIT_MS = 2_147_483_647;
@@ -117,7 +119,7 @@ const notPing = (m: SDKMessage): boolean => !(m.type === 'stream_event' && (m.ev
  */
 export async function runQuery(params: RunQueryParams, options?: RunQueryOptions): Promise<SDKResultSuccess> {
   if (typeof params !== 'object' || params === null) throw new TypeError('runQuery(params) needs { prompt, options? }');
-  const o = checkOptions('runQuery', options);
+  const o = checkOptions('runQuery', options, RUN_QUERY_KEYS);
   const signal = checkSignal('signal', o.signal);
   const queryFn = o.query === undefined ? (sdkQuery as QueryFunction) : checkFunction<QueryFunction>('query', o.query);
   const watchOptions = watchOptionsOf(o);

@@ -3,7 +3,7 @@ import { AllPathsFailedError, type PathFailure } from '../errors/all-paths-faile
 import { abortReason } from '../errors/abort-error.js';
 import { Emitter } from '../events/emitter.js';
 import type { Listener, PolicyEventMap } from '../events/event-types.js';
-import { checkSignal } from '../options/validate-options.js';
+import { checkSignal, checkName } from '../options/validate-options.js';
 import { start, terminal } from '../policy/layer.js';
 import type { Policy } from '../policy/policy.js';
 
@@ -52,7 +52,7 @@ export function fallback<T>(paths: Array<FallbackPath<T>>): Fallback<T> {
   const names = new Set<string>();
   paths.forEach((p, i) => {
     if (typeof p !== 'object' || p === null) throw new TypeError(`paths[${i}] must be an object { name, run, policy? }`);
-    if (typeof p.name !== 'string' || p.name === '') throw new TypeError(`paths[${i}].name must be a non-empty string, got ${JSON.stringify(p.name)}`);
+    checkName(`paths[${i}].name`, p.name);
     if (names.has(p.name)) throw new TypeError(`paths[${i}].name "${p.name}" is used twice`);
     names.add(p.name);
     if (typeof p.run !== 'function') throw new TypeError(`paths[${i}].run must be a function`);

@@ -2,7 +2,7 @@ import { classify } from '../classify/classify.js';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { Emitter, reportListenerError } from '../events/emitter.js';
 import type { Listener } from '../events/event-types.js';
-import { checkFunction, checkInteger, checkMs, checkNumber, checkOptions } from '../options/validate-options.js';
+import { checkFunction, checkInteger, checkMs, checkNumber, checkOptions, type OptionKeys , checkClock, checkName } from '../options/validate-options.js';
 import { type DegradationDirection, type ObservabilityEventMap, registerObservabilityEvents } from '../telemetry/event-types.js';
 import type { ErrorRate, HealthMonitor } from './health-monitor.js';
 
@@ -56,6 +56,8 @@ export interface DegradationOptions<F extends DegradationFlags> {
   onContextOverflow?: (info: { dependency: string; error: unknown }) => void;
 }
 
+const DEGRADATION_KEYS: OptionKeys<DegradationOptions<DegradationFlags>> = { levels: true, monitor: true, dependencies: true, errorRate: true, holdMs: true, minimumCalls: true, name: true, clock: true, onContextOverflow: true };
+
 /** A degradation controller (see {@link degradation}). */
 export interface DegradationController<F extends DegradationFlags> {
   /** The current level's name (evaluated on read). */
@@ -94,17 +96,17 @@ function resolveLevels<F extends DegradationFlags>(levels: unknown): Level<F>[] 
   let previous = 0;
   return levels.map((l: Partial<DegradationLevel<F>> | undefined, i): Level<F> => {
     if (typeof l !== 'object' || l === null) throw new TypeError(`levels[${i}] must be an object { name, enterAt, exitBelow?, flags? }`);
-    if (typeof l.name !== 'string' || l.name === '') throw new TypeError(`levels[${i}].name must be a non-empty string, got ${JSON.stringify(l.name)}`);
-    if (names.has(l.name)) throw new TypeError(`levels[${i}].name "${l.name}" is used twice`);
-    names.add(l.name);
+    const name = checkName(`levels[${i}].name`, l.name);
+    if (names.has(name)) throw new TypeError(`levels[${i}].name "${name}" is used twice`);
+    names.add(name);
     if (l.flags !== undefined && (typeof l.flags !== 'object' || l.flags === null)) throw new TypeError(`levels[${i}].flags must be an object`);
     const flags = Object.freeze({ ...base.flags, ...l.flags }) as Readonly<F>;
-    if (i === 0) return { name: l.name, enterAt: 0, exitBelow: 0, flags };
+    if (i === 0) return { name, enterAt: 0, exitBelow: 0, flags };
     const enterAt = checkNumber(`levels[${i}].enterAt`, l.enterAt, Number.MIN_VALUE, 1);
     if (enterAt <= previous) throw new RangeError(`levels[${i}].enterAt must be greater than levels[${i - 1}].enterAt (${previous}), got ${enterAt}`);
     previous = enterAt;
     const exitBelow = l.exitBelow === undefined ? enterAt / 2 : checkNumber(`levels[${i}].exitBelow`, l.exitBelow, 0, enterAt);
-    return { name: l.name, enterAt, exitBelow, flags };
+    return { name, enterAt, exitBelow, flags };
   });
 }
 
@@ -122,13 +124,13 @@ class Controller<F extends DegradationFlags> implements DegradationController<F>
   #evaluating = false;
 
   constructor(options: DegradationOptions<F>) {
-    const o = checkOptions('degradation', options);
+    const o = checkOptions('degradation', options, DEGRADATION_KEYS);
     registerObservabilityEvents();
     this.#levels = resolveLevels<F>(o.levels);
     this.#holdMs = o.holdMs === undefined ? 30_000 : checkMs('holdMs', o.holdMs);
     this.#minimumCalls = o.minimumCalls === undefined ? 10 : checkInteger('minimumCalls', o.minimumCalls, 1);
-    this.#clock = o.clock ?? systemClock;
-    if (o.name !== undefined && (typeof o.name !== 'string' || o.name === '')) throw new TypeError(`name must be a non-empty string, got ${JSON.stringify(o.name)}`);
+    this.#clock = checkClock<Clock>('clock', o.clock ?? systemClock);
+    if (o.name !== undefined) checkName('name', o.name);
     this.#events = new Emitter('degradation', o.name ?? 'degradation');
     const monitor = o.monitor;
     if (monitor !== undefined && typeof monitor?.errorRate !== 'function') throw new TypeError('monitor must be a HealthMonitor, e.g. healthMonitor()');

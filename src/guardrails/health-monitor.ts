@@ -4,7 +4,7 @@ import { type Clock, systemClock } from '../clock/clock.js';
 import { reportListenerError } from '../events/emitter.js';
 import type { BreakerState, RecourseEvent } from '../events/event-types.js';
 import { subscribe } from '../events/subscribe.js';
-import { checkInteger, checkMs, checkOptions } from '../options/validate-options.js';
+import { checkInteger, checkMs, checkOptions, type OptionKeys , checkClock, checkName } from '../options/validate-options.js';
 import { dependencyOf } from '../telemetry/dependency-context.js';
 import { type CallOutcome, registerObservabilityEvents } from '../telemetry/event-types.js';
 import { LatencyHistogram, type LatencyStats } from './latency-histogram.js';
@@ -18,6 +18,8 @@ export interface HealthMonitorOptions {
   buckets?: number;
   clock?: Clock;
 }
+
+const HEALTH_MONITOR_KEYS: OptionKeys<HealthMonitorOptions> = { windowMs: true, buckets: true, clock: true };
 
 /** One call's outcome, as `record` takes it (what an `instrument()` `call` event carries). */
 export interface HealthSample {
@@ -139,10 +141,10 @@ class Monitor implements HealthMonitor {
   readonly observe: (event: RecourseEvent) => void;
 
   constructor(options: HealthMonitorOptions | undefined) {
-    const o = checkOptions('healthMonitor', options);
+    const o = checkOptions('healthMonitor', options, HEALTH_MONITOR_KEYS);
     this.#windowMs = o.windowMs === undefined ? 60_000 : checkMs('windowMs', o.windowMs, 1);
     this.#buckets = o.buckets === undefined ? 12 : checkInteger('buckets', o.buckets, 1);
-    this.#clock = o.clock ?? systemClock;
+    this.#clock = checkClock<Clock>('clock', o.clock ?? systemClock);
     this.#fallback = new TimeBuckets<FallbackBucket>(
       this.#windowMs,
       this.#buckets,
@@ -162,7 +164,7 @@ class Monitor implements HealthMonitor {
   }
 
   record(dependency: string, sample: HealthSample): void {
-    if (typeof dependency !== 'string' || dependency === '') throw new TypeError(`dependency must be a non-empty string, got ${JSON.stringify(dependency)}`);
+    checkName('dependency', dependency);
     if (typeof sample !== 'object' || sample === null || !['success', 'failure', 'cancelled'].includes(sample.outcome)) {
       throw new TypeError(`sample.outcome must be one of 'success', 'failure', 'cancelled', got ${JSON.stringify(sample?.outcome)}`);
     }

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../clock/clock.js';
-import { checkMs, checkNumber, checkOptions } from '../options/validate-options.js';
+import { checkMs, checkNumber, checkOptions, type OptionKeys , checkClock } from '../options/validate-options.js';
 import type { RetryBudget } from '../retry/retry-budget.js';
 import { TimeBuckets } from './time-buckets.js';
 
@@ -13,6 +13,8 @@ export interface RetryBudgetOptions {
   windowMs?: number;
   clock?: Clock;
 }
+
+const RETRY_BUDGET_KEYS: OptionKeys<RetryBudgetOptions> = { ratio: true, minPerSecond: true, windowMs: true, clock: true };
 
 /** What a retry budget has seen over its window (for dashboards and tests). */
 export interface RetryBudgetStats {
@@ -54,12 +56,12 @@ class TokenRetryBudget implements RetryBudgetHandle {
   #denied = 0;
 
   constructor(options: RetryBudgetOptions | undefined) {
-    const o = checkOptions('retryBudget', options);
+    const o = checkOptions('retryBudget', options, RETRY_BUDGET_KEYS);
     this.#ratio = o.ratio === undefined ? 0.1 : checkNumber('ratio', o.ratio, 0, 1);
     const perSecond = o.minPerSecond === undefined ? 3 : checkNumber('minPerSecond', o.minPerSecond, 0);
     if (!Number.isFinite(perSecond)) throw new RangeError(`minPerSecond must be a finite number >= 0, got ${perSecond}`);
     const windowMs = o.windowMs === undefined ? 10_000 : checkMs('windowMs', o.windowMs, 1);
-    this.#clock = o.clock ?? systemClock;
+    this.#clock = checkClock<Clock>('clock', o.clock ?? systemClock);
     this.#perMs = perSecond / 1000;
     // One second's worth of floor, at least one whole retry, so a fractional rate still grants some.
     this.#capacity = perSecond === 0 ? 0 : Math.max(1, perSecond);

@@ -5,7 +5,7 @@ import { canonicalJson } from '../canonical/canonical-json.js';
 import { isNotSerializableError, NotSerializableError } from '../canonical/not-serializable-error.js';
 import { type Clock, startTimer, type Timer } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
-import { checkFunction, checkMs, checkOptions, checkSignal } from '../options/validate-options.js';
+import { checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys , checkClock } from '../options/validate-options.js';
 import type { LedgerStore } from '../store/ledger-store.js';
 import { wallClock } from '../store/wall-clock.js';
 import { checkKey } from './check-key.js';
@@ -25,11 +25,15 @@ export interface IdempotencyLedgerOptions {
   random?: () => number;
 }
 
+const LEDGER_KEYS: OptionKeys<IdempotencyLedgerOptions> = { leaseMs: true, ttlMs: true, clock: true, pollBackoff: true, random: true };
+
 /** Per-call options of {@link IdempotencyLedger.run}. */
 export interface LedgerRunOptions {
   /** Stops this caller's wait; an operation already running is not interrupted (others share it). */
   signal?: AbortSignal;
 }
+
+const LEDGER_RUN_KEYS: OptionKeys<LedgerRunOptions> = { signal: true };
 
 /** One execution in this process and the callers sharing it. */
 interface Flight {
@@ -73,11 +77,11 @@ export class IdempotencyLedger {
     if (typeof (store as Partial<LedgerStore> | undefined)?.ledgerClaim !== 'function') {
       throw new TypeError('store must be a LedgerStore, e.g. memoryStore() or sqliteStore({ path })');
     }
-    const o = checkOptions('IdempotencyLedger', options);
+    const o = checkOptions('IdempotencyLedger', options, LEDGER_KEYS);
     this.#store = store;
     this.#leaseMs = o.leaseMs === undefined ? 30_000 : checkMs('leaseMs', o.leaseMs, 1);
     this.#ttlMs = o.ttlMs === undefined ? 86_400_000 : checkMs('ttlMs', o.ttlMs, 1);
-    this.#clock = o.clock ?? wallClock;
+    this.#clock = checkClock<Clock>('clock', o.clock ?? wallClock);
     if (o.pollBackoff !== undefined && typeof (o.pollBackoff as Partial<Backoff>)?.delay !== 'function') {
       throw new TypeError('pollBackoff must be a Backoff (an object with a delay() function), e.g. exponential()');
     }
@@ -92,7 +96,7 @@ export class IdempotencyLedger {
   async run<T>(key: string, fn: () => Promise<T>, options?: LedgerRunOptions): Promise<T> {
     checkKey('key', key);
     checkFunction('fn', fn);
-    const signal = checkSignal('signal', checkOptions('run', options).signal);
+    const signal = checkSignal('signal', checkOptions('run', options, LEDGER_RUN_KEYS).signal);
     if (signal?.aborted) throw abortReason(signal);
     let flight = this.#flights.get(key);
     if (flight === undefined) flight = this.#start(key, fn as () => Promise<unknown>);

@@ -2,7 +2,7 @@ import { type Attributes, context, type Span, SpanKind, SpanStatusCode, type Tra
 import { classify } from '../classify/classify.js';
 import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
-import { checkOneOf, checkOptions } from '../options/validate-options.js';
+import { checkOneOf, checkOptions, type OptionKeys, checkName } from '../options/validate-options.js';
 import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
 import type { Policy } from '../policy/policy.js';
 import { errorMessage } from '../telemetry/error-summary.js';
@@ -23,6 +23,8 @@ export interface TracedOptions {
   /** Added to every span. */
   attributes?: Attributes;
 }
+
+const TRACED_KEYS: OptionKeys<TracedOptions> = { name: true, tracer: true, per: true, spanName: true, attributes: true };
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
@@ -63,12 +65,12 @@ class TracedPolicy extends BaseLayer {
   readonly #attributes: Attributes;
 
   constructor(options: TracedOptions) {
-    const o = checkOptions('traced', options);
-    if (typeof o.name !== 'string' || o.name === '') throw new TypeError(`name must be a non-empty string, got ${JSON.stringify(o.name)}`);
-    super('traced', o.name);
+    const o = checkOptions('traced', options, TRACED_KEYS);
+    const name = checkName('name', o.name);
+    super('traced', name);
     if (o.tracer !== undefined && typeof o.tracer?.startSpan !== 'function') throw new TypeError('tracer must be an OpenTelemetry Tracer');
     this.#tracer = o.tracer ?? trace.getTracer('recourse');
-    this.#name = o.name;
+    this.#name = name;
     this.#attempt = (o.per === undefined ? 'execute' : checkOneOf('per', o.per, ['execute', 'attempt'])) === 'attempt';
     this.#spanName = o.spanName ?? (this.#attempt ? 'recourse.attempt' : 'recourse.execute');
     this.#attributes = { ...o.attributes };

@@ -20,6 +20,7 @@ class Pipeline implements Layer {
   #invoke: Invoke | undefined;
 
   constructor(policies: readonly Policy[]) {
+    if (policies.length === 0) throw new TypeError('pipeline() needs at least one policy, e.g. pipeline(retry(), timeout(30_000))');
     policies.forEach((p, i) => {
       if (typeof p !== 'object' || p === null || typeof p.execute !== 'function') {
         throw new TypeError(`pipeline argument ${i} must be a policy (retry(), timeout(ms), …), got ${p === null ? 'null' : typeof p}`);

@@ -4,7 +4,7 @@ import { untilAborted } from '../context/until-aborted.js';
 import { abortReason } from '../errors/abort-error.js';
 import { Emitter, eventChannel } from '../events/emitter.js';
 import type { Listener, PolicyEventMap, PolicyEventType } from '../events/event-types.js';
-import { checkSignal, showValue } from '../options/validate-options.js';
+import { checkName, checkSignal, showValue } from '../options/validate-options.js';
 import type { Policy } from './policy.js';
 
 /** @internal Runs the rest of a chain for `fn` in `scope`; may return a plain value or throw. */
@@ -110,7 +110,7 @@ export abstract class BaseLayer implements Layer {
 
   protected constructor(kind: string, name?: string) {
     this.#kind = kind;
-    this.#name = name;
+    this.#name = name === undefined ? undefined : checkName('name', name);
   }
 
   protected get events(): Emitter {

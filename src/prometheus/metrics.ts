@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, type Registry, register as globalRegistry } 
 import type { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
 import type { BreakerState, RecourseEvent } from '../events/event-types.js';
 import { subscribe } from '../events/subscribe.js';
-import { checkOptions } from '../options/validate-options.js';
+import { checkOptions, type OptionKeys } from '../options/validate-options.js';
 import { dependencyOf } from '../telemetry/dependency-context.js';
 import { registerObservabilityEvents } from '../telemetry/event-types.js';
 
@@ -17,6 +17,8 @@ export interface PrometheusOptions {
   /** Breakers whose state the gauge reads at every scrape (a `BreakerRegistry` or a list), so idle dependencies show up too. */
   breakers?: { entries(): Iterable<[string, CircuitBreaker]> } | Iterable<CircuitBreaker>;
 }
+
+const PROMETHEUS_KEYS: OptionKeys<PrometheusOptions> = { registry: true, prefix: true, buckets: true, breakers: true };
 
 /** The metrics of {@link prometheusMetrics}. */
 export interface PrometheusMetrics {
@@ -114,7 +116,7 @@ function listBreakers(source: PrometheusOptions['breakers']): Array<[string, Cir
  * app.get('/metrics', async (_, res) => res.type(metrics.registry.contentType).send(await metrics.registry.metrics()))
  */
 export function prometheusMetrics(options?: PrometheusOptions): PrometheusMetrics {
-  const o = checkOptions('prometheusMetrics', options);
+  const o = checkOptions('prometheusMetrics', options, PROMETHEUS_KEYS);
   const registry = o.registry ?? globalRegistry;
   const prefix = o.prefix ?? 'recourse_';
   if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$|^$/.test(prefix)) throw new TypeError(`prefix must be a valid metric name prefix, got ${JSON.stringify(prefix)}`);

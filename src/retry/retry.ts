@@ -7,7 +7,7 @@ import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import { isRetriesExhaustedError, RetriesExhaustedError } from '../errors/retries-exhausted-error.js';
 import type { GiveUpReason } from '../errors/retries-exhausted-error.js';
-import { checkFunction, checkInteger, checkMs, checkOptions } from '../options/validate-options.js';
+import { checkFunction, checkInteger, checkMs, checkOptions, type OptionKeys , checkClock, checkBackoff } from '../options/validate-options.js';
 import { asPromise, BaseLayer, COMPOSE, type Invoke, isThenable, RETRY_PARTS, type RetryParts } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import type { RetryBudget } from './retry-budget.js';
@@ -31,6 +31,8 @@ export interface RetryOptions {
   random?: () => number;
 }
 
+const RETRY_KEYS: OptionKeys<RetryOptions> = { name: true, maxAttempts: true, backoff: true, retryOn: true, maxRetryAfterMs: true, budget: true, clock: true, random: true };
+
 class RetryPolicy extends BaseLayer {
   readonly #maxAttempts: number;
   readonly #backoff: Backoff;
@@ -41,20 +43,17 @@ class RetryPolicy extends BaseLayer {
   readonly #random: () => number;
 
   constructor(options: RetryOptions | undefined) {
-    const o = checkOptions('retry', options);
+    const o = checkOptions('retry', options, RETRY_KEYS);
     super('retry', o.name);
     this.#maxAttempts = o.maxAttempts === undefined ? 3 : checkInteger('maxAttempts', o.maxAttempts, 1);
-    if (o.backoff !== undefined && typeof (o.backoff as Partial<Backoff>)?.delay !== 'function') {
-      throw new TypeError('backoff must be a Backoff (an object with a delay() function), e.g. exponential()');
-    }
-    this.#backoff = o.backoff ?? exponential();
+    this.#backoff = o.backoff === undefined ? exponential() : checkBackoff<Backoff>('backoff', o.backoff);
     this.#retryOn = o.retryOn === undefined ? undefined : checkFunction('retryOn', o.retryOn);
     this.#maxRetryAfterMs = o.maxRetryAfterMs === undefined ? 60_000 : checkMs('maxRetryAfterMs', o.maxRetryAfterMs);
     if (o.budget !== undefined && (typeof o.budget?.tryRetry !== 'function' || typeof o.budget.recordRequest !== 'function')) {
       throw new TypeError('budget must be a RetryBudget, e.g. retryBudget()');
     }
     this.#budget = o.budget;
-    this.#clock = o.clock ?? systemClock;
+    this.#clock = checkClock<Clock>('clock', o.clock ?? systemClock);
     this.#random = o.random === undefined ? Math.random : checkFunction('random', o.random);
   }
 

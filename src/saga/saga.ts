@@ -4,7 +4,7 @@ import { canonicalJson } from '../canonical/canonical-json.js';
 import { isNotSerializableError, NotSerializableError } from '../canonical/not-serializable-error.js';
 import type { Clock } from '../clock/clock.js';
 import { checkKey } from '../idempotency/check-key.js';
-import { checkFunction, checkInteger, checkMs, checkOptions, checkSignal } from '../options/validate-options.js';
+import { checkFunction, checkInteger, checkMs, checkOptions, checkSignal, type OptionKeys , checkClock } from '../options/validate-options.js';
 import type { SagaLogEntry, SagaLogStore } from '../store/saga-log-store.js';
 import { wallClock } from '../store/wall-clock.js';
 import { defaultSagaStore } from './default-saga-store.js';
@@ -28,11 +28,15 @@ export interface SagaOptions {
   random?: () => number;
 }
 
+const SAGA_KEYS: OptionKeys<SagaOptions> = { store: true, clock: true, leaseMs: true, compensationAttempts: true, compensationBackoff: true, random: true };
+
 /** Per-call options of {@link Saga.recover}. */
 export interface SagaRecoverOptions {
   /** Stops waiting for another process's lease on the saga. */
   signal?: AbortSignal;
 }
+
+const SAGA_RECOVER_KEYS: OptionKeys<SagaRecoverOptions> = { signal: true };
 
 interface StepDef {
   name: string;
@@ -79,7 +83,7 @@ export class Saga {
 
   constructor(id: string, options?: SagaOptions) {
     this.id = checkKey('id', id);
-    const o = checkOptions('Saga', options);
+    const o = checkOptions('Saga', options, SAGA_KEYS);
     if (o.store !== undefined && typeof (o.store as Partial<SagaLogStore>)?.sagaAppend !== 'function') {
       throw new TypeError('store must be a SagaLogStore, e.g. memoryStore() or sqliteStore({ path })');
     }
@@ -88,7 +92,7 @@ export class Saga {
     }
     this.#s = {
       store: o.store ?? defaultSagaStore(),
-      clock: o.clock ?? wallClock,
+      clock: checkClock<Clock>('clock', o.clock ?? wallClock),
       leaseMs: o.leaseMs === undefined ? 30_000 : checkMs('leaseMs', o.leaseMs, 1),
       poll: exponential({ baseMs: 50, maxMs: 1000, jitter: 'equal' }),
       random: o.random === undefined ? Math.random : checkFunction('random', o.random),
@@ -170,7 +174,7 @@ export class Saga {
    * when these steps are not the ones logged.
    */
   async recover(options?: SagaRecoverOptions): Promise<'compensated' | 'completed' | 'nothing_to_do'> {
-    const signal = checkSignal('signal', checkOptions('recover', options).signal);
+    const signal = checkSignal('signal', checkOptions('recover', options, SAGA_RECOVER_KEYS).signal);
     const writer = await SagaWriter.await(this.id, this.#s, signal);
     try {
       const log = await this.#s.store.sagaRead(this.id);

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../circuit-breaker/breaker-record.js';
 import { admitTransition, newBreakerRecord, recordTransition } from '../circuit-breaker/breaker-record.js';
 import type { BreakerState } from '../events/event-types.js';
-import { checkMs, checkOptions, showValue } from '../options/validate-options.js';
+import { checkMs, checkOptions, showValue, type OptionKeys } from '../options/validate-options.js';
 import { forceTransition } from '../store/breaker-force.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
 import { acquireLease } from '../store/lease-transition.js';
@@ -20,6 +20,8 @@ export interface SqliteStoreOptions {
   /** How long a transition waits for another process's write lock before failing, ms. Default 5000. */
   busyTimeoutMs?: number;
 }
+
+const SQLITE_STORE_KEYS: OptionKeys<SqliteStoreOptions> = { path: true, busyTimeoutMs: true };
 
 interface BreakerRow {
   state: BreakerState;
@@ -333,7 +335,7 @@ class SqliteStore implements Store {
  * const ledger = new IdempotencyLedger(store)
  */
 export function sqliteStore(options: SqliteStoreOptions): Store {
-  const o = checkOptions('sqliteStore', options);
+  const o = checkOptions('sqliteStore', options, SQLITE_STORE_KEYS);
   if (typeof o.path !== 'string' || o.path.trim() === '') {
     throw new TypeError(`path must be a non-empty string naming the database file, got ${showValue(o.path)}`);
   }

@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../clock/clock.js';
 import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import type { Listener } from '../events/event-types.js';
-import { checkOneOf, checkOptions } from '../options/validate-options.js';
+import { checkOneOf, checkOptions, type OptionKeys , checkClock, checkName } from '../options/validate-options.js';
 import { BaseLayer, COMPOSE, type Invoke, isThenable } from '../policy/layer.js';
 import type { Policy } from '../policy/policy.js';
 import { runForDependency } from './dependency-context.js';
@@ -17,6 +17,8 @@ export interface InstrumentOptions {
   per?: 'call' | 'attempt';
   clock?: Clock;
 }
+
+const INSTRUMENT_KEYS: OptionKeys<InstrumentOptions> = { name: true, per: true, clock: true };
 
 /** A policy that measures calls; `on('call' | 'attempt')` knows the payload. */
 export interface InstrumentedPolicy extends Policy {
@@ -34,15 +36,13 @@ class InstrumentPolicy extends BaseLayer implements InstrumentedPolicy {
   readonly #clock: Clock;
 
   constructor(options: InstrumentOptions | undefined) {
-    const o = checkOptions('instrument', options);
-    if (o.name !== undefined && (typeof o.name !== 'string' || o.name === '')) {
-      throw new TypeError(`name must be a non-empty string, got ${JSON.stringify(o.name)}`);
-    }
+    const o = checkOptions('instrument', options, INSTRUMENT_KEYS);
+    if (o.name !== undefined) checkName('name', o.name);
     super('instrument', o.name);
     registerObservabilityEvents();
     this.#name = o.name;
     this.#type = o.per === undefined ? 'call' : checkOneOf('per', o.per, ['call', 'attempt']);
-    this.#clock = o.clock ?? systemClock;
+    this.#clock = checkClock<Clock>('clock', o.clock ?? systemClock);
   }
 
   [COMPOSE](next: Invoke): Invoke {

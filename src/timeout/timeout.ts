@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../clock/clock.js';
 import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import { TimeoutError } from '../errors/timeout-error.js';
-import { checkMs, checkOptions } from '../options/validate-options.js';
+import { checkMs, checkOptions, type OptionKeys , checkClock } from '../options/validate-options.js';
 import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { runWithDeadline } from './run-with-deadline.js';
@@ -14,15 +14,17 @@ export interface TimeoutOptions {
   name?: string;
 }
 
+const TIMEOUT_KEYS: OptionKeys<TimeoutOptions> = { clock: true, name: true };
+
 class TimeoutPolicy extends BaseLayer {
   readonly #ms: number;
   readonly #clock: Clock;
 
   constructor(ms: number, options: TimeoutOptions | undefined) {
-    const o = checkOptions('timeout', options);
+    const o = checkOptions('timeout', options, TIMEOUT_KEYS);
     super('timeout', o.name);
     this.#ms = checkMs('ms', ms);
-    this.#clock = o.clock ?? systemClock;
+    this.#clock = checkClock<Clock>('clock', o.clock ?? systemClock);
   }
 
   [COMPOSE](next: Invoke): Invoke {

@@ -3,7 +3,7 @@ import { systemClock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import { StallError, type StallPhase } from '../errors/stall-error.js';
 import { Emitter } from '../events/emitter.js';
-import { checkFunction, checkMs, checkOptions, checkSignal } from '../options/validate-options.js';
+import { checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys , checkClock, checkName } from '../options/validate-options.js';
 
 /** Options of {@link watch}. */
 export interface WatchOptions<M> {
@@ -21,6 +21,8 @@ export interface WatchOptions<M> {
   /** The dependency this stream comes from; reported in `stall` events. */
   name?: string;
 }
+
+const WATCH_KEYS: OptionKeys<WatchOptions<unknown>> = { firstItemMs: true, idleMs: true, totalMs: true, signal: true, isProgress: true, clock: true, name: true };
 
 const events = new Emitter('watch');
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
@@ -235,8 +237,8 @@ export function watch<M>(source: AsyncIterable<M>, options: WatchOptions<M>): As
   if (typeof (source as Partial<AsyncIterable<M>>)?.[Symbol.asyncIterator] !== 'function') {
     throw new TypeError('watch(source) needs an AsyncIterable (an async generator, a stream, query(…))');
   }
-  const o = checkOptions('watch', options);
-  const resolved: WatchOptions<M> & { clock: Clock } = { clock: o.clock ?? systemClock };
+  const o = checkOptions('watch', options, WATCH_KEYS);
+  const resolved: WatchOptions<M> & { clock: Clock } = { clock: checkClock<Clock>('clock', o.clock ?? systemClock) };
   if (o.firstItemMs !== undefined) resolved.firstItemMs = checkMs('firstItemMs', o.firstItemMs, 1);
   if (o.idleMs !== undefined) resolved.idleMs = checkMs('idleMs', o.idleMs, 1);
   if (o.totalMs !== undefined) resolved.totalMs = checkMs('totalMs', o.totalMs, 1);
@@ -247,8 +249,7 @@ export function watch<M>(source: AsyncIterable<M>, options: WatchOptions<M>): As
   if (signal !== undefined) resolved.signal = signal;
   if (o.isProgress !== undefined) resolved.isProgress = checkFunction('isProgress', o.isProgress);
   if (o.name !== undefined) {
-    if (typeof o.name !== 'string') throw new TypeError(`name must be a string, got ${typeof o.name}`);
-    resolved.name = o.name;
+    resolved.name = checkName('name', o.name);
   }
   return {
     [Symbol.asyncIterator]: () => new Watcher(source, resolved),
