@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Clock } from '../clock/clock.js';
 import type { Fault } from './scenario.js';
 
 /** @internal What the fault code needs to know about an SSE dialect. */
@@ -13,39 +14,55 @@ export interface ResponseHead {
   readonly headers: OutgoingHttpHeaders;
 }
 
+/** @internal How one answer is written: its fault, its timing and its connection. */
+export interface WritePlan {
+  readonly fault: Fault | undefined;
+  readonly clock: Clock;
+  /** Aborts when the client's connection closes. */
+  readonly signal: AbortSignal;
+  /** A wait between the headers and the first byte of the body (a `latency` with `headersFirst`). */
+  readonly afterHeadersMs?: number;
+  /** The pacing gap before the `n`th event (0-based), on top of a `slow` fault's wait. */
+  readonly gap?: (n: number) => number;
+  /** The in-stream error frame a `stream-error` fault sends after `sent` events. */
+  readonly errorFrame?: (sent: number) => string;
+}
+
 const JSON_SLOW_PIECES = 4;
+const STOPS_EARLY = new Set<Fault['kind']>(['stall', 'keepalive', 'truncate', 'stream-error']);
 
 /**
- * @internal Writes an SSE answer frame by frame, shaped by a `stall`, `keepalive`, `truncate` or
- * `slow` fault (any other fault is the caller's business and is ignored here). Resolves when
- * the answer is over: ended, or the connection closed (`signal` aborted) for the faults that
- * never end by themselves. Frames may come from an upstream: stopping early returns the
- * iterator, which lets a proxied upstream request go.
+ * @internal Writes an SSE answer frame by frame, shaped by a `stall`, `keepalive`, `truncate`,
+ * `stream-error` or `slow` fault (any other fault is the caller's business and is ignored
+ * here) and paced by `plan.gap`. Resolves when the answer is over: ended, or the connection
+ * closed (`signal` aborted) for the faults that never end by themselves. Frames may come from
+ * an upstream: stopping early returns the iterator, which lets a proxied upstream request go.
  */
 export async function writeStream(
   res: ServerResponse,
   head: ResponseHead,
   frames: Iterable<string> | AsyncIterable<string>,
-  fault: Fault | undefined,
   dialect: StreamDialect,
-  signal: AbortSignal,
+  plan: WritePlan,
 ): Promise<void> {
-  const stopsEarly = fault?.kind === 'stall' || fault?.kind === 'keepalive' || fault?.kind === 'truncate';
-  const limit = stopsEarly ? (fault.afterEvents ?? 0) : Number.POSITIVE_INFINITY;
+  const { fault, signal, clock } = plan;
+  const stopsEarly = fault !== undefined && STOPS_EARLY.has(fault.kind);
+  const limit = stopsEarly ? ((fault as { afterEvents?: number }).afterEvents ?? 0) : Number.POSITIVE_INFINITY;
   const perEventMs = fault?.kind === 'slow' ? fault.perEventMs : 0;
   res.writeHead(head.status, head.headers);
   res.flushHeaders();
+  if (!(await pause(clock, plan.afterHeadersMs ?? 0, signal))) return;
   let sent = 0;
   let stopped = false;
   for await (const frame of frames) {
     if (signal.aborted) return;
     // The final event is held back even when afterEvents is larger than the stream, so a
-    // stall / keepalive / truncate fault always shows.
+    // stall / keepalive / truncate / stream-error fault always shows.
     if (stopsEarly && (sent >= limit || dialect.isTerminal(frame))) {
       stopped = true;
       break;
     }
-    if (perEventMs > 0 && !(await sleep(perEventMs, signal))) return;
+    if (!(await pause(clock, perEventMs + (plan.gap?.(sent) ?? 0), signal))) return;
     res.write(frame);
     sent++;
   }
@@ -54,7 +71,7 @@ export async function writeStream(
     res.end();
     return;
   }
-  await holdOpen(res, fault, dialect.ping, signal);
+  await holdOpen(res, plan, dialect.ping, sent);
 }
 
 /**
@@ -62,14 +79,16 @@ export async function writeStream(
  * sends the headers only, `keepalive` sends a space (valid JSON whitespace) every `intervalMs`,
  * `truncate` sends the first half of the body and ends, `slow` sends the body in pieces.
  */
-export async function writeJson(
-  res: ServerResponse,
-  head: ResponseHead,
-  body: string,
-  fault: Fault | undefined,
-  signal: AbortSignal,
-): Promise<void> {
+export async function writeJson(res: ServerResponse, head: ResponseHead, body: string, plan: WritePlan): Promise<void> {
+  const { fault, signal, clock } = plan;
   const length = String(Buffer.byteLength(body));
+  const afterHeaders = plan.afterHeadersMs ?? 0;
+  const open = async (headers: OutgoingHttpHeaders): Promise<boolean> => {
+    res.writeHead(head.status, headers);
+    if (afterHeaders <= 0) return true;
+    res.flushHeaders();
+    return pause(clock, afterHeaders, signal);
+  };
   switch (fault?.kind) {
     case 'stall':
       res.writeHead(head.status, { ...head.headers, 'content-length': length });
@@ -79,26 +98,24 @@ export async function writeJson(
       // No content-length: the body never completes, so the client must not expect a size.
       res.writeHead(head.status, head.headers);
       res.flushHeaders();
-      return holdOpen(res, fault, ' ', signal);
+      return holdOpen(res, plan, ' ', 0);
     case 'truncate':
       // Chunked, so the body ends cleanly and the client sees half a JSON document, not a
       // connection error.
-      res.writeHead(head.status, head.headers);
-      res.end(body.slice(0, Math.floor(body.length / 2)));
+      if (await open(head.headers)) res.end(body.slice(0, Math.floor(body.length / 2)));
       return;
     case 'slow': {
-      res.writeHead(head.status, { ...head.headers, 'content-length': length });
+      if (!(await open({ ...head.headers, 'content-length': length }))) return;
       const size = Math.max(1, Math.ceil(body.length / JSON_SLOW_PIECES));
       for (let i = 0; i < body.length; i += size) {
-        if (!(await sleep(fault.perEventMs, signal))) return;
+        if (!(await pause(clock, fault.perEventMs, signal))) return;
         res.write(body.slice(i, i + size));
       }
       res.end();
       return;
     }
     default:
-      res.writeHead(head.status, { ...head.headers, 'content-length': length });
-      res.end(body);
+      if (await open({ ...head.headers, 'content-length': length })) res.end(body);
   }
 }
 
@@ -122,22 +139,17 @@ export function malformFrames(frames: readonly string[]): string[] {
 }
 
 /**
- * @internal Waits `ms` unless `signal` aborts first. Resolves `true` when the time passed,
- * `false` when aborted, so callers can stop writing to a closed connection.
+ * @internal Waits `ms` on `clock` unless `signal` aborts first. Resolves `true` when the time
+ * passed, `false` when aborted, so callers can stop writing to a closed connection. No wait at
+ * all (no timer) for 0 ms.
  */
-export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+export function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  if (ms <= 0) return Promise.resolve(true);
+  return clock.sleep(ms, signal).then(
+    () => !signal.aborted,
+    () => false,
+  );
 }
 
 /** @internal Resolves when `signal` aborts: a stalled answer lasts as long as its connection. */
@@ -146,12 +158,18 @@ export function waitForAbort(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
-async function holdOpen(res: ServerResponse, fault: Fault | undefined, ping: string, signal: AbortSignal): Promise<void> {
+async function holdOpen(res: ServerResponse, plan: WritePlan, ping: string, sent: number): Promise<void> {
+  const { fault, signal, clock } = plan;
   if (fault?.kind === 'truncate') {
     res.end();
     return;
   }
+  if (fault?.kind === 'stream-error') {
+    // The real APIs close the stream after the error event; the HTTP status stays 200.
+    res.end(plan.errorFrame?.(sent) ?? '');
+    return;
+  }
   if (fault?.kind !== 'keepalive') return waitForAbort(signal);
   const interval = fault.intervalMs ?? 1000;
-  while (await sleep(interval, signal)) res.write(ping);
+  while (await pause(clock, interval, signal)) res.write(ping);
 }

@@ -1,54 +1,53 @@
 import type { ApiWire, ChaosEndpoint, ParsedRequest, WireResponse } from './api-wire.js';
-import { type CannedReply, estimateTokens, splitJson, splitText } from './canned-answers.js';
-import { checkCommonFields, lastTurn, parseJsonBody } from './request-body.js';
+import { type CannedReply, splitText } from './canned-answers.js';
+import {
+  data,
+  OPENAI_PING,
+  openaiErrorResponse,
+  openaiJsonHeaders,
+  openaiRateLimitHeaders,
+  openaiStreamHeaders,
+} from './openai-shared.js';
+import { checkCommonFields, lastTurn, optionalPositiveInteger, parseJsonBody, toolNames } from './request-body.js';
+import { chunks, inputTokensOf } from './tokens.js';
 
-const ERRORS: Readonly<Record<number, { type: string; code: string | null }>> = {
-  400: { type: 'invalid_request_error', code: null },
-  401: { type: 'invalid_request_error', code: 'invalid_api_key' },
-  403: { type: 'invalid_request_error', code: 'unsupported_country_region_territory' },
-  404: { type: 'invalid_request_error', code: 'not_found' },
-  405: { type: 'invalid_request_error', code: null },
-  413: { type: 'invalid_request_error', code: 'request_too_large' },
-  429: { type: 'requests', code: 'rate_limit_exceeded' },
-};
+export { openaiError } from './openai-shared.js';
 
-/** @internal The OpenAI error `type` and `code` for a status. */
-export function openaiError(status: number): { type: string; code: string | null } {
-  return ERRORS[status] ?? (status >= 500 ? { type: 'server_error', code: null } : { type: 'invalid_request_error', code: null });
-}
+const FINISH_REASONS: Readonly<Record<CannedReply['stop'], string>> = { end: 'stop', tool_use: 'tool_calls', max_tokens: 'length' };
 
 /**
  * @internal OpenAI Chat Completions on the wire: `POST /v1/chat/completions`, a
  * `chat.completion` JSON object or `chat.completion.chunk` SSE lines ending with `data: [DONE]`,
- * tool calls included.
+ * tool calls included. Chat Completions shows no reasoning text, so `thinking` stays off.
  */
 export const openaiWire: ApiWire = {
   api: 'openai',
-  // A comment line: SSE clients skip it, which is how OpenAI-compatible servers keep a stream alive.
-  ping: ': ping\n\n',
+  ping: OPENAI_PING,
+  defaultStreamErrorType: 'server_error',
 
   parse(endpoint: ChaosEndpoint, raw: string): ParsedRequest | string {
     const body = parseJsonBody(raw);
     if (typeof body === 'string') return body;
     const problem = checkCommonFields(body);
     if (problem !== undefined) return problem;
+    const max = optionalPositiveInteger(body, body.max_completion_tokens === undefined ? 'max_tokens' : 'max_completion_tokens');
+    if (typeof max === 'string') return max;
+    const { messages, tools } = body;
     return {
       endpoint,
       model: body.model as string,
       stream: body.stream === true,
       body,
-      ...lastTurn(body.messages as Record<string, unknown>[]),
+      ...lastTurn(messages as Record<string, unknown>[]),
+      toolNames: toolNames(tools, (tool) => (tool.function as Record<string, unknown> | undefined)?.name),
+      thinking: null,
+      prefill: null,
+      maxOutputTokens: max,
+      inputTokens: inputTokensOf({ messages, tools }),
     };
   },
 
-  error(status, message, id, extraHeaders = {}): WireResponse {
-    const { type, code } = openaiError(status);
-    return {
-      status,
-      headers: { ...jsonHeaders(id), ...extraHeaders },
-      body: JSON.stringify({ error: { message, type, param: null, code } }),
-    };
-  },
+  error: openaiErrorResponse,
 
   json(request, reply, id): WireResponse {
     const message: Record<string, unknown> = {
@@ -67,26 +66,26 @@ export const openaiWire: ApiWire = {
     }
     const completion = {
       ...head(request, id, 'chat.completion'),
-      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(reply) }],
+      choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH_REASONS[reply.stop] }],
       usage: usageOf(request, reply),
     };
-    return { status: 200, headers: jsonHeaders(id), body: JSON.stringify(completion) };
+    return { status: 200, headers: openaiJsonHeaders(id), body: JSON.stringify(completion) };
   },
 
   frames(request, reply, id): string[] {
     const chunkHead = head(request, id, 'chat.completion.chunk');
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
       data({ ...chunkHead, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
-    const frames = [chunk({ role: 'assistant', content: '' })];
+    const frames = [chunk({ role: 'assistant', content: '', refusal: null })];
     for (const content of splitText(reply.text)) frames.push(chunk({ content }));
     if (reply.toolUse) {
       const call = { index: 0, id: `call_${reply.toolUse.id}`, type: 'function' };
       frames.push(chunk({ tool_calls: [{ ...call, function: { name: reply.toolUse.name, arguments: '' } }] }));
-      for (const args of splitJson(JSON.stringify(reply.toolUse.input))) {
+      for (const args of chunks(JSON.stringify(reply.toolUse.input), 16)) {
         frames.push(chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }));
       }
     }
-    frames.push(chunk({}, finishReason(reply)));
+    frames.push(chunk({}, FINISH_REASONS[reply.stop]));
     const options = request.body.stream_options;
     if (typeof options === 'object' && options !== null && (options as Record<string, unknown>).include_usage === true) {
       frames.push(data({ ...chunkHead, choices: [], usage: usageOf(request, reply) }));
@@ -95,36 +94,31 @@ export const openaiWire: ApiWire = {
     return frames;
   },
 
-  streamHeaders(id): Record<string, string> {
-    return { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': `req_${id}` };
-  },
+  streamHeaders: openaiStreamHeaders,
 
   isTerminal(sse: string): boolean {
     return /^data:\s*\[DONE\]\s*$/m.test(sse);
   },
+
+  // What OpenAI sends when a stream fails mid-way: a chunk holding only an `error` object.
+  streamError(type, message): string {
+    return data({ error: { message, type, param: null, code: null } });
+  },
+
+  rateLimitHeaders: openaiRateLimitHeaders,
 };
-
-function data(value: unknown): string {
-  return `data: ${JSON.stringify(value)}\n\n`;
-}
-
-function jsonHeaders(id: string): Record<string, string> {
-  return { 'content-type': 'application/json', 'x-request-id': `req_${id}` };
-}
 
 function head(request: ParsedRequest, id: string, object: string) {
   return { id: `chatcmpl-${id}`, object, created: Math.floor(Date.now() / 1000), model: request.model };
 }
 
-function finishReason(reply: CannedReply): string {
-  return reply.toolUse ? 'tool_calls' : 'stop';
-}
-
 function usageOf(request: ParsedRequest, reply: CannedReply) {
-  const prompt = estimateTokens({ messages: request.body.messages, tools: request.body.tools });
-  const completion =
-    reply.text === '' && !reply.toolUse
-      ? 0
-      : estimateTokens(reply.text) + (reply.toolUse ? estimateTokens(reply.toolUse.input) : 0);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  const completion = reply.outputTokens;
+  return {
+    prompt_tokens: request.inputTokens,
+    completion_tokens: completion,
+    total_tokens: request.inputTokens + completion,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  };
 }

@@ -49,3 +49,30 @@ export function lastTurn(messages: readonly Record<string, unknown>[]): {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
+
+/**
+ * @internal The names of the tools a request offers; `name` reads one tool's name in the API's
+ * shape. Malformed entries are skipped (the chaos server checks only what it needs).
+ */
+export function toolNames(tools: unknown, name: (tool: Record<string, unknown>) => unknown): string[] {
+  if (!Array.isArray(tools)) return [];
+  const names: string[] = [];
+  for (const tool of tools) {
+    if (!isRecord(tool)) continue;
+    const n = name(tool);
+    if (typeof n === 'string') names.push(n);
+  }
+  return names;
+}
+
+/**
+ * @internal An optional positive integer field such as `max_tokens`; `null` when absent, a
+ * 400 message when invalid.
+ */
+export function optionalPositiveInteger(body: Record<string, unknown>, field: string): number | null | string {
+  const value = body[field];
+  if (value === undefined || value === null) return null;
+  if (!Number.isSafeInteger(value)) return `${field}: Input should be a valid integer`;
+  if ((value as number) < 1) return `${field}: Input should be greater than or equal to 1`;
+  return value as number;
+}

@@ -1,4 +1,6 @@
 import { appendFile } from 'node:fs/promises';
+import type { PrefillOutcome } from './canned-answers.js';
+import type { RateLimitName } from './rate-limits.js';
 import type { ChaosApi, FaultKind } from './scenario.js';
 
 /**
@@ -6,10 +8,14 @@ import type { ChaosApi, FaultKind } from './scenario.js';
  * socket reset, or the stream about to stall). `api` and `model` are `null` for requests that are
  * not API calls (an unknown path) or whose body could not be read; `status` is `null` for a
  * `reset`; `rule` is the index of the scenario rule that applied; `at` is when the request
- * arrived (epoch ms).
+ * arrived (epoch ms). `prefill` describes a trailing assistant message the answer continued
+ * (its length and whether the answer started with it); `usage` is the input and output tokens
+ * the complete answer reports (`null` when the server sent no answer of its own: an error, a
+ * reset, a proxied request, `count_tokens`); `rateLimit` names the limit that refused the
+ * request with a 429.
  *
  * @example
- * const r: ChaosRequestRecord = { api: 'anthropic', path: '/v1/messages', model: 'claude-opus-4-8', stream: true, fault: 'stall', rule: 0, status: 200, at: 1767225600000 }
+ * const r: ChaosRequestRecord = { api: 'anthropic', path: '/v1/messages', model: 'claude-opus-4-8', stream: true, fault: 'stall', rule: 0, status: 200, at: 1767225600000, prefill: { chars: 120, matched: true }, usage: { input: 40, output: 310 }, rateLimit: null }
  */
 export interface ChaosRequestRecord {
   readonly api: ChaosApi | null;
@@ -20,6 +26,9 @@ export interface ChaosRequestRecord {
   readonly rule: number | null;
   readonly status: number | null;
   readonly at: number;
+  readonly prefill: PrefillOutcome | null;
+  readonly usage: { readonly input: number; readonly output: number } | null;
+  readonly rateLimit: RateLimitName | null;
 }
 
 /**

@@ -68,7 +68,8 @@ export class RuleBook {
   }
 }
 
-function matcher(match: RuleMatch): (target: RuleTarget) => boolean {
+/** @internal A predicate for a rule's (or a pacing entry's) `match`: every given field must match. */
+export function matcher(match: RuleMatch): (target: RuleTarget) => boolean {
   const model = match.model === undefined ? undefined : glob(match.model);
   const path = match.path === undefined ? undefined : glob(match.path.split('?')[0] ?? '');
   const api = match.api;

@@ -1,9 +1,28 @@
 import { readFile } from 'node:fs/promises';
-import type { CannedAnswer, CannedAnswers } from './canned-answers.js';
+import { errorText } from '../text/safe-text.js';
+import type { CannedAnswers } from './canned-answers.js';
+import { type Distribution, parseDistribution } from './distribution.js';
+import { type PacingRule, parsePacing } from './pacing.js';
+import { parseAnswers } from './parse-answers.js';
+import { parseRateLimit, type RateLimitConfig } from './rate-limits.js';
+import {
+  boolean,
+  type FieldCheck,
+  fail,
+  integerIn,
+  knownFields,
+  nonNegative,
+  nonNegativeInteger,
+  object,
+  positive,
+  show,
+  string,
+} from './scenario-checks.js';
 import { ChaosScenarioError } from './scenario-error.js';
 
 /**
- * The API a request speaks: the Anthropic Messages API or OpenAI Chat Completions.
+ * The API family a request speaks: the Anthropic Messages API, or OpenAI (Chat Completions and
+ * the Responses API).
  *
  * @example
  * const api: ChaosApi = 'anthropic'
@@ -13,18 +32,26 @@ export type ChaosApi = 'anthropic' | 'openai';
 /**
  * One fault the chaos server can inject. `afterEvents` counts SSE events sent (`ping`s
  * included) and defaults to 0; when it is larger than the stream, the fault lands right before
- * the stream's final event (`message_stop` / `[DONE]`), so the fault always shows.
+ * the stream's final event (`message_stop` / `[DONE]` / `response.completed`), so the fault
+ * always shows.
  *
  * - `status`: an error answer in the API's own error shape, with `retry-after` (seconds) and
  *   `retry-after-ms` headers when given (a 1xx status: that informational response, then nothing).
- * - `latency`: wait `ms`, then answer normally.
+ * - `latency`: wait `ms` (a number or a {@link Distribution}), then answer normally; with
+ *   `headersFirst` the headers go out at once and the wait falls before the first event (JSON:
+ *   before the body), the way a slow first token looks.
  * - `stall`: send `afterEvents` events, then nothing while the connection stays open (JSON: the
  *   headers, then nothing).
  * - `keepalive`: send `afterEvents` events, then only pings every `intervalMs` (default 1000)
  *   forever: Anthropic `event: ping`, OpenAI `: ping` comment lines (JSON: a space every
  *   `intervalMs`, which JSON allows).
- * - `truncate`: send `afterEvents` events, then end the response cleanly without
- *   `message_stop` / `[DONE]` (JSON: the first half of the body).
+ * - `truncate`: send `afterEvents` events, then end the response cleanly without its final
+ *   event (JSON: the first half of the body).
+ * - `stream-error`: send `afterEvents` events, then the API's in-stream error inside the HTTP
+ *   200 stream and end it: Anthropic `event: error` with `{"type":"error","error":{"type":
+ *   errorType}}` (default `overloaded_error`), Chat Completions a chunk holding only `error`
+ *   (`type` = errorType, default `server_error`), Responses an `error` event (`code` =
+ *   errorType). A JSON request gets that error as an HTTP error status instead.
  * - `reset`: destroy the socket without answering.
  * - `empty`: a well-formed answer with no content (Anthropic: no content blocks; OpenAI: `""`).
  * - `malformed`: status 200 with a body that is not valid JSON (SSE: the second event's data is
@@ -32,14 +59,15 @@ export type ChaosApi = 'anthropic' | 'openai';
  * - `slow`: wait `perEventMs` before each event (JSON: before each of 4 pieces of the body).
  *
  * @example
- * const fault: Fault = { kind: 'status', status: 529, retryAfterMs: 200 }
+ * const fault: Fault = { kind: 'stream-error', afterEvents: 12, errorType: 'overloaded_error' }
  */
 export type Fault =
   | { kind: 'status'; status: number; retryAfterS?: number; retryAfterMs?: number }
-  | { kind: 'latency'; ms: number }
+  | { kind: 'latency'; ms: Distribution; headersFirst?: boolean }
   | { kind: 'stall'; afterEvents?: number }
   | { kind: 'keepalive'; afterEvents?: number; intervalMs?: number }
   | { kind: 'truncate'; afterEvents?: number }
+  | { kind: 'stream-error'; afterEvents?: number; errorType?: string }
   | { kind: 'reset' }
   | { kind: 'empty' }
   | { kind: 'malformed' }
@@ -83,16 +111,24 @@ export interface ScenarioRule {
 }
 
 /**
- * A chaos scenario: a seed for the random rolls (default 0), rules tried in order (default none,
- * a healthy server) and canned answers by model.
+ * A chaos scenario: a seed for the random draws (default 0), rules tried in order (default none,
+ * a healthy server), canned answers by model, rate limits the server enforces (default none)
+ * and the pacing of its streams (default: as fast as the socket takes them).
  *
  * @example
- * const scenario: Scenario = { seed: 1, rules: [{ match: {}, fault: { kind: 'status', status: 529 }, probability: 0.1 }] }
+ * const scenario: Scenario = {
+ *   seed: 1,
+ *   rules: [{ match: {}, fault: { kind: 'status', status: 529 }, probability: 0.1 }],
+ *   rateLimit: { requestsPerMinute: 50 },
+ *   pacing: [{ firstEventMs: { lognormal: { median: 300, sigma: 0.5 } }, betweenEventsMs: 10 }],
+ * }
  */
 export interface Scenario {
   seed?: number;
   rules?: ScenarioRule[];
   answers?: CannedAnswers;
+  rateLimit?: RateLimitConfig;
+  pacing?: PacingRule[];
 }
 
 /**
@@ -107,31 +143,37 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'stall',
   'keepalive',
   'truncate',
+  'stream-error',
   'reset',
   'empty',
   'malformed',
   'slow',
 ];
 
-type FieldCheck = (value: unknown, field: string) => void;
-
-const FAULT_FIELDS: Record<FaultKind, Record<string, { required: boolean; check: FieldCheck }>> = {
+const FAULT_FIELDS: Record<FaultKind, Record<string, { required: boolean; parse: (value: unknown, field: string) => unknown }>> = {
   status: {
-    status: { required: true, check: integerIn(100, 599) },
-    retryAfterS: { required: false, check: nonNegative },
-    retryAfterMs: { required: false, check: nonNegative },
+    status: { required: true, parse: checked(integerIn(100, 599)) },
+    retryAfterS: { required: false, parse: checked(nonNegative) },
+    retryAfterMs: { required: false, parse: checked(nonNegative) },
   },
-  latency: { ms: { required: true, check: nonNegative } },
-  stall: { afterEvents: { required: false, check: nonNegativeInteger } },
+  latency: {
+    ms: { required: true, parse: parseDistribution },
+    headersFirst: { required: false, parse: checked(boolean) },
+  },
+  stall: { afterEvents: { required: false, parse: checked(nonNegativeInteger) } },
   keepalive: {
-    afterEvents: { required: false, check: nonNegativeInteger },
-    intervalMs: { required: false, check: positive },
+    afterEvents: { required: false, parse: checked(nonNegativeInteger) },
+    intervalMs: { required: false, parse: checked(positive) },
   },
-  truncate: { afterEvents: { required: false, check: nonNegativeInteger } },
+  truncate: { afterEvents: { required: false, parse: checked(nonNegativeInteger) } },
+  'stream-error': {
+    afterEvents: { required: false, parse: checked(nonNegativeInteger) },
+    errorType: { required: false, parse: checked(errorType) },
+  },
   reset: {},
   empty: {},
   malformed: {},
-  slow: { perEventMs: { required: true, check: nonNegative } },
+  slow: { perEventMs: { required: true, parse: checked(nonNegative) } },
 };
 
 /**
@@ -145,7 +187,7 @@ const FAULT_FIELDS: Record<FaultKind, Record<string, { required: boolean; check:
  */
 export function parseScenario(input: unknown): Scenario {
   const root = object(input, '');
-  knownFields(root, ['seed', 'rules', 'answers'], '');
+  knownFields(root, ['seed', 'rules', 'answers', 'rateLimit', 'pacing'], '');
   const scenario: Scenario = {};
   if (root.seed !== undefined) {
     if (!Number.isSafeInteger(root.seed)) fail('seed', `must be an integer, got ${show(root.seed)}`);
@@ -157,6 +199,8 @@ export function parseScenario(input: unknown): Scenario {
     scenario.rules = (root.rules as unknown[]).map((rule, i) => parseRule(rule, `rules[${i}]`, i, names));
   }
   if (root.answers !== undefined) scenario.answers = parseAnswers(root.answers, 'answers');
+  if (root.rateLimit !== undefined) scenario.rateLimit = parseRateLimit(root.rateLimit, 'rateLimit');
+  if (root.pacing !== undefined) scenario.pacing = parsePacing(root.pacing, 'pacing', parseMatch);
   return scenario;
 }
 
@@ -173,13 +217,13 @@ export async function loadScenario(path: string): Promise<Scenario> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ChaosScenarioError('', `${path}: cannot read the scenario file (${message(error)})`, { cause: error });
+    throw new ChaosScenarioError('', `${path}: cannot read the scenario file (${errorText(error)})`, { cause: error });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ChaosScenarioError('', `${path}: not valid JSON (${message(error)})`, { cause: error });
+    throw new ChaosScenarioError('', `${path}: not valid JSON (${errorText(error)})`, { cause: error });
   }
   try {
     return parseScenario(json);
@@ -256,94 +300,21 @@ function parseFault(input: unknown, at: string): Fault {
       if (spec.required) fail(`${at}.${key}`, `is required for a ${kind} fault`);
       continue;
     }
-    spec.check(value, `${at}.${key}`);
-    fault[key] = value;
+    fault[key] = spec.parse(value, `${at}.${key}`);
   }
   return fault as Fault;
 }
 
-function parseAnswers(input: unknown, at: string): CannedAnswers {
-  const raw = object(input, at);
-  const answers: Array<[string, CannedAnswer]> = [];
-  for (const [model, value] of Object.entries(raw)) {
-    const field = `${at}[${JSON.stringify(model)}]`;
-    const entry = object(value, field);
-    knownFields(entry, ['text', 'toolUse'], field);
-    const answer: CannedAnswer = {};
-    if (entry.text !== undefined) answer.text = string(entry.text, `${field}.text`, true);
-    if (entry.toolUse !== undefined) {
-      const tool = object(entry.toolUse, `${field}.toolUse`);
-      knownFields(tool, ['name', 'input'], `${field}.toolUse`);
-      const name = string(tool.name, `${field}.toolUse.name`);
-      const toolInput = tool.input === undefined ? {} : object(tool.input, `${field}.toolUse.input`);
-      answer.toolUse = { name, input: toolInput };
-    }
-    answers.push([model, answer]);
-  }
-  // fromEntries defines own properties, so a model named "__proto__" stays a plain key.
-  return Object.fromEntries(answers);
-}
-
-function object(value: unknown, at: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    fail(at, `must be an object, got ${show(value)}`);
-  }
-  return value as Record<string, unknown>;
-}
-
-function string(value: unknown, at: string, allowEmpty = false): string {
-  if (typeof value !== 'string' || (!allowEmpty && value === '')) {
-    fail(at, `must be a non-empty string, got ${show(value)}`);
-  }
-  return value as string;
-}
-
-function knownFields(raw: Record<string, unknown>, allowed: readonly string[], at: string): void {
-  for (const key of Object.keys(raw)) {
-    if (!allowed.includes(key)) {
-      fail(at === '' ? key : `${at}.${key}`, `is not a known field (allowed: ${allowed.join(', ')})`);
-    }
-  }
-}
-
-function integerIn(min: number, max: number): FieldCheck {
+function checked(check: FieldCheck): (value: unknown, field: string) => unknown {
   return (value, field) => {
-    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
-      fail(field, `must be an integer ${min}-${max}, got ${show(value)}`);
-    }
+    check(value, field);
+    return value;
   };
 }
 
-function nonNegative(value: unknown, field: string): void {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    fail(field, `must be a number >= 0, got ${show(value)}`);
+// An API error type such as overloaded_error: what a client reads, so no spaces or capitals.
+function errorType(value: unknown, field: string): void {
+  if (typeof value !== 'string' || !/^[a-z][a-z0-9_]*$/.test(value)) {
+    fail(field, `must be an error type in snake_case such as "overloaded_error" or "server_error", got ${show(value)}`);
   }
-}
-
-function positive(value: unknown, field: string): void {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    fail(field, `must be a number > 0, got ${show(value)}`);
-  }
-}
-
-function nonNegativeInteger(value: unknown, field: string): void {
-  if (!Number.isSafeInteger(value) || (value as number) < 0) {
-    fail(field, `must be an integer >= 0, got ${show(value)}`);
-  }
-}
-
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object' && value !== null) return 'an object';
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  return JSON.stringify(value) ?? String(value);
-}
-
-function fail(field: string, problem: string): never {
-  throw new ChaosScenarioError(field, `${field === '' ? 'scenario' : field} ${problem}`);
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

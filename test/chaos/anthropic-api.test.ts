@@ -69,7 +69,8 @@ describe('Anthropic Messages API', () => {
     });
   });
 
-  it('answers with a configured text or tool call per model, streamed as input_json_delta', async () => {
+  it('answers with a configured text or tool call per model (when the request offers the tool), streamed as input_json_delta', async () => {
+    const tools = [{ name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }];
     const answers = {
       'claude-tools': { toolUse: { name: 'get_weather', input: { city: 'Lisbon', units: 'metric' } } },
       'claude-text': { text: 'Configured answer.' },
@@ -80,7 +81,17 @@ describe('Anthropic Messages API', () => {
       };
       expect(text.content).toEqual([{ type: 'text', text: 'Configured answer.' }]);
 
-      const tool = (await (await post(chaos, '/v1/messages', anthropicBody({ model: 'claude-tools' }))).json()) as {
+      // A model never calls a tool the request does not offer: text, not a tool call.
+      for (const offered of [undefined, [{ ...tools[0], name: 'get_time' }]]) {
+        const plain = (await (await post(chaos, '/v1/messages', anthropicBody({ model: 'claude-tools', tools: offered }))).json()) as {
+          content: Array<{ type: string }>;
+          stop_reason: string;
+        };
+        expect(plain.stop_reason).toBe('end_turn');
+        expect(plain.content.map((c) => c.type)).toEqual(['text']);
+      }
+
+      const tool = (await (await post(chaos, '/v1/messages', anthropicBody({ model: 'claude-tools', tools }))).json()) as {
         content: Array<Record<string, unknown>>;
         stop_reason: string;
       };
@@ -89,7 +100,7 @@ describe('Anthropic Messages API', () => {
         { type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'get_weather', input: { city: 'Lisbon', units: 'metric' } },
       ]);
 
-      const res = await post(chaos, '/v1/messages', anthropicBody({ model: 'claude-tools', stream: true }));
+      const res = await post(chaos, '/v1/messages', anthropicBody({ model: 'claude-tools', tools, stream: true }));
       const data = dataOf(parseSse(await res.text()));
       expect(data.find((d) => d.type === 'content_block_start')).toMatchObject({
         content_block: { type: 'tool_use', name: 'get_weather', input: {} },
@@ -105,13 +116,16 @@ describe('Anthropic Messages API', () => {
 
   it('answers a tool result with text, so an agent loop ends', async () => {
     const answers = { '*': { toolUse: { name: 'lookup', input: { q: 'x' } } } };
+    const tools = [{ name: 'lookup', input_schema: { type: 'object' } }];
     await withChaos({ answers }, async (chaos) => {
+      const first = (await (await post(chaos, '/v1/messages', anthropicBody({ tools }))).json()) as { stop_reason: string };
+      expect(first.stop_reason).toBe('tool_use');
       const messages = [
         { role: 'user', content: 'Look it up' },
         { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { q: 'x' } }] },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'found' }] },
       ];
-      const message = (await (await post(chaos, '/v1/messages', anthropicBody({ messages }))).json()) as {
+      const message = (await (await post(chaos, '/v1/messages', anthropicBody({ messages, tools }))).json()) as {
         content: Array<{ type: string }>;
         stop_reason: string;
       };

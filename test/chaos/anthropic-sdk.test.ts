@@ -40,7 +40,8 @@ describe('the real @anthropic-ai/sdk against the chaos server', () => {
   it('streams a tool_use answer and accumulates its input', async () => {
     const answers = { 'claude-tools': { text: 'Let me check.', toolUse: { name: 'get_weather', input: { city: 'Lisbon' } } } };
     await withSdk({ answers }, async (anthropic) => {
-      const message = await anthropic.messages.stream(params('claude-tools')).finalMessage();
+      const tools = [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object' as const, properties: {} } }];
+      const message = await anthropic.messages.stream({ ...params('claude-tools'), tools }).finalMessage();
       expect(message.stop_reason).toBe('tool_use');
       expect(message.content.map((b) => b.type)).toEqual(['text', 'tool_use']);
       const tool = message.content[1]!;

@@ -77,8 +77,11 @@ describe('OpenAI Chat Completions', () => {
 
   it('answers with a tool call, in JSON and streamed', async () => {
     const answers = { 'gpt-tools': { toolUse: { name: 'get_weather', input: { city: 'Porto' } } } };
+    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
     await withChaos({ answers }, async (chaos) => {
-      const json = (await (await post(chaos, '/v1/chat/completions', openaiBody({ model: 'gpt-tools' }))).json()) as Completion;
+      const untooled = (await (await post(chaos, '/v1/chat/completions', openaiBody({ model: 'gpt-tools' }))).json()) as Completion;
+      expect(untooled.choices[0]!.finish_reason).toBe('stop');
+      const json = (await (await post(chaos, '/v1/chat/completions', openaiBody({ model: 'gpt-tools', tools }))).json()) as Completion;
       const choice = json.choices[0]!;
       expect(choice.finish_reason).toBe('tool_calls');
       expect(choice.message.content).toBeNull();
@@ -86,7 +89,7 @@ describe('OpenAI Chat Completions', () => {
         { id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"Porto"}' } },
       ]);
 
-      const res = await post(chaos, '/v1/chat/completions', openaiBody({ model: 'gpt-tools', stream: true }));
+      const res = await post(chaos, '/v1/chat/completions', openaiBody({ model: 'gpt-tools', tools, stream: true }));
       const chunks = dataOf(parseSse(await res.text())) as unknown as Chunk[];
       const calls = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
       expect(calls[0]).toMatchObject({ index: 0, id: expect.stringMatching(/^call_/), function: { name: 'get_weather' } });
@@ -99,6 +102,7 @@ describe('OpenAI Chat Completions', () => {
           '/v1/chat/completions',
           openaiBody({
             model: 'gpt-tools',
+            tools,
             messages: [
               { role: 'user', content: 'Weather?' },
               { role: 'assistant', content: null, tool_calls: choice.message.tool_calls },
