@@ -18,7 +18,8 @@ const WORDS = (
   'café naïve façade résumé coöperate déjà-vu — ½ Zürich São-Paulo 🙂'
 ).split(' ');
 
-const CODE_LINES = ['const answer = await stream.finalMessage();', 'if (!answer.ok) {', '  return retry(step);', '}', '  // keep the prefix'];
+const CODE_OPENERS = ['if (!answer.ok) {', 'for (const step of plan) {', 'try {', 'function resume(prefix: string) {'];
+const CODE_BODY = ['return retry(step);', '// keep the prefix', 'await stream.finalMessage();', 'budget -= usage.output_tokens;'];
 
 /** @internal A seed for {@link generateText} from the scenario seed and what the text is for. */
 export function textSeed(seed: number, ...parts: string[]): number {
@@ -48,9 +49,9 @@ export function generateText(seed: number, tokens: number): string {
       const items = Array.from({ length: between(2, 4) }, () => `- ${sentence('')}`);
       return `${sentence(':')}\n${items.join('\n')}`;
     }
-    if (roll < 0.18) {
-      const lines = Array.from({ length: between(2, 4) }, () => pick(CODE_LINES));
-      return `${sentence(':')}\n\n\`\`\`ts\n${lines.join('\n')}\n\`\`\``;
+    if (roll < 0.22) {
+      const body = Array.from({ length: between(1, 3) }, () => `  ${pick(CODE_BODY)}`);
+      return `${sentence(':')}\n\n\`\`\`ts\n${pick(CODE_OPENERS)}\n${body.join('\n')}\n}\n\`\`\``;
     }
     return Array.from({ length: between(2, 5) }, () => sentence(random() < 0.1 ? '?' : '.')).join(' ');
   };

@@ -3,6 +3,7 @@ import type { ChaosApi, ChaosServer, Fault } from '../../src/chaos/index.js';
 import { anthropicBody, openaiBody, parseSse, post, readBody, readFor, type SseEvent, withChaos } from './helpers.js';
 
 export interface ApiCase {
+  name: 'anthropic' | 'chat' | 'responses';
   api: ChaosApi;
   path: string;
   body: (stream: boolean) => Record<string, unknown>;
@@ -12,6 +13,7 @@ export interface ApiCase {
 
 /** The Anthropic Messages API as the fault tests see it. */
 export const ANTHROPIC: ApiCase = {
+  name: 'anthropic',
   api: 'anthropic',
   path: '/v1/messages',
   body: (stream) => anthropicBody({ stream }),
@@ -21,10 +23,21 @@ export const ANTHROPIC: ApiCase = {
 
 /** OpenAI Chat Completions as the fault tests see it. */
 export const OPENAI: ApiCase = {
+  name: 'chat',
   api: 'openai',
   path: '/v1/chat/completions',
   body: (stream) => openaiBody({ stream }),
   isTerminal: (e) => e.data === '[DONE]',
+  isPing: (e) => e.comment === ': ping' && e.data === '',
+};
+
+/** The OpenAI Responses API as the fault tests see it. */
+export const RESPONSES: ApiCase = {
+  name: 'responses',
+  api: 'openai',
+  path: '/v1/responses',
+  body: (stream) => ({ model: 'gpt-test', input: 'Hello there', stream }),
+  isTerminal: (e) => e.event === 'response.completed',
   isPing: (e) => e.comment === ': ping' && e.data === '',
 };
 
@@ -38,7 +51,7 @@ async function healthyEventCount(c: ApiCase): Promise<number> {
 
 /** Every fault kind against one API, JSON and SSE, over real HTTP. */
 export function describeFaults(c: ApiCase): void {
-  describe(`faults, ${c.api}`, () => {
+  describe(`faults, ${c.name}`, () => {
     const send = (chaos: ChaosServer, stream: boolean) => post(chaos, c.path, c.body(stream));
 
     it('status: the error in the API shape, with retry-after and retry-after-ms, for JSON and SSE requests', async () => {
@@ -174,6 +187,56 @@ export function describeFaults(c: ApiCase): void {
       });
     });
 
+    it('stream-error: afterEvents events, then the API’s in-stream error inside the HTTP 200, and the end', async () => {
+      const total = await healthyEventCount(c);
+      for (const [afterEvents, errorType, sent] of [
+        [3, undefined, 3],
+        [2, 'api_error', 2],
+        [500, undefined, total - 1],
+      ] as const) {
+        const fault: Fault = { kind: 'stream-error', afterEvents, ...(errorType === undefined ? {} : { errorType }) };
+        await withChaos(faulty(fault), async (chaos) => {
+          const res = await send(chaos, true);
+          expect(res.status).toBe(200);
+          const sse = await readBody(res);
+          expect(sse.ended).toBe(true);
+          const events = parseSse(sse.text);
+          expect(events).toHaveLength(sent + 1);
+          expect(events.some(c.isTerminal)).toBe(false);
+          const last = events.at(-1)!;
+          const data = JSON.parse(last.data) as Record<string, unknown>;
+          const type = errorType ?? (c.name === 'anthropic' ? 'overloaded_error' : 'server_error');
+          const message = type === 'overloaded_error' ? 'Overloaded' : expect.any(String);
+          if (c.name === 'anthropic') {
+            expect(last.event).toBe('error');
+            expect(data).toEqual({ type: 'error', error: { type, message } });
+          } else if (c.name === 'chat') {
+            expect(last.event).toBeNull();
+            expect(data).toEqual({ error: { message, type, param: null, code: null } });
+          } else {
+            expect(last.event).toBe('error');
+            expect(data).toEqual({ type: 'error', code: type, message, param: null, sequence_number: sent });
+          }
+          expect(chaos.requests.map((r) => [r.fault, r.status])).toEqual([['stream-error', 200]]);
+        });
+      }
+    });
+
+    it('stream-error on a JSON request: the same error as its HTTP status', async () => {
+      await withChaos(faulty({ kind: 'stream-error', afterEvents: 2 }), async (chaos) => {
+        const res = await send(chaos, false);
+        const body = (await res.json()) as { error: Record<string, unknown> };
+        if (c.name === 'anthropic') {
+          expect(res.status).toBe(529);
+          expect(body).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+        } else {
+          expect(res.status).toBe(500);
+          expect(body.error).toMatchObject({ type: 'server_error', message: expect.any(String) });
+        }
+        expect(chaos.requests.map((r) => [r.fault, r.status])).toEqual([['stream-error', res.status]]);
+      });
+    });
+
     it('reset: the socket is destroyed without an answer', async () => {
       await withChaos(faulty({ kind: 'reset' }), async (chaos) => {
         for (const stream of [false, true]) await expect(send(chaos, stream)).rejects.toThrow();
@@ -190,9 +253,12 @@ export function describeFaults(c: ApiCase): void {
         const events = parseSse(await (await send(chaos, true)).text());
         expect(events.some(c.isTerminal)).toBe(true);
         const data = events.filter((e) => e.data !== '' && e.data !== '[DONE]').map((e) => JSON.parse(e.data) as Record<string, unknown>);
-        if (c.api === 'anthropic') {
+        if (c.name === 'anthropic') {
           expect(json).toMatchObject({ type: 'message', content: [], stop_reason: 'end_turn', usage: { output_tokens: 0 } });
           expect(events.map((e) => e.event)).toEqual(['message_start', 'ping', 'message_delta', 'message_stop']);
+        } else if (c.name === 'responses') {
+          expect(json).toMatchObject({ object: 'response', status: 'completed', output: [], usage: { output_tokens: 0 } });
+          expect(events.map((e) => e.event)).toEqual(['response.created', 'response.in_progress', 'response.completed']);
         } else {
           expect(json).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: '' }, finish_reason: 'stop' }] });
           const text = data.map((d) => (d.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content ?? '').join('');

@@ -1,4 +1,5 @@
-import { ANTHROPIC, describeFaults, OPENAI } from './fault-cases.js';
+import { ANTHROPIC, describeFaults, OPENAI, RESPONSES } from './fault-cases.js';
 
 describeFaults(ANTHROPIC);
 describeFaults(OPENAI);
+describeFaults(RESPONSES);
