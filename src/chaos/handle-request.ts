@@ -138,7 +138,9 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Han
     countOutput = (tokens) => {
       generated = tokens;
     };
-    res.on('close', () => admission.settle(generated));
+    // 'finish' as soon as the last byte is handed over, 'close' when the client left early.
+    res.once('finish', () => admission.settle(generated));
+    res.once('close', () => admission.settle(generated));
     // A proxied answer's tokens are not counted here: it keeps its whole reservation.
     if (ctx.upstream !== undefined) countOutput(reserved);
   }

@@ -15,14 +15,16 @@ export interface ChaosCommandIo {
 
 const USAGE = `Usage: recourse chaos serve [options]
 
-Starts a local Anthropic Messages API / OpenAI Chat Completions server that injects the faults
-of a scenario file. It runs until SIGINT (Ctrl+C) or SIGTERM.
+Starts a local Anthropic Messages / OpenAI Chat Completions / OpenAI Responses API server that
+injects the faults, rate limits and pacing of a scenario file. It runs until SIGINT (Ctrl+C) or
+SIGTERM.
 
 Options:
   --port N          port to listen on (default 0: any free port)
   --host H          interface to bind (default 127.0.0.1)
-  --scenario FILE   JSON scenario: { "seed": 1, "rules": [{ "match": {...}, "fault": {...} }] }
-                    (default: no faults)
+  --scenario FILE   JSON scenario: { "seed": 1, "rules": [{ "match": {...}, "fault": {...} }],
+                    "answers": {...}, "rateLimit": {...}, "pacing": [...] } (default: no faults;
+                    see docs/chaos-server.md)
   --upstream URL    forward requests to this API (e.g. https://api.anthropic.com) after the
                     faults are decided, instead of answering with canned text
   --log FILE        append one JSON line per request to FILE
@@ -93,8 +95,11 @@ export async function chaosCommand(argv: string[], io: ChaosCommandIo): Promise<
   }
 
   const rules = scenario.rules?.length ?? 0;
+  const limits = Object.entries(scenario.rateLimit ?? {}).map(([name, value]) => `${name} ${value}`);
   const details = [
     flags.scenario === undefined ? 'no scenario' : `scenario ${flags.scenario} (${rules} rule${rules === 1 ? '' : 's'}, seed ${scenario.seed ?? 0})`,
+    ...(limits.length === 0 ? [] : [`rate limit ${limits.join(', ')}`]),
+    ...(scenario.pacing === undefined ? [] : [`${scenario.pacing.length} pacing rule${scenario.pacing.length === 1 ? '' : 's'}`]),
     ...(flags.upstream === undefined ? [] : [`upstream ${flags.upstream}`]),
     ...(flags.log === undefined ? [] : [`log ${flags.log}`]),
   ];
@@ -153,5 +158,8 @@ function waitForStop(signal: AbortSignal | undefined): Promise<string> {
 function describe(r: ChaosRequestRecord): string {
   const fault = r.fault === null ? '' : `  fault ${r.fault} (rule ${r.rule})`;
   const stream = r.stream ? ' stream' : '';
-  return `${new Date(r.at).toISOString()}  ${r.status ?? (r.fault === 'reset' ? 'reset' : 'gone')}  ${r.api ?? '-'} ${r.path} ${r.model ?? '-'}${stream}${fault}`;
+  const limited = r.rateLimit === null ? '' : `  rate limited (${r.rateLimit})`;
+  const prefill = r.prefill === null ? '' : `  prefill ${r.prefill.chars} chars${r.prefill.matched ? '' : ' (not a prefix of the answer)'}`;
+  const usage = r.usage === null ? '' : `  tokens ${r.usage.input} in / ${r.usage.output} out`;
+  return `${new Date(r.at).toISOString()}  ${r.status ?? (r.fault === 'reset' ? 'reset' : 'gone')}  ${r.api ?? '-'} ${r.path} ${r.model ?? '-'}${stream}${fault}${limited}${prefill}${usage}`;
 }

@@ -64,6 +64,42 @@ describe('recourse chaos serve', () => {
     expect((await readFile(log, 'utf8')).trimEnd().split('\n')).toHaveLength(2);
   });
 
+  it('serves rate limits, pacing and long answers from the scenario file and prints them per request', async () => {
+    const scenario = join(dir, 'limits.json');
+    await writeFile(
+      scenario,
+      JSON.stringify({
+        rateLimit: { requestsPerMinute: 1 },
+        pacing: [{ firstEventMs: 1 }],
+        answers: { '*': { textTokens: 50 } },
+        rules: [{ match: { path: '/v1/responses' }, fault: { kind: 'stream-error', afterEvents: 3 } }],
+      }),
+    );
+    const stdout = new Capture();
+    const stop = new AbortController();
+    const exit = chaosCommand(['serve', '--scenario', scenario], { stdout, stderr: new Capture(), signal: stop.signal });
+    const url = await waitFor(() => /http:\/\/127\.0\.0\.1:\d+/.exec(stdout.text)?.[0]);
+    expect(stdout.text).toContain('rate limit requestsPerMinute 1, 1 pacing rule');
+    const messages = [{ role: 'user', content: 'hi' }];
+    const answer = (await (
+      await fetch(`${url}/v1/messages`, { method: 'POST', body: JSON.stringify({ ...anthropicBody({ max_tokens: 500 }), messages }) })
+    ).json()) as { content: Array<{ text: string }> };
+    const prefix = answer.content[0]!.text.slice(0, 40).trimEnd();
+    const resumed = await fetch(`${url}/v1/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ ...anthropicBody({ max_tokens: 500 }), messages: [...messages, { role: 'assistant', content: prefix }] }),
+    });
+    expect(resumed.status).toBe(429);
+    const stream = await fetch(`${url}/v1/responses`, { method: 'POST', body: JSON.stringify({ model: 'gpt-test', input: 'hi', stream: true }) });
+    expect(await stream.text()).toContain('event: error');
+    await waitFor(() => (stdout.text.includes('/v1/responses') ? true : undefined));
+    expect(stdout.text).toMatch(/200 {2}anthropic \/v1\/messages claude-test {2}tokens \d+ in \/ \d+ out/);
+    expect(stdout.text).toMatch(new RegExp(`429  anthropic /v1/messages claude-test  rate limited \\(requests\\)  prefill ${prefix.length} chars\\n`));
+    expect(stdout.text).toMatch(/200 {2}openai \/v1\/responses gpt-test stream {2}fault stream-error \(rule 0\)/);
+    stop.abort();
+    expect(await exit).toBe(0);
+  });
+
   it('stays quiet with --quiet and takes --host', async () => {
     const stdout = new Capture();
     const stop = new AbortController();

@@ -55,6 +55,16 @@ describe('parseScenario', () => {
     expect(parsed.rules!.map((r) => r.fault)).toEqual(all);
     expect(parsed.answers).toEqual({ '*': { text: '' }, m: { toolUse: { name: 't', input: { a: 1 } } } });
     expect(parseScenario({})).toEqual({});
+    const timing = {
+      rateLimit: { requestsPerMinute: 50, tokensPerMinute: 1000, inputTokensPerMinute: 800, outputTokensPerMinute: 200 },
+      pacing: [
+        { match: { model: 'claude-think-*' }, firstEventMs: { lognormal: { median: 800, sigma: 0.6, max: 20_000 } }, betweenEventsMs: { mix: [{ weight: 97, ms: 15 }, { weight: 3, ms: { uniform: [1000, 3000] } }] } },
+        { betweenEventsMs: { exponential: { mean: 20 } } },
+      ],
+      rules: [rule({ kind: 'latency', ms: { mix: [{ weight: 95, ms: 0 }, { weight: 5, ms: 500 }] }, headersFirst: true })],
+      answers: { long: { textTokens: 3000, thinkingTokens: 200 }, thinker: { thinking: '', text: 'ok' } },
+    };
+    expect(parseScenario(timing)).toEqual(timing);
   });
 
   it.each([
@@ -90,6 +100,33 @@ describe('parseScenario', () => {
     [{ answers: { m: { toolUse: { input: {} } } } }, 'answers["m"].toolUse.name', 'must be a non-empty string'],
     [{ answers: { m: { text: 5 } } }, 'answers["m"].text', 'got 5'],
     [[], '', 'scenario must be an object, got an array'],
+    [{ rules: [rule({ kind: 'stream-error', errorType: 'Overloaded Error' })] }, 'rules[0].fault.errorType', 'must be an error type in snake_case such as "overloaded_error" or "server_error", got "Overloaded Error"'],
+    [{ rules: [rule({ kind: 'stream-error', afterEvents: -1 })] }, 'rules[0].fault.afterEvents', 'must be an integer >= 0, got -1'],
+    [{ rules: [rule({ kind: 'latency', ms: 5, headersFirst: 'yes' })] }, 'rules[0].fault.headersFirst', 'must be true or false, got "yes"'],
+    [{ rules: [rule({ kind: 'latency', ms: { uniform: [5, 1] } })] }, 'rules[0].fault.ms.uniform', 'must have min <= max, got [5, 1]'],
+    [{ rules: [rule({ kind: 'latency', ms: { uniform: 5 } })] }, 'rules[0].fault.ms.uniform', 'must be [min, max], got 5'],
+    [{ rules: [rule({ kind: 'latency', ms: { lognormal: { median: 0, sigma: 1 } } })] }, 'rules[0].fault.ms.lognormal.median', 'must be a number > 0, got 0'],
+    [{ rules: [rule({ kind: 'latency', ms: { lognormal: { median: 5, sigma: 1, p99: 9 } } })] }, 'rules[0].fault.ms.lognormal.p99', 'is not a known field (allowed: median, sigma, max)'],
+    [{ rules: [rule({ kind: 'latency', ms: { exponential: { mean: 5, max: -1 } } })] }, 'rules[0].fault.ms.exponential.max', 'must be a number >= 0, got -1'],
+    [{ rules: [rule({ kind: 'latency', ms: { gauss: 1 } })] }, 'rules[0].fault.ms', 'must have exactly one of uniform, exponential, lognormal, mix, got the fields gauss'],
+    [{ rules: [rule({ kind: 'latency', ms: '5ms' })] }, 'rules[0].fault.ms', 'must be a number of ms >= 0 or an object with one of uniform, exponential, lognormal, mix, got "5ms"'],
+    [{ rules: [rule({ kind: 'latency', ms: { mix: [] } })] }, 'rules[0].fault.ms.mix', 'must be a non-empty array of { weight, ms }, got an array'],
+    [{ rules: [rule({ kind: 'latency', ms: { mix: [{ weight: 1 }] } })] }, 'rules[0].fault.ms.mix[0].ms', 'is required'],
+    [{ rules: [rule({ kind: 'latency', ms: { mix: [{ weight: 0, ms: 1 }] } })] }, 'rules[0].fault.ms.mix[0].weight', 'must be a number > 0, got 0'],
+    [{ rateLimit: {} }, 'rateLimit', 'rateLimit needs at least one of requestsPerMinute, tokensPerMinute, inputTokensPerMinute, outputTokensPerMinute'],
+    [{ rateLimit: { requestsPerMinute: 0 } }, 'rateLimit.requestsPerMinute', 'must be an integer 1-1000000000, got 0'],
+    [{ rateLimit: { rpm: 50 } }, 'rateLimit.rpm', 'is not a known field (allowed: requestsPerMinute, tokensPerMinute, inputTokensPerMinute, outputTokensPerMinute)'],
+    [{ rateLimit: 50 }, 'rateLimit', 'rateLimit must be an object, got 50'],
+    [{ pacing: {} }, 'pacing', 'pacing must be an array of { match?, firstEventMs?, betweenEventsMs? }, got an object'],
+    [{ pacing: [{}] }, 'pacing[0]', 'pacing[0] needs firstEventMs or betweenEventsMs (or both)'],
+    [{ pacing: [{ firstEventMs: -1 }] }, 'pacing[0].firstEventMs', 'must be a number >= 0, got -1'],
+    [{ pacing: [{ betweenEventsMs: 1, jitter: 2 }] }, 'pacing[0].jitter', 'is not a known field (allowed: match, firstEventMs, betweenEventsMs)'],
+    [{ pacing: [{ match: { api: 'gemini' }, firstEventMs: 1 }] }, 'pacing[0].match.api', 'must be "anthropic" or "openai", got "gemini"'],
+    [{ answers: { m: { text: 'a', textTokens: 5 } } }, 'answers["m"].textTokens', 'cannot be given with text (one or the other)'],
+    [{ answers: { m: { textTokens: 0 } } }, 'answers["m"].textTokens', 'must be an integer 1-1000000, got 0'],
+    [{ answers: { m: { thinkingTokens: 1.5 } } }, 'answers["m"].thinkingTokens', 'must be an integer 1-1000000, got 1.5'],
+    [{ answers: { m: { thinking: 'x', thinkingTokens: 5 } } }, 'answers["m"].thinkingTokens', 'cannot be given with thinking'],
+    [{ answers: { m: { thinking: 7 } } }, 'answers["m"].thinking', 'must be a string, got 7'],
   ])('rejects %j naming the field', (input, field, message) => {
     const error = problem(input);
     expect(error.field).toBe(field);
