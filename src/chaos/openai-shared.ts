@@ -1,4 +1,4 @@
-import type { ErrorOptions, WireResponse } from './api-wire.js';
+import type { ApiWire, ErrorOptions, WireResponse } from './api-wire.js';
 import { goDuration, mostRestrictiveTokens, type LimitState, type RateLimitSnapshot } from './rate-limits.js';
 
 // @internal What OpenAI's Chat Completions and Responses APIs share on the wire: the error
@@ -63,3 +63,17 @@ export function data(value: unknown): string {
  * stream alive.
  */
 export const OPENAI_PING = ': ping\n\n';
+
+/**
+ * @internal The parts of an {@link ApiWire} that Chat Completions and the Responses API share:
+ * the API family, pings, errors (HTTP and the default in-stream type), stream headers and
+ * rate-limit headers.
+ */
+export const OPENAI_WIRE_BASE = {
+  api: 'openai',
+  ping: OPENAI_PING,
+  defaultStreamErrorType: 'server_error',
+  error: openaiErrorResponse,
+  streamHeaders: openaiStreamHeaders,
+  rateLimitHeaders: openaiRateLimitHeaders,
+} as const satisfies Partial<ApiWire>;

@@ -1,17 +1,8 @@
 import type { ApiWire, ChaosEndpoint, ParsedRequest, WireResponse } from './api-wire.js';
 import { type CannedReply, splitText } from './canned-answers.js';
-import {
-  data,
-  OPENAI_PING,
-  openaiErrorResponse,
-  openaiJsonHeaders,
-  openaiRateLimitHeaders,
-  openaiStreamHeaders,
-} from './openai-shared.js';
+import { data, OPENAI_WIRE_BASE, openaiJsonHeaders } from './openai-shared.js';
 import { checkCommonFields, lastTurn, optionalPositiveInteger, parseJsonBody, toolNames } from './request-body.js';
 import { chunks, inputTokensOf } from './tokens.js';
-
-export { openaiError } from './openai-shared.js';
 
 const FINISH_REASONS: Readonly<Record<CannedReply['stop'], string>> = { end: 'stop', tool_use: 'tool_calls', max_tokens: 'length' };
 
@@ -21,9 +12,7 @@ const FINISH_REASONS: Readonly<Record<CannedReply['stop'], string>> = { end: 'st
  * tool calls included. Chat Completions shows no reasoning text, so `thinking` stays off.
  */
 export const openaiWire: ApiWire = {
-  api: 'openai',
-  ping: OPENAI_PING,
-  defaultStreamErrorType: 'server_error',
+  ...OPENAI_WIRE_BASE,
 
   parse(endpoint: ChaosEndpoint, raw: string): ParsedRequest | string {
     const body = parseJsonBody(raw);
@@ -46,8 +35,6 @@ export const openaiWire: ApiWire = {
       inputTokens: inputTokensOf({ messages, tools }),
     };
   },
-
-  error: openaiErrorResponse,
 
   json(request, reply, id): WireResponse {
     const message: Record<string, unknown> = {
@@ -94,8 +81,6 @@ export const openaiWire: ApiWire = {
     return frames;
   },
 
-  streamHeaders: openaiStreamHeaders,
-
   isTerminal(sse: string): boolean {
     return /^data:\s*\[DONE\]\s*$/m.test(sse);
   },
@@ -104,8 +89,6 @@ export const openaiWire: ApiWire = {
   streamError(type, message): string {
     return data({ error: { message, type, param: null, code: null } });
   },
-
-  rateLimitHeaders: openaiRateLimitHeaders,
 };
 
 function head(request: ParsedRequest, id: string, object: string) {

@@ -1,3 +1,5 @@
+import { textOf } from '../text/safe-text.js';
+
 /**
  * @internal The checks both APIs make on a request body before anything else. Returns the body
  * or the message of the 400 the API would send.
@@ -7,7 +9,7 @@ export function parseJsonBody(raw: string): Record<string, unknown> | string {
   try {
     body = JSON.parse(raw);
   } catch (error) {
-    return `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
+    return `The request body is not valid JSON: ${textOf(error)}`;
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'The request body must be a JSON object.';
   return body as Record<string, unknown>;

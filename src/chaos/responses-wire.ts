@@ -1,12 +1,6 @@
 import type { ApiWire, ChaosEndpoint, ParsedRequest, WireResponse } from './api-wire.js';
 import { type CannedReply, splitText } from './canned-answers.js';
-import {
-  OPENAI_PING,
-  openaiErrorResponse,
-  openaiJsonHeaders,
-  openaiRateLimitHeaders,
-  openaiStreamHeaders,
-} from './openai-shared.js';
+import { OPENAI_WIRE_BASE, openaiJsonHeaders } from './openai-shared.js';
 import { parseJsonBody, toolNames } from './request-body.js';
 import { chunks, inputTokensOf, tokensOf } from './tokens.js';
 
@@ -23,9 +17,7 @@ type Json = Record<string, unknown>;
  * `reasoning.summary` asks for one.
  */
 export const responsesWire: ApiWire = {
-  api: 'openai',
-  ping: OPENAI_PING,
-  defaultStreamErrorType: 'server_error',
+  ...OPENAI_WIRE_BASE,
 
   parse(endpoint: ChaosEndpoint, raw: string): ParsedRequest | string {
     const body = parseJsonBody(raw);
@@ -69,8 +61,6 @@ export const responsesWire: ApiWire = {
     };
   },
 
-  error: openaiErrorResponse,
-
   json(request, reply, id): WireResponse {
     const output = outputItems(request, reply, id).map((item) => item.done);
     return { status: 200, headers: openaiJsonHeaders(id), body: JSON.stringify(responseObject(request, reply, id, output, true)) };
@@ -102,8 +92,6 @@ export const responsesWire: ApiWire = {
     return frames;
   },
 
-  streamHeaders: openaiStreamHeaders,
-
   isTerminal(sse: string): boolean {
     return /^event:\s*response\.(completed|incomplete|failed)\s*$/m.test(sse);
   },
@@ -112,8 +100,6 @@ export const responsesWire: ApiWire = {
     const event = { type: 'error', code: type, message, param: null, sequence_number: sent };
     return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
   },
-
-  rateLimitHeaders: openaiRateLimitHeaders,
 };
 
 interface OutputItem {
