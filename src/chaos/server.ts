@@ -3,7 +3,14 @@ import { appendFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type Clock, systemClock } from '../clock/clock.js';
-import { checkClock } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkInteger,
+  checkOptions,
+  checkString,
+  type OptionKeys,
+} from '../options/validate-options.js';
 import { seededRandom } from '../random/seeded-random.js';
 import type { CannedAnswers } from './canned-answers.js';
 import { errorBody, type HandlerContext, handle, send } from './handle-request.js';
@@ -42,6 +49,17 @@ export interface ChaosServerOptions {
   clock?: Clock;
 }
 
+const SERVER_KEYS: OptionKeys<ChaosServerOptions> = {
+  port: true,
+  host: true,
+  scenario: true,
+  upstream: true,
+  log: true,
+  answers: true,
+  onRequest: true,
+  clock: true,
+};
+
 /**
  * A running chaos server. `requests` grows as requests come in (clear it with
  * `requests.length = 0`); `close()` destroys open connections, so a stalled stream never keeps
@@ -79,11 +97,11 @@ export interface ChaosServer {
  * await chaos.close()
  */
 export async function startChaosServer(options: ChaosServerOptions = {}): Promise<ChaosServer> {
-  const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError(`port must be an integer 0-65535, got ${JSON.stringify(port)}`);
-  }
-  const host = options.host ?? '127.0.0.1';
+  const o = checkOptions('startChaosServer', options, SERVER_KEYS);
+  const port = o.port === undefined ? 0 : checkInteger('startChaosServer: port', o.port, 0, 65535);
+  const host = o.host === undefined ? '127.0.0.1' : checkString('startChaosServer: host', o.host);
+  if (o.onRequest !== undefined) checkFunction('startChaosServer: onRequest', o.onRequest);
+  if (o.log !== undefined) checkString('startChaosServer: log', o.log);
   const scenario = parseScenario(options.scenario ?? {});
   const answers: CannedAnswers = {
     ...scenario.answers,

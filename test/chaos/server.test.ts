@@ -32,7 +32,13 @@ describe('startChaosServer', () => {
   });
 
   it('rejects a bad port and a port in use', async () => {
-    await expect(startChaosServer({ port: -1 })).rejects.toThrow('port must be an integer 0-65535');
+    await expect(startChaosServer({ port: -1 })).rejects.toThrow('startChaosServer: port must be an integer between 0 and 65535, got -1');
+    await expect(startChaosServer({ port: 1.5 })).rejects.toThrow('got 1.5');
+    await expect(startChaosServer({ scenrio: {} } as never)).rejects.toThrow(
+      'startChaosServer: unknown option "scenrio" (did you mean "scenario"?); known options: port, host, scenario, upstream, log, answers, onRequest, clock',
+    );
+    await expect(startChaosServer({ clock: { now: () => 0 } } as never)).rejects.toThrow('startChaosServer: clock must be a Clock');
+    await expect(startChaosServer({ onRequest: 'log' } as never)).rejects.toThrow('startChaosServer: onRequest must be a function, got "log"');
     await withChaos({}, async (chaos) => {
       await expect(startChaosServer({ port: chaos.port })).rejects.toThrow(/EADDRINUSE/);
     });
