@@ -44,6 +44,19 @@ async function readSome(reader: ReadableStreamDefaultReader<Uint8Array>, ms = 40
   }
 }
 
+/** Reads until `done(text)` holds (or the stream ends): what a positive expectation waits for. */
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, done: (text: string) => boolean): Promise<string> {
+  let text = '';
+  while (!done(text)) {
+    const more = await readSome(reader, 1000);
+    if (more === '' && !pendingReads.has(reader)) break;
+    text += more;
+  }
+  return text;
+}
+
+const frames = (n: number) => (text: string) => parseSse(text).length >= n;
+
 describe('distributions', () => {
   it('draws from each shape as documented, deterministically from the seed', () => {
     expect(draws(42, 3)).toEqual([42, 42, 42]);
@@ -78,13 +91,12 @@ describe('pacing and latency on the server’s clock', () => {
       await clock.advance(999);
       expect(await readSome(reader)).toBe('');
       await clock.advance(1);
+      expect(parseSse(await readUntil(reader, frames(1))).map((e) => e.event)).toEqual(['message_start']);
       await timerStarted(clock);
-      expect(parseSse(await readSome(reader)).map((e) => e.event)).toEqual(['message_start']);
       await clock.advance(299);
       expect(await readSome(reader)).toBe('');
       await clock.advance(1);
-      await timerStarted(clock);
-      expect(parseSse(await readSome(reader)).map((e) => e.event)).toEqual(['content_block_start']);
+      expect(parseSse(await readUntil(reader, frames(1))).map((e) => e.event)).toEqual(['content_block_start']);
       await reader.cancel();
 
       // Another model is not paced: the whole stream at once, no timer.
@@ -119,7 +131,8 @@ describe('pacing and latency on the server’s clock', () => {
       await clock.advance(1999);
       expect(await readSome(reader)).toBe('');
       await clock.advance(1);
-      expect(parseSse(await readSome(reader)).at(-1)!.event).toBe('message_stop');
+      const rest = await readUntil(reader, (text) => text.includes('event: message_stop'));
+      expect(parseSse(rest).at(-1)!.event).toBe('message_stop');
       expect(chaos.requests.map((r) => [r.fault, r.status])).toEqual([['latency', 200]]);
     });
     // Without headersFirst the headers wait too; the draw comes from the distribution.
