@@ -5,6 +5,7 @@ import { errorText } from '../text/safe-text.js';
 import { anthropicWire } from './anthropic-wire.js';
 import type { ApiWire, ChaosEndpoint, ParsedRequest } from './api-wire.js';
 import { type CannedAnswers, type CannedReply, cannedReply } from './canned-answers.js';
+import { sample } from './distribution.js';
 import { malformFrames, malformJson, pause, waitForAbort, type WritePlan, writeJson, writeStream } from './faults.js';
 import { openaiWire } from './openai-wire.js';
 import type { Pacer } from './pacing.js';
@@ -29,7 +30,8 @@ export interface HandlerContext {
   readonly limits: RateLimits | undefined;
   readonly pacer: Pacer;
   readonly record: (entry: ChaosRequestRecord) => void;
-  readonly nextId: () => string;
+  /** The next request's id and its own random source (both from the seed and its position). */
+  readonly nextRequest: () => { readonly id: string; readonly random: () => number };
 }
 
 interface Route {
@@ -58,12 +60,14 @@ interface Call {
   readonly base: ChaosRequestRecord;
   /** Rate-limit headers every answer to this request carries. */
   readonly limitHeaders: Record<string, string>;
+  /** This request's draws: latency and pacing. */
+  readonly random: () => number;
 }
 
 /** @internal Answers one HTTP request: routing, validation, rate limits, faults, answer. */
 export async function handle(req: IncomingMessage, res: ServerResponse, ctx: HandlerContext): Promise<void> {
   const at = ctx.wallNow();
-  const id = ctx.nextId();
+  const { id, random } = ctx.nextRequest();
   const controller = new AbortController();
   const signal = controller.signal;
   res.on('close', () => controller.abort());
@@ -148,7 +152,7 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Han
   const selected = ctx.book.select(target, forced);
   const fault = selected?.fault;
   const base: ChaosRequestRecord = { ...base0, fault: fault?.kind ?? null, rule: selected?.rule ?? null };
-  const call: Call = { req, res, ctx, wire, id, signal, base, limitHeaders };
+  const call: Call = { req, res, ctx, wire, id, signal, base, limitHeaders, random };
 
   if (fault?.kind === 'reset') {
     ctx.record(base);
@@ -157,7 +161,7 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Han
   }
   let afterHeadersMs = 0;
   if (fault?.kind === 'latency') {
-    const ms = ctx.pacer.draw(fault.ms);
+    const ms = sample(fault.ms, random);
     if (fault.headersFirst === true) afterHeadersMs = ms;
     else if (!(await pause(ctx.clock, ms, signal))) return ctx.record(base);
   }
@@ -197,7 +201,7 @@ async function answerLocally(call: Call, parsed: ParsedRequest, reply: CannedRep
   const { res, ctx, wire, id, signal, base } = call;
   const usage = parsed.endpoint === 'count_tokens' ? null : { input: parsed.inputTokens, output: reply.outputTokens };
   ctx.record({ ...base, status: 200, usage });
-  const gaps = ctx.pacer.gapsFor({ api: wire.api, path: base.path, model: parsed.model });
+  const gaps = ctx.pacer.gapsFor({ api: wire.api, path: base.path, model: parsed.model }, call.random);
   const plan: WritePlan = {
     fault,
     clock: ctx.clock,

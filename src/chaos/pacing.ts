@@ -39,31 +39,25 @@ export function parsePacing(input: unknown, at: string, parseMatch: (value: unkn
 }
 
 /**
- * @internal Picks each answer's pacing and draws its gaps from one seeded random source of its
- * own, so adding pacing does not shift the fault rolls of the rule book.
+ * @internal Picks each answer's pacing. The draws come from a random source per request
+ * (seeded by the scenario seed and the request's position), so they neither shift the fault
+ * rolls of the rule book nor depend on how concurrent streams interleave.
  */
 export class Pacer {
   readonly #rules: ReadonlyArray<{ readonly rule: PacingRule; readonly matches: (t: RuleTarget) => boolean }>;
-  readonly #random: () => number;
 
-  constructor(rules: readonly PacingRule[], random: () => number) {
+  constructor(rules: readonly PacingRule[]) {
     this.#rules = rules.map((rule) => ({ rule, matches: matcher(rule.match ?? {}) }));
-    this.#random = random;
   }
 
   /** The gap before the `n`th event of an answer to `target`, or `undefined` when unpaced. */
-  gapsFor(target: RuleTarget): ((n: number) => number) | undefined {
+  gapsFor(target: RuleTarget, random: () => number): ((n: number) => number) | undefined {
     const rule = this.#rules.find((r) => r.matches(target))?.rule;
     if (rule === undefined) return undefined;
     const { firstEventMs, betweenEventsMs } = rule;
     return (n) => {
       const d = n === 0 ? firstEventMs : betweenEventsMs;
-      return d === undefined ? 0 : sample(d, this.#random);
+      return d === undefined ? 0 : sample(d, random);
     };
-  }
-
-  /** A draw from `d` on the same source (a `latency` fault's `ms`). */
-  draw(d: Distribution): number {
-    return sample(d, this.#random);
   }
 }

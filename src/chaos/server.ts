@@ -139,10 +139,12 @@ export async function startChaosServer(options: ChaosServerOptions = {}): Promis
     clock,
     wallNow: options.clock === undefined ? Date.now : () => startWall + (clock.now() - startClock),
     limits: scenario.rateLimit === undefined ? undefined : new RateLimits(scenario.rateLimit, clock),
-    // Its own stream of draws (the seed's bits flipped), so pacing never shifts the fault rolls.
-    pacer: new Pacer(scenario.pacing ?? [], seededRandom(seed ^ 0x5bd1e995)),
+    pacer: new Pacer(scenario.pacing ?? []),
     record,
-    nextId: () => idFor(seed, ++sequence),
+    nextRequest: () => {
+      const id = idFor(seed, ++sequence);
+      return { id, random: seededRandom(Number.parseInt(id.slice(0, 8), 16)) };
+    },
   };
 
   const sockets = new Set<Socket>();

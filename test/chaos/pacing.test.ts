@@ -147,4 +147,16 @@ describe('pacing and latency on the server’s clock', () => {
       expect(await answered).toBe('answered');
     });
   });
+
+  it('pacing draws do not shift the rules’ probability rolls', async () => {
+    const rules: Scenario['rules'] = [{ fault: { kind: 'status', status: 529 }, probability: 0.5 }];
+    const statuses = async (scenario: Scenario) =>
+      withChaos({ scenario }, async (chaos) => {
+        for (let i = 0; i < 24; i++) await (await post(chaos, '/v1/messages', anthropicBody({ stream: true }))).text();
+        return chaos.requests.map((r) => r.status);
+      });
+    const plain = await statuses({ seed: 11, rules });
+    expect(new Set(plain)).toEqual(new Set([200, 529]));
+    expect(await statuses({ seed: 11, rules, pacing: [{ betweenEventsMs: { uniform: [0, 1] } }] })).toEqual(plain);
+  });
 });
