@@ -43,14 +43,17 @@ function capped(ms: number, max: number | undefined): number {
   return max === undefined ? ms : Math.min(ms, max);
 }
 
-/** @internal Validates a {@link Distribution}; errors name the path inside it. */
-export function parseDistribution(value: unknown, at: string): Distribution {
+/**
+ * @internal Validates a {@link Distribution}; errors name the path inside it. `unit` names what
+ * a plain number counts in the message.
+ */
+export function parseDistribution(value: unknown, at: string, unit = 'ms'): Distribution {
   if (typeof value === 'number') {
     nonNegative(value, at);
     return value;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    fail(at, `must be a number of ms >= 0 or an object with one of ${SHAPES.join(', ')}, got ${show(value)}`);
+    fail(at, `must be a number of ${unit} >= 0 or an object with one of ${SHAPES.join(', ')}, got ${show(value)}`);
   }
   const raw = value as Record<string, unknown>;
   const keys = Object.keys(raw);
@@ -87,7 +90,7 @@ export function parseDistribution(value: unknown, at: string): Distribution {
       knownFields(o, ['weight', 'ms'], `${at}.mix[${i}]`);
       positive(o.weight, `${at}.mix[${i}].weight`);
       if (o.ms === undefined) fail(`${at}.mix[${i}].ms`, 'is required');
-      return { weight: o.weight as number, ms: parseDistribution(o.ms, `${at}.mix[${i}].ms`) };
+      return { weight: o.weight as number, ms: parseDistribution(o.ms, `${at}.mix[${i}].ms`, unit) };
     }),
   };
 }

@@ -26,6 +26,8 @@ export interface WritePlan {
   readonly gap?: (n: number) => number;
   /** The in-stream error frame a `stream-error` fault sends after `sent` events. */
   readonly errorFrame?: (sent: number) => string;
+  /** Events a `stall`, `keepalive`, `truncate` or `stream-error` fault lets through (drawn already). */
+  readonly afterEvents?: number;
 }
 
 const JSON_SLOW_PIECES = 4;
@@ -47,7 +49,7 @@ export async function writeStream(
 ): Promise<void> {
   const { fault, signal, clock } = plan;
   const stopsEarly = fault !== undefined && STOPS_EARLY.has(fault.kind);
-  const limit = stopsEarly ? ((fault as { afterEvents?: number }).afterEvents ?? 0) : Number.POSITIVE_INFINITY;
+  const limit = stopsEarly ? (plan.afterEvents ?? 0) : Number.POSITIVE_INFINITY;
   const perEventMs = fault?.kind === 'slow' ? fault.perEventMs : 0;
   res.writeHead(head.status, head.headers);
   res.flushHeaders();

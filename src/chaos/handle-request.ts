@@ -202,14 +202,7 @@ async function answerLocally(call: Call, parsed: ParsedRequest, reply: CannedRep
   const usage = parsed.endpoint === 'count_tokens' ? null : { input: parsed.inputTokens, output: reply.outputTokens };
   ctx.record({ ...base, status: 200, usage });
   const gaps = ctx.pacer.gapsFor({ api: wire.api, path: base.path, model: parsed.model }, call.random);
-  const plan: WritePlan = {
-    fault,
-    clock: ctx.clock,
-    signal,
-    afterHeadersMs,
-    ...(gaps === undefined ? {} : { gap: gaps }),
-    ...(fault?.kind === 'stream-error' ? { errorFrame: errorFrameOf(wire, fault) } : {}),
-  };
+  const plan: WritePlan = { ...planOf(call, fault, afterHeadersMs), ...(gaps === undefined ? {} : { gap: gaps }) };
   if (parsed.stream) {
     const frames = wire.frames(parsed, reply, id);
     const head = { status: 200, headers: { ...wire.streamHeaders(id), ...call.limitHeaders } };
@@ -226,9 +219,17 @@ async function answerLocally(call: Call, parsed: ParsedRequest, reply: CannedRep
   return writeJson(res, { status: answer.status, headers: { ...answer.headers, ...call.limitHeaders } }, body, plan);
 }
 
-function errorFrameOf(wire: ApiWire, fault: Extract<Fault, { kind: 'stream-error' }>): (sent: number) => string {
-  const type = fault.errorType ?? wire.defaultStreamErrorType;
-  return (sent) => wire.streamError(type, messageOfErrorType(type), sent);
+/** How an answer is written: its fault, with the fault's event count drawn, on the server's clock. */
+function planOf(call: Call, fault: Fault | undefined, afterHeadersMs: number): WritePlan {
+  const plan: { -readonly [K in keyof WritePlan]: WritePlan[K] } = { fault, clock: call.ctx.clock, signal: call.signal, afterHeadersMs };
+  if (fault !== undefined && 'afterEvents' in fault && fault.afterEvents !== undefined) {
+    plan.afterEvents = Math.floor(sample(fault.afterEvents, call.random));
+  }
+  if (fault?.kind === 'stream-error') {
+    const type = fault.errorType ?? call.wire.defaultStreamErrorType;
+    plan.errorFrame = (sent) => call.wire.streamError(type, messageOfErrorType(type), sent);
+  }
+  return plan;
 }
 
 async function proxied(call: Call, body: Buffer, fault: Fault | undefined, afterHeadersMs: number): Promise<void> {
@@ -253,13 +254,7 @@ async function proxied(call: Call, body: Buffer, fault: Fault | undefined, after
     return pipeBack(up, res, status, call.limitHeaders);
   }
   const headers = { ...upstreamHeaders(up, false), ...call.limitHeaders };
-  const plan: WritePlan = {
-    fault,
-    clock: ctx.clock,
-    signal,
-    afterHeadersMs,
-    ...(fault?.kind === 'stream-error' ? { errorFrame: errorFrameOf(wire, fault) } : {}),
-  };
+  const plan = planOf(call, fault, afterHeadersMs);
   if ((up.headers['content-type'] ?? '').startsWith('text/event-stream')) {
     return writeStream(res, { status, headers }, sseFrames(up), wire, plan);
   }

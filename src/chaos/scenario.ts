@@ -31,9 +31,10 @@ export type ChaosApi = 'anthropic' | 'openai';
 
 /**
  * One fault the chaos server can inject. `afterEvents` counts SSE events sent (`ping`s
- * included) and defaults to 0; when it is larger than the stream, the fault lands right before
- * the stream's final event (`message_stop` / `[DONE]` / `response.completed`), so the fault
- * always shows.
+ * included) and defaults to 0; it may be a {@link Distribution} (drawn per request, rounded
+ * down), to break streams at a random point. When it is larger than the stream, the fault lands
+ * right before the stream's final event (`message_stop` / `[DONE]` / `response.completed`), so
+ * the fault always shows.
  *
  * - `status`: an error answer in the API's own error shape, with `retry-after` (seconds) and
  *   `retry-after-ms` headers when given (a 1xx status: that informational response, then nothing).
@@ -64,10 +65,10 @@ export type ChaosApi = 'anthropic' | 'openai';
 export type Fault =
   | { kind: 'status'; status: number; retryAfterS?: number; retryAfterMs?: number }
   | { kind: 'latency'; ms: Distribution; headersFirst?: boolean }
-  | { kind: 'stall'; afterEvents?: number }
-  | { kind: 'keepalive'; afterEvents?: number; intervalMs?: number }
-  | { kind: 'truncate'; afterEvents?: number }
-  | { kind: 'stream-error'; afterEvents?: number; errorType?: string }
+  | { kind: 'stall'; afterEvents?: Distribution }
+  | { kind: 'keepalive'; afterEvents?: Distribution; intervalMs?: number }
+  | { kind: 'truncate'; afterEvents?: Distribution }
+  | { kind: 'stream-error'; afterEvents?: Distribution; errorType?: string }
   | { kind: 'reset' }
   | { kind: 'empty' }
   | { kind: 'malformed' }
@@ -160,14 +161,14 @@ const FAULT_FIELDS: Record<FaultKind, Record<string, { required: boolean; parse:
     ms: { required: true, parse: parseDistribution },
     headersFirst: { required: false, parse: checked(boolean) },
   },
-  stall: { afterEvents: { required: false, parse: checked(nonNegativeInteger) } },
+  stall: { afterEvents: { required: false, parse: parseEventCount } },
   keepalive: {
-    afterEvents: { required: false, parse: checked(nonNegativeInteger) },
+    afterEvents: { required: false, parse: parseEventCount },
     intervalMs: { required: false, parse: checked(positive) },
   },
-  truncate: { afterEvents: { required: false, parse: checked(nonNegativeInteger) } },
+  truncate: { afterEvents: { required: false, parse: parseEventCount } },
   'stream-error': {
-    afterEvents: { required: false, parse: checked(nonNegativeInteger) },
+    afterEvents: { required: false, parse: parseEventCount },
     errorType: { required: false, parse: checked(errorType) },
   },
   reset: {},
@@ -303,6 +304,15 @@ function parseFault(input: unknown, at: string): Fault {
     fault[key] = spec.parse(value, `${at}.${key}`);
   }
   return fault as Fault;
+}
+
+// A whole number of events, or a distribution to draw one from per request.
+function parseEventCount(value: unknown, field: string): Distribution {
+  if (typeof value === 'number') {
+    nonNegativeInteger(value, field);
+    return value;
+  }
+  return parseDistribution(value, field, 'events');
 }
 
 function checked(check: FieldCheck): (value: unknown, field: string) => unknown {

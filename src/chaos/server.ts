@@ -76,6 +76,12 @@ export interface ChaosServer {
   /** The underlying `node:http` server. */
   readonly server: Server;
   readonly requests: ChaosRequestRecord[];
+  /**
+   * Requests whose response is still open (a stalled or paced stream, a latency wait). It drops
+   * as soon as the client closes the connection, so a test can check that an abandoned request
+   * (a hedge's loser, a stall a watchdog caught) really let go of its socket.
+   */
+  readonly inFlight: number;
   close(): Promise<void>;
 }
 
@@ -148,7 +154,10 @@ export async function startChaosServer(options: ChaosServerOptions = {}): Promis
   };
 
   const sockets = new Set<Socket>();
+  let inFlight = 0;
   const server = createServer((req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
     handle(req, res, context).catch(() => {
       if (!res.headersSent) send(res, 500, { 'content-type': 'application/json' }, errorBody('api_error', 'chaos server error'));
       else res.destroy();
@@ -174,6 +183,9 @@ export async function startChaosServer(options: ChaosServerOptions = {}): Promis
     port: address.port,
     server,
     requests,
+    get inFlight() {
+      return inFlight;
+    },
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

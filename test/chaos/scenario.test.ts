@@ -102,6 +102,8 @@ describe('parseScenario', () => {
     [[], '', 'scenario must be an object, got an array'],
     [{ rules: [rule({ kind: 'stream-error', errorType: 'Overloaded Error' })] }, 'rules[0].fault.errorType', 'must be an error type in snake_case such as "overloaded_error" or "server_error", got "Overloaded Error"'],
     [{ rules: [rule({ kind: 'stream-error', afterEvents: -1 })] }, 'rules[0].fault.afterEvents', 'must be an integer >= 0, got -1'],
+    [{ rules: [rule({ kind: 'truncate', afterEvents: { uniform: [9, 3] } })] }, 'rules[0].fault.afterEvents.uniform', 'must have min <= max, got [9, 3]'],
+    [{ rules: [rule({ kind: 'stall', afterEvents: 'late' })] }, 'rules[0].fault.afterEvents', 'must be a number of events >= 0 or an object with one of uniform, exponential, lognormal, mix, got "late"'],
     [{ rules: [rule({ kind: 'latency', ms: 5, headersFirst: 'yes' })] }, 'rules[0].fault.headersFirst', 'must be true or false, got "yes"'],
     [{ rules: [rule({ kind: 'latency', ms: { uniform: [5, 1] } })] }, 'rules[0].fault.ms.uniform', 'must have min <= max, got [5, 1]'],
     [{ rules: [rule({ kind: 'latency', ms: { uniform: 5 } })] }, 'rules[0].fault.ms.uniform', 'must be [min, max], got 5'],

@@ -104,4 +104,37 @@ describe('startChaosServer', () => {
   it('fails to start when the log file cannot be written', async () => {
     await expect(startChaosServer({ log: join(dir, 'no', 'such', 'dir.jsonl') })).rejects.toThrow(/ENOENT/);
   });
+
+  it('inFlight counts open responses and drops when a client lets go of a stalled stream', async () => {
+    await withChaos({ scenario: { rules: [{ match: { model: 'claude-stall' }, fault: { kind: 'stall', afterEvents: 1 } }] } }, async (chaos) => {
+      expect(chaos.inFlight).toBe(0);
+      await (await post(chaos, '/v1/messages', anthropicBody())).text();
+      const controller = new AbortController();
+      const stalled = await fetch(`${chaos.url}/v1/messages`, {
+        method: 'POST',
+        body: JSON.stringify(anthropicBody({ model: 'claude-stall', stream: true })),
+        signal: controller.signal,
+      });
+      const reader = stalled.body!.getReader();
+      await reader.read();
+      expect(chaos.inFlight).toBe(1);
+      controller.abort();
+      for (let i = 0; i < 500 && chaos.inFlight > 0; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+      expect(chaos.inFlight).toBe(0);
+    });
+  });
+
+  it('afterEvents may be a distribution: each stream breaks at its own point, the same for the same seed', async () => {
+    const scenario = { seed: 4, rules: [{ fault: { kind: 'truncate' as const, afterEvents: { uniform: [2, 30] as [number, number] } } }] };
+    const counts = () =>
+      withChaos({ scenario, answers: { '*': { textTokens: 200 } } }, async (chaos) => {
+        const out: number[] = [];
+        for (let i = 0; i < 12; i++) out.push((await (await post(chaos, '/v1/messages', anthropicBody({ max_tokens: 1000, stream: true }))).text()).split('\n\n').length - 1);
+        return out;
+      });
+    const first = await counts();
+    expect(first.every((n) => n >= 2 && n < 30)).toBe(true);
+    expect(new Set(first).size).toBeGreaterThan(4);
+    expect(await counts()).toEqual(first);
+  });
 });
