@@ -17,7 +17,8 @@ function show(value: unknown): string {
  */
 export type OptionKeys<T> = { readonly [K in keyof Required<T>]: true };
 
-function closest(key: string, known: readonly string[]): string | undefined {
+/** @internal The known name closest to a misspelt `key` (edit distance below 3), for a "did you mean" hint. */
+export function closestName(key: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = 3;
   for (const candidate of known) {
@@ -56,7 +57,7 @@ export function checkOptions<T extends object>(owner: string, value: T | undefin
   for (const key of Object.keys(value)) {
     if (!Object.hasOwn(keys, key)) {
       const known = Object.keys(keys);
-      const hint = closest(key, known);
+      const hint = closestName(key, known);
       throw new TypeError(
         `${owner}: unknown option ${JSON.stringify(key)}${hint === undefined ? '' : ` (did you mean "${hint}"?)`}; known options: ${known.join(', ')}`,
       );

@@ -21,6 +21,9 @@ interface Writable {
   write(s: string): unknown;
   isTTY?: boolean;
   columns?: number;
+  rows?: number;
+  on?(event: 'resize', listener: () => void): unknown;
+  off?(event: 'resize', listener: () => void): unknown;
 }
 
 const started = performance.now();
@@ -60,42 +63,96 @@ const COLOR: Record<TopicRow['status'], string> = {
   degraded: '\x1b[33m',
   failed: '\x1b[31m',
 };
+const BOLD = '\x1b[1m';
+const RESET = '\x1b[0m';
+
+/** Options of {@link ttyView}. */
+export interface TtyViewOptions {
+  /** ANSI colours (off under NO_COLOR). Cursor movement is used either way. */
+  color: boolean;
+}
+
+/** Cuts `text` to `width` characters, marking the cut. */
+function clipTo(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
+}
 
 /**
- * A table redrawn in place (about 10 times a second) when stdout is a terminal.
+ * The rows that fit in `room` lines: running rows first, then the latest finished, then waiting;
+ * what is left out is counted on one line.
+ */
+function visibleRows(rows: readonly TopicRow[], room: number): { shown: TopicRow[]; hidden: string } {
+  if (rows.length <= room) return { shown: [...rows], hidden: '' };
+  const keep = Math.max(0, room - 1);
+  const rank = (r: TopicRow): number => (r.status === 'running' ? 0 : r.status === 'waiting' ? 2 : 1);
+  const order = rows.map((r, i) => ({ r, i })).sort((a, b) => rank(a.r) - rank(b.r) || (rank(a.r) === 1 ? b.i - a.i : a.i - b.i));
+  const kept = new Set(order.slice(0, keep).map((o) => o.i));
+  const finished = rows.filter((r, i) => !kept.has(i) && rank(r) === 1).length;
+  const waiting = rows.filter((r, i) => !kept.has(i) && rank(r) === 2).length;
+  const hidden = [finished > 0 ? `${finished} finished` : '', waiting > 0 ? `${waiting} waiting` : ''].filter(Boolean).join(', ');
+  return { shown: rows.filter((_, i) => kept.has(i)), hidden: `… ${hidden} not shown (the terminal is too short)` };
+}
+
+/**
+ * A table redrawn in place (about 10 times a second) when stdout is a terminal. It fits the
+ * terminal's width and height, and redraws at once when the terminal is resized (a narrower
+ * terminal may have re-wrapped the old frame, so it clears the screen first).
  *
  * @example
- * const view = ttyView(process.stdout, TOPICS)
+ * const view = ttyView(process.stdout, TOPICS, { color: !process.env.NO_COLOR })
  */
-export function ttyView(out: Writable, topics: readonly string[]): DemoView {
+export function ttyView(out: Writable, topics: readonly string[], options: TtyViewOptions): DemoView {
   const rows = new Map<string, TopicRow>(
     topics.map((topic) => [topic, { topic, path: '', attempt: 0, stalls: 0, status: 'waiting', detail: '' }]),
   );
+  const paint = (code: string, text: string): string => (options.color ? `${code}${text}${RESET}` : text);
   let breakerText = '';
   let noteText = '';
   let drawn = 0;
   let dirty = true;
-  const width = Math.max(80, out.columns ?? 100);
+  let clear = false;
+  let width = out.columns ?? 100;
   const draw = (): void => {
     if (!dirty) return;
     dirty = false;
+    // One column short of the edge: writing the last column makes some terminals wrap.
+    const cols = Math.max(20, width - 1);
+    const room = Math.max(1, (out.rows ?? Number.POSITIVE_INFINITY) - 1 - 3);
+    const { shown, hidden } = visibleRows([...rows.values()], room);
     const lines = [
-      `\x1b[1m${'topic'.padEnd(26)} ${'path'.padEnd(14)} ${'try'.padEnd(4)} ${'stalls'.padEnd(7)} result\x1b[0m`,
-      ...[...rows.values()].map((r) =>
-        `${COLOR[r.status]}${r.topic.padEnd(26)} ${r.path.padEnd(14)} ${String(r.attempt || '').padEnd(4)} ${String(r.stalls || '').padEnd(7)} ${r.status}${r.detail ? `: ${r.detail}` : ''}\x1b[0m`.slice(0, width + 9),
+      paint(BOLD, clipTo(`${'topic'.padEnd(26)} ${'path'.padEnd(14)} ${'try'.padEnd(4)} ${'stalls'.padEnd(7)} result`, cols)),
+      ...shown.map((r) =>
+        paint(
+          COLOR[r.status],
+          clipTo(`${r.topic.padEnd(26)} ${r.path.padEnd(14)} ${String(r.attempt || '').padEnd(4)} ${String(r.stalls || '').padEnd(7)} ${r.status}${r.detail ? `: ${r.detail}` : ''}`, cols),
+        ),
       ),
-      `\x1b[1mbreakers\x1b[0m ${breakerText}`,
-      `\x1b[1mlast event\x1b[0m ${noteText}`,
+      ...(hidden === '' ? [] : [clipTo(hidden, cols)]),
+      `${paint(BOLD, 'breakers')} ${clipTo(breakerText, cols - 9)}`,
+      `${paint(BOLD, 'last event')} ${clipTo(noteText, cols - 11)}`,
     ];
-    let text = drawn > 0 ? `\x1b[${drawn}A` : '';
+    let text = clear ? '\x1b[2J\x1b[H' : drawn > 0 ? `\x1b[${drawn}A` : '';
+    clear = false;
     for (const line of lines) text += `\x1b[2K${line}\n`;
-    out.write(text);
+    // A frame shorter than the last one (rows hidden after a resize) leaves no stale lines below.
+    out.write(`${text}\x1b[J`);
     drawn = lines.length;
   };
+  const onResize = (): void => {
+    const next = out.columns ?? width;
+    // Narrower: the terminal may have re-wrapped the old frame; shorter: the cursor cannot climb
+    // back over it. Either way the old frame's lines are no longer where we left them.
+    if (next < width || (out.rows ?? Number.POSITIVE_INFINITY) <= drawn) clear = true;
+    width = next;
+    dirty = true;
+    draw();
+  };
+  out.on?.('resize', onResize);
   const timer = setInterval(draw, 100);
   return {
-    update(row) {
+    update(row, note) {
       rows.set(row.topic, { ...row });
+      if (note !== undefined) noteText = `${row.topic}: ${note}`;
       dirty = true;
     },
     note(text) {
@@ -110,6 +167,7 @@ export function ttyView(out: Writable, topics: readonly string[]): DemoView {
     },
     close() {
       clearInterval(timer);
+      out.off?.('resize', onResize);
       dirty = true;
       draw();
     },

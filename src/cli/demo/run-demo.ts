@@ -4,13 +4,23 @@ import type { CallContext } from '../../context/call-context.js';
 import { isAllPathsFailedError } from '../../errors/all-paths-failed-error.js';
 import { degradation } from '../../guardrails/degradation.js';
 import { healthMonitor } from '../../guardrails/health-monitor.js';
+import { colorEnabled } from '../color.js';
 import type { DemoBackend } from './demo-backend.js';
 import { plainView, type TopicRow, ttyView } from './demo-view.js';
 import { researchOrchestrator, type Subagent } from './research-orchestrator.js';
 
 /** Where the demo writes. */
 export interface DemoIO {
-  stdout: { write(s: string): unknown; isTTY?: boolean; columns?: number };
+  stdout: {
+    write(s: string): unknown;
+    isTTY?: boolean;
+    columns?: number;
+    rows?: number;
+    on?(event: 'resize', listener: () => void): unknown;
+    off?(event: 'resize', listener: () => void): unknown;
+  };
+  /** ANSI colours in the live table (default: when stdout is a terminal and NO_COLOR is unset). */
+  color?: boolean;
 }
 
 /**
@@ -69,7 +79,7 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
   out.write(`recourse demo — research orchestrator over ${backend.title}\n`);
   for (const line of backend.details) out.write(`  ${line}\n`);
   out.write('\n');
-  const view = tty ? ttyView(out, topics) : plainView(out);
+  const view = tty ? ttyView(out, topics, { color: io.color ?? colorEnabled(out, process.env) }) : plainView(out);
   const rows = new Map<string, TopicRow>(topics.map((t) => [t, { topic: t, path: '', attempt: 0, stalls: 0, status: 'waiting', detail: '' }]));
   const summary: DemoSummary = {
     topics: topics.length,

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chaosCommand } from '../../src/cli/chaos-command.js';
-import { anthropicBody } from './helpers.js';
+import type { CliIo } from '../../src/cli/command.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { anthropicBody } from '../chaos/helpers.js';
 
 class Capture {
   text = '';
@@ -25,6 +26,8 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs = 5000): Promise
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+const chaosCommand = (argv: string[], io: Omit<CliIo, 'env'>) => runCli(['chaos', ...argv], { ...io, env: {} });
 
 let dir = '';
 beforeAll(async () => {
@@ -112,22 +115,26 @@ describe('recourse chaos serve', () => {
   });
 
   it.each([
-    [[], 'Usage: recourse chaos serve'],
-    [['start'], 'unknown chaos command "start"'],
-    [['serve', '--port'], '--port needs a value'],
-    [['serve', '--port', 'abc'], '--port must be an integer 0-65535, got "abc"'],
-    [['serve', '--port', '70000'], '--port must be an integer 0-65535'],
+    [[], 'recourse chaos: missing command (serve)'],
+    [['start'], 'recourse chaos: unknown command "start"; commands: serve'],
+    [['serve', '--port'], 'recourse chaos serve: --port needs a value (--port N)'],
+    [['serve', '--port', 'abc'], 'recourse chaos serve: --port must be an integer between 0 and 65535, got "abc"'],
+    [['serve', '--port', '70000'], '--port must be an integer between 0 and 65535, got "70000"'],
     [['serve', '--scenario', '--port', '1'], '--scenario needs a value'],
-    [['serve', '--verbose'], 'unknown option "--verbose"'],
+    [['serve', '--verbose'], 'unknown option --verbose'],
+    [['serve', '--prot', '1'], 'unknown option --prot (did you mean --port?)'],
+    [['serve', '--quiet=yes'], '--quiet takes no value, got "yes"'],
     [['serve', 'extra'], 'unexpected argument "extra"'],
     [['serve', '--log', 'a', '--log', 'b'], '--log is given twice'],
-    [['serve', '--upstream', 'api.anthropic.com'], '--upstream must be an http:// or https:// URL'],
-    [['serve', '--scenario', '/nonexistent/chaos.json'], 'cannot read the scenario file'],
+    [['serve', '--upstream', 'api.anthropic.com'], '--upstream must be an http:// or https:// URL, got "api.anthropic.com"'],
+    [['serve', '--scenario', '/nonexistent/chaos.json'], 'recourse chaos serve: /nonexistent/chaos.json: cannot read the scenario file'],
   ])('exits 2 with a message for %j', async (argv, message) => {
     const stdout = new Capture();
     const stderr = new Capture();
     expect(await chaosCommand(argv, { stdout, stderr })).toBe(2);
     expect(stderr.text).toContain(message);
+    // the problem and a pointer to help, never the whole usage
+    expect(stderr.text.trimEnd().split('\n')).toHaveLength(2);
     expect(stdout.text).toBe('');
   });
 
@@ -136,7 +143,7 @@ describe('recourse chaos serve', () => {
     await writeFile(scenario, JSON.stringify({ rules: [{ fault: { kind: 'stall' } }, { fault: { kind: 'status', status: 'abc' } }] }));
     const stderr = new Capture();
     expect(await chaosCommand(['serve', '--scenario', scenario], { stdout: new Capture(), stderr })).toBe(2);
-    expect(stderr.text).toContain('rules[1].fault.status must be an integer 100-599, got "abc"');
+    expect(stderr.text).toContain('bad.json: rules[1].fault.status must be an integer 100-599, got "abc"');
   });
 
   it('exits 1 when the port is taken, and prints help with --help', async () => {
