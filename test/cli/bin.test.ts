@@ -160,7 +160,12 @@ function inTerminal(args: string[], env: Record<string, string>, size: { cols: n
       for (let i = 0; i < 1500 && !state.output.includes(text); i++) await new Promise((r) => setTimeout(r, 10));
       if (!state.output.includes(text)) throw new Error(`never saw ${JSON.stringify(text)} in ${JSON.stringify(state.output.slice(-500))}`);
     },
-    done: new Promise((resolve) => child.on('close', (code) => ((state.code = code), resolve()))),
+    done: new Promise((resolve) =>
+      child.on('close', (code) => {
+        state.code = code;
+        resolve();
+      }),
+    ),
   };
   child.stdout.on('data', (c: Buffer) => (state.output += c.toString()));
   return state;
