@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { StallError, watch } from '../../src/index.js';
+import type { Timer, TimerClock } from '../../src/clock/clock.js';
+import { type Clock, isStallError, StallError, watch } from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
 import { tick } from './helpers.js';
 
@@ -36,6 +37,32 @@ function controlled<T>() {
       ended = true;
       waiter?.({ done: true, value: undefined });
     },
+  };
+}
+
+/**
+ * A clock whose time moves only when the code under test says so (`time.t += …`), and whose
+ * timers never run: what a process sees while a source answers through microtasks alone.
+ */
+function starvedClock(time: { t: number }, withTimers: boolean): Clock {
+  const plain: Clock = { now: () => time.t, sleep: () => new Promise<void>(() => {}) };
+  if (!withTimers) return plain;
+  const timers: TimerClock = { ...plain, setTimer: (): Timer => ({ cancel: () => {} }) };
+  return timers;
+}
+
+/** Answers every next() through a microtask, spending 1 ms of `time` per answer: `first` once, then pings. */
+function microtaskSource(time: { t: number }, first: string, max: number): AsyncIterable<string> {
+  let i = 0;
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        time.t += 1;
+        i++;
+        return Promise.resolve(i > max ? { done: true as const, value: undefined } : { done: false as const, value: i === 1 ? first : 'ping' });
+      },
+      return: () => Promise.resolve({ done: true as const, value: undefined }),
+    }),
   };
 }
 
@@ -188,5 +215,135 @@ describe('watch', () => {
     expect(() => watch(s.source, { idleMs: Number.NaN })).toThrow(/idleMs/);
     expect(() => watch(s.source, {})).toThrow(/at least one of/);
     expect(() => watch({} as AsyncIterable<number>, { idleMs: 1 })).toThrow(TypeError);
+  });
+
+  it('return() while a next() is pending settles that next() as done and closes the source', async () => {
+    const clock = new VirtualClock();
+    const s = controlled<number>();
+    const it = watch(s.source, { idleMs: 1_000, clock })[Symbol.asyncIterator]();
+    let settled: unknown = 'pending';
+    it.next().then(
+      (r) => (settled = r),
+      (e) => (settled = e),
+    );
+    await tick();
+    expect(await it.return!()).toEqual({ done: true, value: undefined });
+    await tick();
+    expect(settled).toEqual({ done: true, value: undefined });
+    expect(s.state.returned).toBe(1);
+    s.push(1); // a late answer of the source is dropped
+    expect(await it.next()).toEqual({ done: true, value: undefined });
+    expect(clock.pending).toBe(0);
+  });
+
+  for (const withTimers of [false, true]) {
+    const kind = withTimers ? 'a clock with timers' : 'a plain clock';
+    it(`keep-alives answered through microtasks alone are reported idle (${kind})`, async () => {
+      const time = { t: 0 };
+      const out: string[] = [];
+      const opts = { idleMs: 100, clock: starvedClock(time, withTimers), isProgress: (m: string) => m !== 'ping' };
+      const error = await collect(watch(microtaskSource(time, 'text', 100_000), opts), out);
+      expect(isStallError(error) && error.phase).toBe('idle');
+      expect(out.length).toBeLessThan(110);
+    });
+
+    it(`keep-alives through microtasks before any progress are reported first-item (${kind})`, async () => {
+      const time = { t: 0 };
+      const out: string[] = [];
+      const opts = { firstItemMs: 50, idleMs: 1_000, clock: starvedClock(time, withTimers), isProgress: (m: string) => m !== 'ping' };
+      const error = await collect(watch(microtaskSource(time, 'ping', 100_000), opts), out);
+      expect(isStallError(error) && error.phase).toBe('first-item');
+      expect(out.length).toBeLessThan(60);
+    });
+
+    it(`totalMs ends a source that answers through microtasks alone (${kind})`, async () => {
+      const time = { t: 0 };
+      const out: string[] = [];
+      const error = await collect(watch(microtaskSource(time, 'text', 100_000), { totalMs: 200, clock: starvedClock(time, withTimers) }), out);
+      expect(isStallError(error) && error.phase).toBe('total');
+      // checked at least every 64 items inside one burst
+      expect(out.length).toBeGreaterThanOrEqual(199);
+      expect(out.length).toBeLessThan(200 + 64);
+    });
+  }
+
+  it('keep-alives through microtasks on the real clock end in a stall, not a busy loop', async () => {
+    let i = 0;
+    const source: AsyncIterable<string> = {
+      [Symbol.asyncIterator]: () => ({
+        next: () => Promise.resolve(++i > 20_000_000 ? { done: true as const, value: undefined } : { done: false as const, value: i === 1 ? 'text' : 'ping' }),
+      }),
+    };
+    const error = await collect(watch(source, { idleMs: 20, isProgress: (m) => m !== 'ping' }), []);
+    expect(isStallError(error) && error.phase).toBe('idle');
+  });
+
+  it('Infinity turns a limit off', async () => {
+    const clock = new VirtualClock();
+    const s = controlled<number>();
+    const out: number[] = [];
+    const done = collect(watch(s.source, { firstItemMs: Number.POSITIVE_INFINITY, idleMs: 100, totalMs: Number.POSITIVE_INFINITY, clock }), out);
+    await clock.advance(1_000_000); // no first-item limit
+    s.push(1);
+    await clock.advance(99);
+    s.push(2);
+    await clock.advance(100); // the idle limit still holds
+    const error = await done;
+    expect(isStallError(error) && error.phase).toBe('idle');
+    expect(out).toEqual([1, 2]);
+  });
+
+  it('runs with only a signal: no timer, and an abort closes the source', async () => {
+    const clock = new VirtualClock();
+    const s = controlled<number>();
+    const controller = new AbortController();
+    const out: number[] = [];
+    const done = collect(watch(s.source, { signal: controller.signal, clock }), out);
+    s.push(1);
+    await clock.advance(10_000_000);
+    expect(clock.pending).toBe(0);
+    controller.abort();
+    expect((await done as Error).name).toBe('AbortError');
+    expect(out).toEqual([1]);
+    expect(s.state.returned).toBe(1);
+  });
+
+  it('a limit beyond the longest Node timer (2^31-1 ms) is reached in steps, on time', async () => {
+    const clock = new VirtualClock();
+    const s = controlled<number>();
+    const done = collect(watch(s.source, { idleMs: 3e9, clock }), []);
+    await clock.advance(3e9 - 1);
+    expect(s.state.returned).toBe(0);
+    await clock.advance(1);
+    expect(isStallError(await done)).toBe(true);
+  });
+
+  it('a limit beyond the longest Node timer never hands setTimeout a value it clamps', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(w);
+    };
+    process.on('warning', onWarning);
+    try {
+      const s = controlled<number>();
+      const it = watch(s.source, { idleMs: 3e9, totalMs: 4e9 })[Symbol.asyncIterator]();
+      void it.next();
+      await new Promise((r) => setTimeout(r, 30));
+      await it.return!();
+      await new Promise((r) => setTimeout(r, 5));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.name)).not.toContain('TimeoutOverflowWarning');
+  });
+
+  it('checks every limit and names it', () => {
+    const s = controlled<number>();
+    expect(() => watch(s.source, { idleMs: 0 })).toThrow(/idleMs must be a number of ms >= 1, or Infinity for no limit, got 0/);
+    expect(() => watch(s.source, { totalMs: -5 })).toThrow(RangeError);
+    expect(() => watch(s.source, { firstItemMs: '5' as unknown as number })).toThrow(/firstItemMs .* got "5"/);
+    expect(() => watch(s.source, { idleMs: 100, signal: {} as AbortSignal })).toThrow(/signal must be an AbortSignal/);
+    expect(() => watch(s.source, { idleMs: 100, idelMs: 5 } as never)).toThrow(/unknown option "idelMs"/);
+    expect(() => watch(s.source, {})).toThrow(/at least one of firstItemMs, idleMs, totalMs \(Infinity for none\) or a signal/);
   });
 });
