@@ -4,6 +4,7 @@ export { constant } from './backoff/constant.js';
 export { type ExponentialOptions, exponential, type Jitter } from './backoff/exponential.js';
 export type { Classification, FailureKind } from './classify/classification.js';
 export { classify } from './classify/classify.js';
+export { classifiedAs, type DeclaredClassification } from './classify/declared.js';
 export type { Clock } from './clock/clock.js';
 export { systemClock } from './clock/clock.js';
 export type { CallContext, ExecuteOptions, Work } from './context/call-context.js';

@@ -1,6 +1,8 @@
 import { isAbortError } from '../errors/abort-error.js';
 import { isRecourseError } from '../errors/recourse-error.js';
+import { aiIsRetryable, aiRetryError } from './ai-sdk-errors.js';
 import type { Classification, FailureKind } from './classification.js';
+import { declaredClassification } from './declared.js';
 import { retryAfterMs, shouldRetryHeader } from './headers.js';
 
 const TRANSIENT_CODES = new Set([
@@ -71,7 +73,8 @@ function statusOf(e: Bag): number | undefined {
 }
 
 function headersOf(e: Bag): unknown {
-  return e.headers ?? asBag(e.response)?.headers;
+  // `responseHeaders`: the AI SDK's APICallError.
+  return e.headers ?? asBag(e.response)?.headers ?? e.responseHeaders;
 }
 
 /** The API's own error type: `{error:{type}}` (Anthropic, nested once more in the body), `{type}`, or OpenAI's `code`. */
@@ -155,7 +158,7 @@ function classifyOwn(error: Bag & { name: string }, depth: number): Classificati
         retryable: false,
         countsForBreaker: false,
         reason: 'circuit_open',
-        ...(typeof after === 'number' ? { retryAfterMs: after } : {}),
+        ...(typeof after === 'number' && after >= 0 ? { retryAfterMs: Math.ceil(after) } : {}),
       };
     }
     case 'NotSerializableError':
@@ -183,9 +186,20 @@ function classifyOwn(error: Bag & { name: string }, depth: number): Classificati
 function classifyAt(error: unknown, depth: number): Classification {
   const e = asBag(error);
   if (e === undefined) return verdict('transient', 'unclassified');
-  if (isRecourseError(error) && depth < MAX_CAUSE_DEPTH) {
-    const own = classifyOwn(e as Bag & { name: string }, depth);
-    if (own) return own;
+  const declared = declaredClassification(e);
+  if (declared !== undefined) return declared;
+  if (depth < MAX_CAUSE_DEPTH) {
+    if (isRecourseError(error)) {
+      const own = classifyOwn(e as Bag & { name: string }, depth);
+      if (own) return own;
+    }
+    const sdkRetry = aiRetryError(e);
+    if (sdkRetry !== undefined) {
+      // The AI SDK's own retries gave up: what failed is the last error (status, retry-after).
+      // Out of attempts, it was already retried by a layer (principle 2): never retried again.
+      const inner = classifyAt(sdkRetry.lastError, depth + 1);
+      return sdkRetry.exhausted ? { ...inner, retryable: false } : inner;
+    }
   }
   const ctorName = (e.constructor as { name?: unknown } | undefined)?.name;
   if (isAbortError(error) || ctorName === 'APIUserAbortError') return verdict('cancelled', 'cancelled');
@@ -203,6 +217,9 @@ function classifyAt(error: unknown, depth: number): Classification {
     if (result === undefined && typeof e.name === 'string' && BUG_NAMES.has(e.name)) result = verdict('fatal', 'bug');
     if (result === undefined) result = verdict('transient', 'unclassified', code !== undefined ? { code } : {});
   }
+  // The AI SDK's verdict on its own error; a server's x-should-retry header outranks it.
+  const sdkRetryable = aiIsRetryable(e);
+  if (sdkRetryable !== undefined) result.retryable = sdkRetryable;
   if (headers !== undefined) {
     const after = retryAfterMs(headers);
     if (after !== undefined) result.retryAfterMs = after;
@@ -213,10 +230,13 @@ function classifyAt(error: unknown, depth: number): Classification {
 }
 
 /**
- * Decides what kind of failure `error` is: reads `status` / `statusCode` / `response.status`,
- * headers (plain object or `Headers`: `retry-after-ms`, `retry-after` as seconds or HTTP date,
- * `x-should-retry`), Node and undici error codes along the `cause` chain, and the error `type`
- * strings of the Anthropic and OpenAI APIs, without importing any SDK. Never throws.
+ * Decides what kind of failure `error` is. An error that declares its own classification (under
+ * the `classifiedAs` symbol) gets it. Otherwise it reads `status` / `statusCode` /
+ * `response.status`, headers (plain object or `Headers`, or the AI SDK's `responseHeaders`:
+ * `retry-after-ms`, `retry-after` as delay-seconds or an HTTP-date, `x-should-retry`), Node and
+ * undici error codes along the `cause` chain, the error `type` strings of the Anthropic and OpenAI
+ * APIs, and the Vercel AI SDK's `APICallError` (`isRetryable`) and `RetryError` (its `lastError`),
+ * without importing any SDK. `retryAfterMs` is whole ms. Never throws.
  *
  * @example
  * classify({ status: 429, headers: { 'retry-after': '2' } })

@@ -1,3 +1,5 @@
+import { parseHttpDate } from './http-date.js';
+
 /** @internal Headers as a plain object (any key case) or a fetch `Headers`. */
 export type HeaderBag = { get(name: string): string | null } | Record<string, unknown>;
 
@@ -25,23 +27,30 @@ function headerValue(value: unknown): string | undefined {
   return undefined;
 }
 
+// retry-after-ms (not in any RFC; sent by Anthropic and OpenAI): a non-negative decimal number.
+const MS = /^\d+(?:\.\d+)?$/;
+// RFC 9110 §10.2.3: Retry-After = HTTP-date / delay-seconds, delay-seconds = 1*DIGIT.
+const DELAY_SECONDS = /^\d+$/;
+
 /**
- * @internal The wait a server asked for, in ms: `retry-after-ms` (milliseconds, may be
- * fractional) wins over `retry-after` (delta-seconds or an HTTP date). Unparsable or negative
- * values are ignored; a date in the past means 0.
+ * @internal The wait a server asked for, in whole ms (rounded up: never shorter than asked):
+ * `retry-after-ms` wins over `retry-after` (delay-seconds or an HTTP-date; a date in the past
+ * means 0). Anything else (signs, fractions of seconds, lists, free text) is ignored.
  */
 export function retryAfterMs(headers: unknown, now: number = Date.now()): number | undefined {
-  const ms = readHeader(headers, 'retry-after-ms');
-  if (ms !== undefined) {
-    const value = Number(ms.trim());
-    if (ms.trim() !== '' && Number.isFinite(value) && value >= 0) return value;
+  const ms = readHeader(headers, 'retry-after-ms')?.trim();
+  if (ms !== undefined && MS.test(ms)) {
+    const value = Math.ceil(Number(ms));
+    if (Number.isFinite(value)) return value;
   }
   const after = readHeader(headers, 'retry-after')?.trim();
-  if (after === undefined || after === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(after)) return Number(after) * 1000;
-  const date = Date.parse(after);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  if (after === undefined) return undefined;
+  if (DELAY_SECONDS.test(after)) {
+    const value = Number(after) * 1000;
+    return Number.isFinite(value) ? value : undefined;
+  }
+  const date = parseHttpDate(after, now);
+  return date === undefined ? undefined : Math.max(0, Math.ceil(date - now));
 }
 
 /** @internal `x-should-retry: true|false`, the server's explicit verdict, when present. */

@@ -1,13 +1,14 @@
 import type { SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
-import { AgentResultError, type AgentFailure } from './agent-result-error.js';
+import type { DeclaredClassification } from '../classify/declared.js';
+import { textOf } from '../text/safe-text.js';
+import { type AgentFailure, AgentResultError } from './agent-result-error.js';
 
 // Node / undici codes the CLI quotes in its error text ("Connection refused … (ECONNREFUSED)").
 const NETWORK_CODE = /\b(ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|EAI_AGAIN|ENETUNREACH|ENETDOWN|EHOSTUNREACH|EHOSTDOWN|ENOTFOUND|UND_ERR_[A-Z_]+)\b/;
 
-// The result carries no HTTP status for these, so they are given the Anthropic error `type` that
-// means the same thing to `classify`: invalid_request_error → logical, billing_error → persistent.
-const LOGICAL = 'invalid_request_error';
-const PERSISTENT = 'billing_error';
+// The result carries no HTTP status for these: they declare their classification.
+const logical = (reason: string): DeclaredClassification => ({ kind: 'logical', reason });
+const persistent = (reason: string): DeclaredClassification => ({ kind: 'persistent', reason });
 const CONTEXT_REASONS = new Set(['prompt_too_long', 'blocking_limit', 'rapid_refill_breaker']);
 const LOGICAL_REASONS = new Set([
   'max_turns',
@@ -18,7 +19,7 @@ const LOGICAL_REASONS = new Set([
   'tool_deferred_unavailable',
 ]);
 
-function textOf(result: SDKResultMessage): string {
+function resultText(result: SDKResultMessage): string {
   if (result.subtype === 'success') return result.result;
   return result.errors.join('; ');
 }
@@ -60,7 +61,7 @@ function networkCode(text: string): string | undefined {
  */
 export function agentResultError(result: SDKResultMessage, cause?: unknown): AgentResultError | undefined {
   if (result.subtype === 'success' && !result.is_error) return undefined;
-  const text = textOf(result);
+  const text = resultText(result);
   const reason = result.terminal_reason;
   const failure: AgentFailure = result.subtype === 'success' ? 'api_error' : result.subtype;
   const init = {
@@ -73,18 +74,19 @@ export function agentResultError(result: SDKResultMessage, cause?: unknown): Age
     const status = typeof result.api_error_status === 'number' ? result.api_error_status : undefined;
     if (status !== undefined) return new AgentResultError({ ...init, status, type: apiErrorType(result) });
     if (reason !== undefined && CONTEXT_REASONS.has(reason)) {
-      return new AgentResultError({ ...init, type: LOGICAL, message: `${init.message} (prompt is too long)` });
+      return new AgentResultError({ ...init, classification: logical('context_overflow'), message: `${init.message} (prompt is too long)` });
     }
-    if (reason !== undefined && LOGICAL_REASONS.has(reason)) return new AgentResultError({ ...init, type: LOGICAL });
-    if (reason === 'budget_exhausted') return new AgentResultError({ ...init, type: PERSISTENT });
+    if (reason !== undefined && LOGICAL_REASONS.has(reason)) return new AgentResultError({ ...init, classification: logical(reason) });
+    if (reason === 'budget_exhausted') return new AgentResultError({ ...init, classification: persistent('budget_exhausted') });
     return new AgentResultError({ ...init, code: networkCode(text) });
   }
   switch (result.subtype) {
     case 'error_max_turns':
+      return new AgentResultError({ ...init, classification: logical('max_turns') });
     case 'error_max_structured_output_retries':
-      return new AgentResultError({ ...init, type: LOGICAL });
+      return new AgentResultError({ ...init, classification: logical('max_structured_output_retries') });
     case 'error_max_budget_usd':
-      return new AgentResultError({ ...init, type: PERSISTENT });
+      return new AgentResultError({ ...init, classification: persistent('max_budget_usd') });
     default:
       // error_during_execution, and subtypes a newer SDK may add: transient, like any unknown failure.
       return new AgentResultError({ ...init, code: networkCode(text) });
@@ -100,7 +102,7 @@ export function agentResultError(result: SDKResultMessage, cause?: unknown): Age
  * throw noResultError(sdkError)
  */
 export function noResultError(cause?: unknown): AgentResultError {
-  const text = cause instanceof Error ? cause.message : cause === undefined ? '' : String(cause);
+  const text = cause === undefined ? '' : textOf(cause);
   return new AgentResultError({
     failure: 'no_result',
     message: `agent query ended without a result${text ? `: ${text}` : ''}`,

@@ -1,4 +1,5 @@
 import type { SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
+import { classifiedAs, type DeclaredClassification } from '../classify/declared.js';
 import { hasErrorName, RecourseError } from '../errors/recourse-error.js';
 
 /**
@@ -23,19 +24,22 @@ export interface AgentResultErrorInit {
   result?: SDKResultMessage | undefined;
   /** The HTTP status the API answered (`api_error_status`). */
   status?: number | undefined;
-  /** An Anthropic API error `type` (`overloaded_error`, `invalid_request_error`, `billing_error`, …). */
+  /** The Anthropic API error `type` the CLI reported next to the status (`overloaded_error`, …). */
   type?: string | undefined;
   /** A Node network error code found in the error text (`ECONNREFUSED`, …). */
   code?: string | undefined;
+  /** How `classify` must see this failure when no status or code says it (max turns, budget, …). */
+  classification?: DeclaredClassification | undefined;
   cause?: unknown;
 }
 
 /**
- * A Claude Agent SDK query ended without a success result. `classify` reads it like an API error:
- * `status` (the API's `api_error_status`), `type` (an Anthropic error type) and `code` (a network
- * error code) are set so that 529 is transient, `error_max_turns` logical, `error_max_budget_usd`
- * persistent, and so on (see `agentResultError`). `result` is the SDK's result message, when there
- * was one; `cause` the SDK's own exception, when it threw.
+ * A Claude Agent SDK query ended without a success result. `classify` reads it like an API error
+ * when the API answered: `status` (the API's `api_error_status`, so 529 is transient) and `code`
+ * (a network error code in the text). Outcomes with no status of their own (`error_max_turns`,
+ * `error_max_budget_usd`, a prompt too long, …) declare their classification under
+ * `classifiedAs` instead of posing as an HTTP status (see `agentResultError`). `result` is the
+ * SDK's result message, when there was one; `cause` the SDK's own exception, when it threw.
  *
  * @example
  * catch (e) { if (isAgentResultError(e)) console.log(e.failure, e.status, e.result?.terminal_reason) }
@@ -47,6 +51,7 @@ export class AgentResultError extends RecourseError {
   readonly status: number | undefined;
   readonly type: string | undefined;
   readonly code: string | undefined;
+  readonly [classifiedAs]: DeclaredClassification | undefined;
   constructor(init: AgentResultErrorInit) {
     super(init.message, 'cause' in init ? { cause: init.cause } : undefined);
     this.failure = init.failure;
@@ -54,6 +59,7 @@ export class AgentResultError extends RecourseError {
     this.status = init.status;
     this.type = init.type;
     this.code = init.code;
+    this[classifiedAs] = init.classification;
   }
 }
 

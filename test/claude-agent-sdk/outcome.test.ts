@@ -77,6 +77,15 @@ describe('agentResultError: the result message decides the classification', () =
     expect(classify(error)).toMatchObject({ kind: 'transient', retryable: true });
     expect(classify(noResultError())).toMatchObject({ kind: 'transient' });
   });
+
+  it('AgentResultError no longer poses as HTTP 400: max turns is logical with no status', () => {
+    const maxTurns = agentResultError(errorResult('error_max_turns', ['max turns']));
+    expect(maxTurns?.status).toBeUndefined();
+    expect(maxTurns?.type).toBeUndefined();
+    expect(classify(maxTurns)).toEqual({ kind: 'logical', retryable: false, countsForBreaker: false, reason: 'max_turns' });
+    const budget = agentResultError(errorResult('error_max_budget_usd'));
+    expect(classify(budget)).toEqual({ kind: 'persistent', retryable: false, countsForBreaker: true, reason: 'max_budget_usd' });
+  });
 });
 
 describe('agentEnv, agentOptions, subagentPath', () => {
