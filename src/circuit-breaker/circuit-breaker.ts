@@ -18,6 +18,7 @@ import {
   recordTransition,
 } from './breaker-record.js';
 import { type BreakerOptions, type ResolvedBreakerOptions, resolveBreakerOptions } from './breaker-options.js';
+import { wholeMs } from '../text/whole-ms.js';
 import { SlidingWindow } from './sliding-window.js';
 
 /**
@@ -70,7 +71,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker {
       state: r.state,
       epoch: r.epoch,
       failures: r.failures,
-      ...(r.state === 'open' ? { retryAfterMs: Math.max(0, r.openedAt + this.#o.cooldownMs - now) } : {}),
+      ...(r.state === 'open' ? { retryAfterMs: Math.max(0, Math.ceil(r.openedAt + this.#o.cooldownMs - now)) } : {}),
       probeInFlight: r.state === 'half-open' && r.probeUntil > now,
       ...(this.#o.window ? { window: { ...this.#o.window, ...this.#windowOf().totals(now) } } : { failureThreshold: this.#o.failureThreshold }),
       cooldownMs: this.#o.cooldownMs,
@@ -199,7 +200,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker {
   async #probe(next: Invoke, fn: Work<unknown>, scope: Scope, record: (o: BreakerOutcome) => unknown): Promise<unknown> {
     const ms = this.#o.probeTimeoutMs;
     let timedOut = false;
-    const makeError = (): Error => new TimeoutError(ms, `circuit "${this.name}": probe did not settle within ${ms} ms`);
+    const makeError = (): Error => new TimeoutError(ms, `circuit "${this.name}": probe did not settle within ${wholeMs(ms)} ms`);
     const onExpire = (): void => {
       timedOut = true;
       if (this.wants('timeout')) this.events.emit('timeout', { timeoutMs: ms, probe: true, name: this.name });

@@ -4,6 +4,7 @@ import { aiIsRetryable, aiRetryError } from './ai-sdk-errors.js';
 import type { Classification, FailureKind } from './classification.js';
 import { declaredClassification } from './declared.js';
 import { retryAfterMs, shouldRetryHeader } from './headers.js';
+import { textOf } from '../text/safe-text.js';
 
 const TRANSIENT_CODES = new Set([
   'ECONNRESET',
@@ -169,7 +170,7 @@ function classifyOwn(error: Bag & { name: string }, depth: number): Classificati
     case 'StoreError':
       return verdict('persistent', 'store');
     case 'SagaStateError':
-      return error.reason === 'in_progress' ? verdict('transient', 'saga_in_progress') : verdict('persistent', `saga_${String(error.reason)}`);
+      return error.reason === 'in_progress' ? verdict('transient', 'saga_in_progress') : verdict('persistent', `saga_${textOf(error.reason)}`);
     case 'SagaFailedError':
     case 'RetriesExhaustedError':
     case 'AllPathsFailedError': {

@@ -1,3 +1,5 @@
+import { safeField } from '../text/safe-text.js';
+
 /**
  * The error a cancelled call rejects with: the signal's own `reason` when it is an Error (what
  * `AbortController.abort()` sets by default is a DOMException named `AbortError`), otherwise a
@@ -8,7 +10,7 @@
  */
 export function abortReason(signal: AbortSignal): unknown {
   const reason: unknown = signal.reason;
-  if (reason instanceof Error || (typeof reason === 'object' && reason !== null && 'name' in reason)) return reason;
+  if (isErrorLike(reason)) return reason;
   const error = new DOMException('This operation was aborted', 'AbortError');
   if (reason !== undefined) Object.defineProperty(error, 'cause', { value: reason });
   return error;
@@ -22,5 +24,15 @@ export function abortReason(signal: AbortSignal): unknown {
  * catch (e) { if (isAbortError(e)) return } // the caller gave up; nothing to report
  */
 export function isAbortError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
+  return typeof error === 'object' && safeField(error, 'name') === 'AbortError';
+}
+
+/** An Error, or an object with a `name`; false (not a throw) for a hostile Proxy. */
+function isErrorLike(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    return value instanceof Error || 'name' in value;
+  } catch {
+    return false;
+  }
 }

@@ -1,3 +1,4 @@
+import { textOf } from '../text/safe-text.js';
 import { hasErrorName, RecourseError } from './recourse-error.js';
 
 /** One fallback path's failure. */
@@ -17,9 +18,7 @@ export class AllPathsFailedError extends RecourseError {
   override name = 'AllPathsFailedError' as const;
   readonly failures: readonly PathFailure[];
   constructor(failures: readonly PathFailure[]) {
-    const summary = failures
-      .map((f) => `${f.path}: ${f.error instanceof Error ? f.error.message : String(f.error)}`)
-      .join('; ');
+    const summary = failures.map((f) => `${textOf(f.path)}: ${textOf(f.error)}`).join('; ');
     super(`all ${failures.length} path(s) failed (${summary})`, { cause: failures[failures.length - 1]?.error });
     this.failures = failures;
   }

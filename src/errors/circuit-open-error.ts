@@ -11,20 +11,23 @@ export class CircuitOpenError extends RecourseError {
   override name = 'CircuitOpenError' as const;
   /** The breaker's name. */
   readonly breaker: string;
-  /** How long until the breaker admits a probe (0 when a probe is already running). */
+  /** How long until the breaker admits a probe, in whole ms rounded up (Infinity when isolated). */
   readonly retryAfterMs: number;
   /** The breaker state that refused the call. */
   readonly state: 'open' | 'half-open' | 'isolated';
   constructor(breaker: string, retryAfterMs: number, state: 'open' | 'half-open' | 'isolated') {
+    // Whole milliseconds, rounded up so a caller that waits this long is never early
+    // (performance.now() differences would otherwise show as 29999.161192).
+    const wait = Math.ceil(retryAfterMs);
     super(
       state === 'isolated'
         ? `circuit "${breaker}" is isolated`
         : state === 'half-open'
           ? `circuit "${breaker}" is half-open and its single probe is in flight`
-          : `circuit "${breaker}" is open; next probe in ${Math.ceil(retryAfterMs)} ms`,
+          : `circuit "${breaker}" is open; next probe in ${wait} ms`,
     );
     this.breaker = breaker;
-    this.retryAfterMs = retryAfterMs;
+    this.retryAfterMs = wait;
     this.state = state;
   }
 }

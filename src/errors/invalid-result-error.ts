@@ -1,3 +1,4 @@
+import { safeField, textOf } from '../text/safe-text.js';
 import { hasErrorName, RecourseError } from './recourse-error.js';
 
 /** One reason a result was rejected (the Standard Schema issue shape). */
@@ -19,7 +20,8 @@ export class InvalidResultError extends RecourseError {
   readonly value: unknown;
   readonly issues: readonly ResultIssue[];
   constructor(value: unknown, issues: readonly ResultIssue[]) {
-    super(`invalid result: ${issues.map((i) => i.message).join('; ') || 'rejected by validator'}`);
+    // Issues come from user schemas: read them defensively.
+    super(`invalid result: ${issues.map((i) => safeField(i, 'message') ?? textOf(i)).join('; ') || 'rejected by validator'}`);
     this.value = value;
     this.issues = issues;
   }

@@ -30,10 +30,21 @@ export class RecourseError extends Error {
  * if (isRecourseError(e) && e.name === 'StallError') restartStream()
  */
 export function isRecourseError(error: unknown): error is RecourseError {
-  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[BRAND] === true;
+  if (typeof error !== 'object' || error === null) return false;
+  try {
+    return (error as Record<symbol, unknown>)[BRAND] === true;
+  } catch {
+    // A Proxy whose get trap throws is not one of ours, and must not break the caller's policy.
+    return false;
+  }
 }
 
 /** @internal cross-realm check for one subclass by its literal name. */
 export function hasErrorName<N extends string>(error: unknown, name: N): error is RecourseError & { name: N } {
-  return isRecourseError(error) && error.name === name;
+  if (!isRecourseError(error)) return false;
+  try {
+    return error.name === name;
+  } catch {
+    return false;
+  }
 }

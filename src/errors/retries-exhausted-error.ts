@@ -1,3 +1,4 @@
+import { textOf } from '../text/safe-text.js';
 import { hasErrorName, RecourseError } from './recourse-error.js';
 
 /** Why a retry layer stopped. */
@@ -18,7 +19,9 @@ export class RetriesExhaustedError extends RecourseError {
   readonly reason: GiveUpReason;
   constructor(attempts: number, errors: readonly unknown[], reason: GiveUpReason, detail?: string) {
     const last = errors[errors.length - 1];
-    const lastMessage = last instanceof Error ? last.message : String(last);
+    // Any value may be thrown (a null-prototype object, an Error whose message getter throws):
+    // building this error must never fail, or the real failure would be lost.
+    const lastMessage = textOf(last);
     const why =
       reason === 'attempts'
         ? `after ${attempts} attempt(s)`

@@ -1,3 +1,4 @@
+import { wholeMs } from '../text/whole-ms.js';
 import { hasErrorName, RecourseError, type RecourseErrorOptions } from './recourse-error.js';
 
 /** Which silence was too long: before the first item, between items, or the whole stream. */
@@ -19,10 +20,10 @@ export class StallError extends RecourseError {
   constructor(phase: StallPhase, limitMs: number, items: number, options?: RecourseErrorOptions) {
     const what =
       phase === 'first-item'
-        ? `no first item within ${limitMs} ms`
+        ? `no first item within ${wholeMs(limitMs)} ms`
         : phase === 'idle'
-          ? `no progress for ${limitMs} ms after ${items} item(s)`
-          : `stream still running after its total budget of ${limitMs} ms`;
+          ? `no progress for ${wholeMs(limitMs)} ms after ${items} item(s)`
+          : `stream still running after its total budget of ${wholeMs(limitMs)} ms`;
     super(`stream stalled: ${what}`, options);
     this.phase = phase;
     this.limitMs = limitMs;

@@ -1,3 +1,4 @@
+import { wholeMs } from '../text/whole-ms.js';
 import { hasErrorName, RecourseError, type RecourseErrorOptions } from './recourse-error.js';
 
 /**
@@ -12,7 +13,7 @@ export class TimeoutError extends RecourseError {
   /** The budget that ran out, in ms. */
   readonly timeoutMs: number;
   constructor(timeoutMs: number, message?: string, options?: RecourseErrorOptions) {
-    super(message ?? `timed out after ${timeoutMs} ms`, options);
+    super(message ?? `timed out after ${wholeMs(timeoutMs)} ms`, options);
     this.timeoutMs = timeoutMs;
   }
 }

@@ -1,6 +1,7 @@
 import { channel, subscribe as subscribeChannel } from 'node:diagnostics_channel';
 import type { Channel } from 'node:diagnostics_channel';
 import type { Listener, PolicyEventMap, PolicyEventType } from './event-types.js';
+import { errorText, safeField } from '../text/safe-text.js';
 
 const channels = new Map<string, Channel>();
 
@@ -44,7 +45,7 @@ export function registerEventType(type: string): void {
 /** @internal A throwing listener or sink is a bug to surface, never a reason to fail a call. */
 export function reportListenerError(error: unknown): void {
   process.emitWarning(
-    `a recourse event listener threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    `a recourse event listener threw: ${safeField(error, 'stack') ?? errorText(error)}`,
     'RecourseListenerWarning',
   );
 }

@@ -243,7 +243,7 @@ class Controller<F extends DegradationFlags> implements DegradationController<F>
 
   toJSON(): object {
     const level = this.#levels[this.#index]!;
-    return { level: level.name, levelIndex: this.#index, since: this.#since, flags: level.flags, changes: this.#changes.length };
+    return { level: level.name, levelIndex: this.#index, since: Math.round(this.#since), flags: level.flags, changes: this.#changes.length };
   }
 }
 

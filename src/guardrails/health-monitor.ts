@@ -36,12 +36,17 @@ export interface RecordedSample extends HealthSample {
 }
 
 /** The counters kept per dependency over the window. */
-const COUNTERS = ['calls', 'successes', 'failures', 'cancelled', 'attempts', 'retries', 'giveups', 'stalls', 'timeouts', 'rejections', 'fallbacks', 'invalid', 'breakerTransitions'] as const;
+const COUNTERS = ['calls', 'successes', 'failures', 'countedFailures', 'cancelled', 'attempts', 'retries', 'giveups', 'stalls', 'timeouts', 'rejections', 'fallbacks', 'invalid', 'breakerTransitions'] as const;
 type Counter = (typeof COUNTERS)[number];
 
 /** One dependency's health over the window. */
 export interface DependencyHealth extends Record<Counter, number> {
-  /** failures / (successes + failures); caller cancellations are neither. 0 without calls. */
+  /**
+   * countedFailures / (successes + countedFailures), 0 without calls. `countedFailures` are the
+   * failures that count against the dependency: those a breaker counts (`countsForBreaker`), plus
+   * calls an open breaker refused. A caller's own mistakes (a 400, a bug) and cancellations are in
+   * `failures` and `failuresByKind` but not here.
+   */
   errorRate: number;
   failuresByKind: Record<FailureKind, number>;
   /** By classification reason: `rate_limited`, `overloaded`, `timeout`, `stall`, `context_overflow`, … */
@@ -67,9 +72,11 @@ export interface HealthSnapshot {
 
 /** Error rate over a set of dependencies (see `HealthMonitor.errorRate`). */
 export interface ErrorRate {
+  /** Successes plus failures that count against the dependency. */
   calls: number;
+  /** Failures that count against the dependency (see `DependencyHealth.errorRate`). */
   failures: number;
-  /** failures / (successes + failures), 0 without calls. */
+  /** failures / calls, 0 without calls. */
   rate: number;
 }
 
@@ -82,7 +89,11 @@ export interface HealthMonitor {
   /** Records one call's outcome directly, for calls that do not go through `instrument()`. */
   record(dependency: string, sample: HealthSample): void;
   snapshot(): HealthSnapshot;
-  /** Cheap aggregate for a controller: counts only, no percentiles. Default: every dependency. */
+  /**
+   * Cheap aggregate for a controller: counts only, no percentiles. Only failures that count
+   * against a dependency are failures here (a caller's own 400s never degrade anything).
+   * Default: every dependency.
+   */
   errorRate(dependencies?: readonly string[]): ErrorRate;
   /** Listens to every recorded call sample; returns the unsubscribe function. */
   onSample(listener: (sample: RecordedSample) => void): () => void;
@@ -120,6 +131,15 @@ interface FallbackBucket {
   served: number;
   degraded: number;
   byPath: Map<string, number>;
+}
+
+/**
+ * A failure of the dependency, not of the caller: what a breaker counts, plus calls an open breaker
+ * refused (the breaker already counted the failures that opened it; while it is open, every
+ * refused call is a call the dependency did not serve).
+ */
+function countsAgainstDependency(c: Classification): boolean {
+  return c.countsForBreaker || c.reason === 'circuit_open';
 }
 
 function bump<K>(map: Map<K, number>, key: K): void {
@@ -176,6 +196,7 @@ class Monitor implements HealthMonitor {
     else {
       b.counts.failures++;
       classification = classify(sample.error);
+      if (countsAgainstDependency(classification)) b.counts.countedFailures++;
       bump(b.kinds, classification.kind);
       bump(b.reasons, classification.reason);
     }
@@ -205,7 +226,7 @@ class Monitor implements HealthMonitor {
     for (const name of names) {
       this.#deps.get(name)?.forEach(now, (b) => {
         successes += b.counts.successes;
-        failures += b.counts.failures;
+        failures += b.counts.countedFailures;
       });
     }
     const calls = successes + failures;
@@ -218,12 +239,14 @@ class Monitor implements HealthMonitor {
     let calls = 0;
     let failures = 0;
     let decided = 0;
+    let counted = 0;
     for (const [name, window] of this.#deps) {
       const health = this.#health(name, window, now);
       dependencies[name] = health;
       calls += health.calls;
       failures += health.failures;
-      decided += health.successes + health.failures;
+      counted += health.countedFailures;
+      decided += health.successes + health.countedFailures;
     }
     let served = 0;
     let degraded = 0;
@@ -238,7 +261,7 @@ class Monitor implements HealthMonitor {
       windowMs: this.#windowMs,
       dependencies,
       fallback: { served, degraded, rate: served === 0 ? 0 : degraded / served, byPath },
-      totals: { calls, failures, errorRate: decided === 0 ? 0 : failures / decided },
+      totals: { calls, failures, errorRate: decided === 0 ? 0 : counted / decided },
     };
   }
 
@@ -261,8 +284,8 @@ class Monitor implements HealthMonitor {
       addInto(giveupsByReason, b.giveups);
       latencies.push(b.latency);
     });
-    const decided = counts.successes + counts.failures;
-    const health: DependencyHealth = { ...counts, errorRate: decided === 0 ? 0 : counts.failures / decided, failuresByKind, failuresByReason, giveupsByReason };
+    const decided = counts.successes + counts.countedFailures;
+    const health: DependencyHealth = { ...counts, errorRate: decided === 0 ? 0 : counts.countedFailures / decided, failuresByKind, failuresByReason, giveupsByReason };
     const latency = LatencyHistogram.stats(latencies);
     if (latency !== undefined) health.latencyMs = latency;
     const breaker = this.#breakers.get(name);

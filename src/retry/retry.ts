@@ -10,6 +10,7 @@ import type { GiveUpReason } from '../errors/retries-exhausted-error.js';
 import { checkFunction, checkInteger, checkMs, checkOptions, type OptionKeys , checkClock, checkBackoff } from '../options/validate-options.js';
 import { asPromise, BaseLayer, COMPOSE, type Invoke, isThenable, RETRY_PARTS, type RetryParts } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
+import { wholeMs } from '../text/whole-ms.js';
 import type { RetryBudget } from './retry-budget.js';
 
 /** Options of {@link retry}. */
@@ -100,12 +101,12 @@ class RetryPolicy extends BaseLayer {
       if (!(delay >= 0)) delay = 0;
       if (c.retryAfterMs !== undefined) {
         if (c.retryAfterMs > this.#maxRetryAfterMs) {
-          throw this.#giveUp(attempt, errors, 'retry-after', `asked to wait ${c.retryAfterMs} ms, limit ${this.#maxRetryAfterMs} ms`);
+          throw this.#giveUp(attempt, errors, 'retry-after', `asked to wait ${wholeMs(c.retryAfterMs, Math.ceil)} ms, limit ${wholeMs(this.#maxRetryAfterMs)} ms`);
         }
         delay = Math.max(delay, c.retryAfterMs);
       }
       if (scope.deadline !== undefined && delay >= scope.deadline - this.#clock.now()) {
-        throw this.#giveUp(attempt, errors, 'deadline', `next delay ${Math.round(delay)} ms`);
+        throw this.#giveUp(attempt, errors, 'deadline', `next delay ${wholeMs(delay)} ms`);
       }
       if (this.#budget !== undefined && !this.#budget.tryRetry()) throw this.#giveUp(attempt, errors, 'budget');
       if (this.wants('retry')) {

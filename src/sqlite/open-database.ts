@@ -1,15 +1,13 @@
 import Database from 'better-sqlite3';
 import { StoreError, type StoreErrorCode } from '../store/store-error.js';
 import { migrate } from './schema.js';
+import { safeField, textOf } from '../text/safe-text.js';
 
 function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
+  return safeField(error, 'code') ?? '';
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+const messageOf: (error: unknown) => string = textOf;
 
 /** @internal Maps a driver error met while opening to a StoreError that names the path. */
 function openError(error: unknown, path: string): StoreError {

@@ -1,5 +1,6 @@
 import type { FailureKind } from '../classify/classification.js';
 import { classify } from '../classify/classify.js';
+import { textOf, typeName } from '../text/safe-text.js';
 import { redactText } from './redact.js';
 
 /** An error as sinks report it: never its headers, body or stack, and its message redacted. */
@@ -17,24 +18,14 @@ export interface ErrorSummary {
 
 const MAX_MESSAGE = 1000;
 
-/** @internal A readable type name for any thrown value. */
+/** @internal A readable type name for any thrown value, redacted (a name is text like any other); never throws. */
 export function errorType(error: unknown): string {
-  if (typeof error !== 'object' || error === null) return typeof error;
-  const name = (error as { name?: unknown }).name;
-  if (typeof name === 'string' && name !== '') return name;
-  const ctor = (error as { constructor?: { name?: unknown } }).constructor?.name;
-  return typeof ctor === 'string' && ctor !== '' ? ctor : 'Object';
+  return redactText(typeName(error));
 }
 
-/** @internal The message of any thrown value, redacted and cut to a sane length. */
+/** @internal The message of any thrown value, redacted and cut to a sane length; never throws. */
 export function errorMessage(error: unknown): string {
-  let message: string;
-  try {
-    const m = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
-    message = typeof m === 'string' ? m : typeof error === 'string' ? error : String(error);
-  } catch {
-    message = '[unreadable error]';
-  }
+  let message = textOf(error);
   if (message.length > MAX_MESSAGE) message = `${message.slice(0, MAX_MESSAGE)}…`;
   return redactText(message);
 }

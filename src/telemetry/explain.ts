@@ -1,4 +1,5 @@
 import { classify } from '../classify/classify.js';
+import { safeRead, textOf } from '../text/safe-text.js';
 import { errorMessage, errorType } from './error-summary.js';
 import { redact } from './redact.js';
 
@@ -31,11 +32,23 @@ function bag(value: unknown): Bag | undefined {
   return typeof value === 'object' && value !== null ? (value as Bag) : undefined;
 }
 
-function read(value: Bag, key: string): unknown {
+const read: (value: unknown, key: string) => unknown = safeRead;
+
+/** The first entries of `value` when it is an array; undefined (not a throw) for anything else, a revoked Proxy included. */
+function list(value: unknown): unknown[] | undefined {
   try {
-    return value[key];
+    return Array.isArray(value) ? Array.prototype.slice.call(value, 0, MAX_CHILDREN) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** `{ error }` entries of failure lists, but not an Error that happens to have an `error` field. */
+function wrapsError(value: Bag): boolean {
+  try {
+    return 'error' in value && !(value instanceof Error);
+  } catch {
+    return false;
   }
 }
 
@@ -44,34 +57,36 @@ function isRecourseName(type: string): boolean {
 }
 
 function issuePath(path: unknown): string | undefined {
-  if (!Array.isArray(path) || path.length === 0) return undefined;
-  return path.map((p) => String(bag(p)?.key ?? p)).join('.');
+  const parts = list(path);
+  if (parts === undefined || parts.length === 0) return undefined;
+  return parts.map((p) => textOf(read(p, 'key') ?? p)).join('.');
 }
 
 /** The labelled children of one error: attempts, paths, compensations, aggregated errors, cause. */
 function childrenOf(error: Bag, type: string): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [];
-  const errors = read(error, 'errors');
-  if (Array.isArray(errors)) {
+  const errors = list(read(error, 'errors'));
+  if (errors !== undefined) {
     const label = type === 'RetriesExhaustedError' ? 'attempt' : 'error';
     errors.forEach((e, i) => {
       out.push([`${label} ${i + 1}`, e]);
     });
   }
-  const failures = read(error, 'failures');
-  if (Array.isArray(failures)) {
+  const failures = list(read(error, 'failures'));
+  if (failures !== undefined) {
     failures.forEach((f, i) => {
       const b = bag(f);
-      if (b !== undefined && 'error' in b) out.push([typeof b.path === 'string' ? `path "${b.path}"` : `failure ${i + 1}`, b.error]);
+      const path = read(b, 'path');
+      if (b !== undefined && wrapsError(b)) out.push([typeof path === 'string' ? `path "${path}"` : `failure ${i + 1}`, read(b, 'error')]);
       else out.push([`failure ${i + 1}`, f]);
     });
   }
-  const compensation = read(error, 'compensationErrors');
-  if (Array.isArray(compensation)) {
+  const compensation = list(read(error, 'compensationErrors'));
+  if (compensation !== undefined) {
     compensation.forEach((c, i) => {
       const b = bag(c);
-      const step = b?.step ?? b?.name;
-      if (b !== undefined && 'error' in b && !(b instanceof Error)) out.push([typeof step === 'string' ? `compensation "${step}"` : `compensation ${i + 1}`, b.error]);
+      const step = read(b, 'step') ?? read(b, 'name');
+      if (b !== undefined && wrapsError(b)) out.push([typeof step === 'string' ? `compensation "${step}"` : `compensation ${i + 1}`, read(b, 'error')]);
       else out.push([`compensation ${i + 1}`, c]);
     });
   }
@@ -84,8 +99,10 @@ function childrenOf(error: Bag, type: string): Array<[string, unknown]> {
 function detailsOf(error: Bag): Record<string, unknown> | undefined {
   let details: Record<string, unknown> | undefined;
   for (const key of DETAIL_FIELDS) {
-    const v = read(error, key);
-    if (v === undefined || typeof v === 'function' || (typeof v === 'object' && v !== null && !Array.isArray(v))) continue;
+    let v = read(error, key);
+    if (v === undefined || typeof v === 'function' || (typeof v === 'object' && v !== null && list(v) === undefined)) continue;
+    // Times are whole milliseconds: `retryAfterMs 29999.161192` is noise to a reader.
+    if (typeof v === 'number' && key.endsWith('Ms') && Number.isFinite(v)) v = Math.round(v);
     details ??= {};
     details[key] = redact(v);
   }
@@ -95,6 +112,17 @@ function detailsOf(error: Bag): Record<string, unknown> | undefined {
 function node(value: unknown, label: string | undefined, depth: number, seen: Set<object>): ExplainedError {
   const type = errorType(value);
   const out: Omit<ExplainedError, 'children'> = { ...(label === undefined ? {} : { label }), type, message: errorMessage(value) };
+  try {
+    return walkNode(value, out, depth, seen);
+  } catch {
+    // explain() runs in catch blocks and error handlers: a value hostile in a way not foreseen
+    // below still gets its line, without details or children.
+    return { ...out, children: [] };
+  }
+}
+
+function walkNode(value: unknown, out: Omit<ExplainedError, 'children'>, depth: number, seen: Set<object>): ExplainedError {
+  const type = out.type;
   const children: ExplainedError[] = [];
   const error = bag(value);
   if (error === undefined) return { ...out, children };
@@ -108,11 +136,11 @@ function node(value: unknown, label: string | undefined, depth: number, seen: Se
   }
   const details = detailsOf(error);
   if (details !== undefined) out.details = details;
-  const issues = read(error, 'issues');
-  if (Array.isArray(issues) && issues.length > 0) {
-    out.issues = issues.slice(0, MAX_CHILDREN).map((i) => {
-      const path = issuePath(bag(i)?.path);
-      return { message: errorMessage(bag(i)?.message ?? i), ...(path === undefined ? {} : { path }) };
+  const issues = list(read(error, 'issues'));
+  if (issues !== undefined && issues.length > 0) {
+    out.issues = issues.map((i) => {
+      const path = issuePath(read(i, 'path'));
+      return { message: errorMessage(read(i, 'message') ?? i), ...(path === undefined ? {} : { path }) };
     });
   }
   if (depth < MAX_DEPTH) {
@@ -144,7 +172,7 @@ function annotations(n: ExplainedError): string {
   if (n.kind !== undefined) parts.push(`${n.kind}: ${n.reason ?? ''}`.trim());
   if (n.status !== undefined) parts.push(`status ${n.status}`);
   if (n.code !== undefined) parts.push(`code ${n.code}`);
-  for (const [k, v] of Object.entries(n.details ?? {})) parts.push(`${k} ${Array.isArray(v) ? `[${v.join(', ')}]` : String(v)}`);
+  for (const [k, v] of Object.entries(n.details ?? {})) parts.push(`${k} ${Array.isArray(v) ? `[${v.map(textOf).join(', ')}]` : textOf(v)}`);
   return parts.length === 0 ? '' : `  [${parts.join(', ')}]`;
 }
 

@@ -2,7 +2,9 @@ import type { RecourseEvent } from '../events/event-types.js';
 import { dependencyOf } from './dependency-context.js';
 import { type ErrorSummary, summarizeError } from './error-summary.js';
 import { registerObservabilityEvents } from './event-types.js';
-import { redact } from './redact.js';
+import { safeRead, textOf } from '../text/safe-text.js';
+import { wholeMs } from '../text/whole-ms.js';
+import { redact, redactText } from './redact.js';
 
 /** Severity of a log line. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -70,28 +72,28 @@ function describe(e: RecourseEvent, dependency: string | undefined, error: Error
   const why = error === undefined ? '' : `: ${error.type}: ${error.message}`;
   switch (e.type) {
     case 'retry':
-      return `retry${dep}: attempt ${String(e.attempt)} of ${String(e.maxAttempts)} failed, next in ${Math.round(Number(e.delayMs))} ms${why}`;
+      return `retry${dep}: attempt ${textOf(e.attempt)} of ${textOf(e.maxAttempts)} failed, next in ${wholeMs(e.delayMs)} ms${why}`;
     case 'giveup':
-      return `giveup${dep} after ${String(e.attempts)} attempt(s) (${String(e.reason)})${why}`;
+      return `giveup${dep} after ${textOf(e.attempts)} attempt(s) (${textOf(e.reason)})${why}`;
     case 'state':
-      return `circuit${dep} ${String(e.from)} → ${String(e.to)}`;
+      return `circuit${dep} ${textOf(e.from)} → ${textOf(e.to)}`;
     case 'reject':
-      return `circuit${dep} rejected a call; next probe in ${Math.ceil(Number(e.retryAfterMs))} ms`;
+      return `circuit${dep} rejected a call; next probe in ${wholeMs(e.retryAfterMs, Math.ceil)} ms`;
     case 'fallback':
-      return `fallback ${String(e.from)} → ${String(e.to)}${why}`;
+      return `fallback ${textOf(e.from)} → ${textOf(e.to)}${why}`;
     case 'served':
-      return `served by ${String(e.servedBy)}${e.degraded === true ? ' (degraded)' : ''}`;
+      return `served by ${textOf(e.servedBy)}${e.degraded === true ? ' (degraded)' : ''}`;
     case 'timeout':
-      return `timeout${dep} after ${String(e.timeoutMs)} ms${e.probe === true ? ' (probe)' : ''}`;
+      return `timeout${dep} after ${wholeMs(e.timeoutMs)} ms${e.probe === true ? ' (probe)' : ''}`;
     case 'stall':
-      return `stall${dep}: ${String(e.phase)} limit ${String(e.limitMs)} ms after ${String(e.items)} item(s)`;
+      return `stall${dep}: ${textOf(e.phase)} limit ${wholeMs(e.limitMs)} ms after ${textOf(e.items)} item(s)`;
     case 'invalid':
-      return `invalid result${dep}: ${String(e.reason)}`;
+      return `invalid result${dep}: ${textOf(e.reason)}`;
     case 'call':
     case 'attempt':
-      return `${e.type}${dep} ${String(e.outcome)} in ${Math.round(Number(e.durationMs))} ms${why}`;
+      return `${e.type}${dep} ${textOf(e.outcome)} in ${wholeMs(e.durationMs)} ms${why}`;
     case 'degradation':
-      return `degradation${dep} ${String(e.from)} → ${String(e.to)} at error rate ${Number(e.errorRate).toFixed(3)}`;
+      return `degradation${dep} ${textOf(e.from)} → ${textOf(e.to)} at error rate ${Number(e.errorRate).toFixed(3)}`;
     default:
       return `${e.type}${dep}${why}`;
   }
@@ -107,10 +109,11 @@ export function toLogLine(e: RecourseEvent, fields?: Record<string, unknown>): L
     event: e.type,
     operation: e.policy,
     ...(dependency === undefined ? {} : { dependency }),
-    msg: describe(e, dependency, summary),
+    // Event fields such as an invalid result's reason come from user code: redact the sentence too.
+    msg: redactText(describe(e, dependency, summary)),
   };
   // A call that ended in RetriesExhaustedError made `attempts` attempts, whatever its own scope says.
-  const errorAttempts = (e.error as { attempts?: unknown } | null | undefined)?.attempts;
+  const errorAttempts = safeRead(e.error, 'attempts');
   const attempt =
     e.type === 'call' && typeof errorAttempts === 'number'
       ? errorAttempts
@@ -129,7 +132,10 @@ export function toLogLine(e: RecourseEvent, fields?: Record<string, unknown>): L
   if (typeof e.durationMs === 'number') line.duration_ms = Math.round(e.durationMs * 1000) / 1000;
   for (const key of Object.keys(e)) {
     if (OWN.has(key)) continue;
-    const value = redact(e[key]);
+    const raw = e[key];
+    // Times and limits in whole milliseconds (a measured duration keeps its microseconds above).
+    // A wait is rounded up, as CircuitOpenError.retryAfterMs is: who waits that long is never early.
+    const value = typeof raw === 'number' && key.endsWith('Ms') && Number.isFinite(raw) ? (key === 'retryAfterMs' ? Math.ceil(raw) : Math.round(raw)) : redact(raw);
     if (value !== undefined) line[snake(key)] = value;
   }
   if (fields !== undefined) {
@@ -158,7 +164,23 @@ export function jsonLogger(out: { write(line: string): unknown }, options?: Json
   const fields = options?.fields;
   registerObservabilityEvents();
   return (event: RecourseEvent): void => {
-    if (RANK[levelOf(event)] < min) return;
-    out.write(`${JSON.stringify(toLogLine(event, fields))}\n`);
+    const level = levelOf(event);
+    if (RANK[level] < min) return;
+    out.write(`${lineOf(event, level, fields)}\n`);
   };
+}
+
+/** The JSON line of an event; an event that cannot be turned into one still leaves a line saying so. */
+function lineOf(event: RecourseEvent, level: LogLevel, fields: Record<string, unknown> | undefined): string {
+  try {
+    return JSON.stringify(toLogLine(event, fields));
+  } catch (error) {
+    return JSON.stringify({
+      timestamp: new Date().toISOString(),
+      level,
+      event: textOf(event.type),
+      operation: textOf(event.policy),
+      msg: redactText(`${textOf(event.type)}: this event could not be logged: ${textOf(error)}`),
+    });
+  }
 }

@@ -1,75 +1,9 @@
-/**
- * What replaces a secret in every sink's output.
- *
- * @example
- * redact({ authorization: 'Bearer x' }) // { authorization: REDACTED }
- */
-export const REDACTED = '[REDACTED]';
+import { safeField, textOf } from '../text/safe-text.js';
+import { REDACTED, redactText } from './redact-text.js';
+import { isSecretKey } from './secret-names.js';
 
-// Object keys whose values are secrets, compared lower-case with separators removed
-// (`X-Api-Key`, `x_api_key` and `xApiKey` are all `xapikey`).
-const SECRET_KEYS = new Set([
-  'authorization',
-  'proxyauthorization',
-  'cookie',
-  'setcookie',
-  'password',
-  'passwd',
-  'passphrase',
-  'secret',
-  'token',
-  'bearer',
-  'credential',
-  'credentials',
-  'privatekey',
-  'signature',
-]);
-const SECRET_KEY_SUFFIX = /(?:apikey|secret|password|passwd|token|authorization|privatekey|sessionid)$/;
-
-/**
- * True when an object key names a secret: `authorization`, `proxy-authorization`, `cookie`,
- * `x-api-key` and anything ending in `api-key`, `token`, `secret`, `password`, `private-key`.
- * (`maxTokens` is not a secret: it ends in `tokens`.)
- *
- * @example
- * isSecretKey('X-Api-Key') // true
- */
-export function isSecretKey(key: string): boolean {
-  const k = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return SECRET_KEYS.has(k) || SECRET_KEY_SUFFIX.test(k);
-}
-
-const TEXT_RULES: ReadonlyArray<readonly [RegExp, string]> = [
-  // `authorization: Bearer x`, `x-api-key=x`, `"api_key": "x"`, `?key=x` inside free text
-  [
-    /\b((?:proxy-)?authorization|x-api-key|x-goog-api-key|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|client[-_]?secret|password|secret|token|key)((?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)(?:(?:Bearer|Basic|Token)\s+)?[^\s"'&,;})\]\\]+/gi,
-    `$1$2${REDACTED}`,
-  ],
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/g, `$1 ${REDACTED}`],
-  // Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…) and look-alike keys
-  [/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED],
-  [/\bAKIA[0-9A-Z]{16}\b/g, REDACTED],
-  [/\bAIza[0-9A-Za-z_-]{30,}/g, REDACTED],
-  [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, REDACTED],
-  [/\bxox[abposr]-[A-Za-z0-9-]{10,}/g, REDACTED],
-  // JSON Web Tokens
-  [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, REDACTED],
-];
-
-/**
- * Removes secrets from free text: bearer and basic credentials, `key: value` / `key=value` pairs
- * whose key is a secret (`authorization`, `x-api-key`, `api_key`, `token`, `password`, …), and API
- * keys recognisable by shape (Anthropic and OpenAI `sk-…`, AWS `AKIA…`, Google `AIza…`, GitHub
- * `ghp_…`, Slack `xox…-`, JWTs).
- *
- * @example
- * redactText('401 for Authorization: Bearer abc.def') // '401 for Authorization: [REDACTED]'
- */
-export function redactText(text: string): string {
-  let out = text;
-  for (const [pattern, replacement] of TEXT_RULES) out = out.replace(pattern, replacement);
-  return out;
-}
+export { isSecretKey } from './secret-names.js';
+export { REDACTED, redactText } from './redact-text.js';
 
 /** Limits of {@link redact}. */
 export interface RedactOptions {
@@ -100,9 +34,18 @@ function isHeadersLike(value: object): value is { forEach(cb: (v: string, k: str
 }
 
 function errorFields(error: Error): Record<string, unknown> {
-  const out: Record<string, unknown> = { type: error.name, message: error.message };
+  const out: Record<string, unknown> = { type: safeField(error, 'name') ?? 'Error', message: textOf(error) };
   for (const key of Object.keys(error)) if (key !== 'stack' && key !== 'name' && key !== 'message') out[key] = (error as unknown as Record<string, unknown>)[key];
   if ('cause' in error && error.cause !== undefined) out.cause = error.cause;
+  return out;
+}
+
+function firstOf<T>(set: Set<T>, n: number): T[] {
+  const out: T[] = [];
+  for (const item of set) {
+    if (out.length >= n) break;
+    out.push(item);
+  }
   return out;
 }
 
@@ -125,18 +68,20 @@ function walk(value: unknown, depth: number, seen: Set<object>, limits: Limits):
   const obj = value as object;
   if (seen.has(obj)) return '[Circular]';
   if (depth >= limits.depth) return '[Truncated]';
-  if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? 'Invalid Date' : obj.toISOString();
   seen.add(obj);
   try {
+    if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? 'Invalid Date' : obj.toISOString();
     if (Array.isArray(obj) || obj instanceof Set) {
-      const items = [...(obj as Iterable<unknown>)];
-      const out = items.slice(0, limits.entries).map((v) => walk(v, depth + 1, seen, limits) ?? null);
-      if (items.length > limits.entries) out.push(`… ${items.length - limits.entries} more`);
+      // Only the kept entries are copied: a thrown value may carry a huge list.
+      const size = Array.isArray(obj) ? obj.length : (obj as Set<unknown>).size;
+      const items = Array.isArray(obj) ? obj.slice(0, limits.entries) : firstOf(obj as Set<unknown>, limits.entries);
+      const out = items.map((v) => walk(v, depth + 1, seen, limits) ?? null);
+      if (size > limits.entries) out.push(`… ${size - limits.entries} more`);
       return out;
     }
     let entries: Array<[string, unknown]>;
     if (obj instanceof Error) entries = Object.entries(errorFields(obj));
-    else if (obj instanceof Map) entries = [...obj].map(([k, v]) => [String(k), v]);
+    else if (obj instanceof Map) entries = [...obj].map(([k, v]) => [textOf(k), v]);
     else if (isHeadersLike(obj)) {
       entries = [];
       obj.forEach((v, k) => {
@@ -151,8 +96,10 @@ function walk(value: unknown, depth: number, seen: Set<object>, limits: Limits):
         out['…'] = `${entries.length - kept} more`;
         break;
       }
-      if (isSecretKey(key)) {
-        if (v !== undefined) out[key] = REDACTED;
+      // A secret's name: strings, objects and lists go; a number, a boolean or null cannot be a
+      // credential and is kept.
+      if (isSecretKey(key) && v !== undefined && v !== null && typeof v !== 'number' && typeof v !== 'boolean') {
+        out[key] = REDACTED;
         kept++;
         continue;
       }
@@ -172,12 +119,14 @@ function walk(value: unknown, depth: number, seen: Set<object>, limits: Limits):
 }
 
 /**
- * A JSON-safe copy of `value` with every secret removed: values under secret keys (headers such as
- * `authorization`, `x-api-key`, `cookie`; fields such as `apiKey`, `token`, `password`) become
- * `'[REDACTED]'`, and secrets in any string are removed by {@link redactText}. `Headers`, `Map`,
+ * A JSON-safe copy of `value` with every secret removed: values under secret names (see
+ * `isSecretKey`: headers such as `authorization`, `x-api-key`, `x-functions-key`, `x-auth`,
+ * `cookie`; fields such as `apiKey`, `token`, `password`) become `'[REDACTED]'` unless they are a
+ * number, a boolean or null, and secrets in any string are removed by `redactText`. `Headers`, `Map`,
  * `Set`, `Date` and errors (name, message, own fields, cause; never the stack) are converted;
  * cycles, depth, long strings and long lists are cut. Every recourse sink passes its output
- * through it. Defaults: maxDepth 6, maxStringLength 2000, maxEntries 50.
+ * through it; it never throws (a getter or Proxy that does becomes `'[Unreadable]'`).
+ * Defaults: maxDepth 6, maxStringLength 2000, maxEntries 50.
  *
  * @example
  * redact({ headers: { 'x-api-key': 'sk-ant-123456789', accept: 'json' } })

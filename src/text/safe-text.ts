@@ -8,6 +8,10 @@ function clip(text: string): string {
   return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
 }
 
+function clipName(name: string): string {
+  return name.length > 200 ? `${name.slice(0, 200)}…` : name;
+}
+
 function tagOf(value: object): string {
   try {
     return Object.prototype.toString.call(value);
@@ -18,7 +22,8 @@ function tagOf(value: object): string {
 
 /**
  * @internal Text for any value, for messages and logs; never throws. Strings are returned as they
- * are; errors as their message; other objects as JSON when possible, else their tag.
+ * are; errors (anything with a string `message`) as their message; other objects as JSON when
+ * possible, else their tag. At most 2000 characters.
  *
  * @example
  * textOf(Object.assign(Object.create(null), { status: 503 }))   // '{"status":503}'
@@ -54,16 +59,21 @@ export function textOf(value: unknown): string {
   }
 }
 
-/** A string `message` read defensively (a getter may throw), or undefined. */
+/**
+ * A string `message` read defensively (a getter may throw), or undefined. Any object with one
+ * counts: errors from another realm or package copy are not `instanceof Error`.
+ */
 function errorMessageField(value: object): string | undefined {
   try {
-    if (!(value instanceof Error)) return undefined;
-    const message: unknown = value.message;
+    const message: unknown = (value as { message?: unknown }).message;
     return typeof message === 'string' ? message : undefined;
   } catch {
-    return undefined;
+    // A message that cannot be read: say so rather than show the object's (often empty) JSON.
+    return UNREADABLE_MESSAGE;
   }
 }
+
+const UNREADABLE_MESSAGE = '[unreadable message]';
 
 /**
  * @internal `name: message` of an error-like value, or {@link textOf} for anything else; never
@@ -86,13 +96,45 @@ export function errorText(value: unknown): string {
   return textOf(value);
 }
 
-/** `value[key]` when it is a string; never throws (getters and Proxies may). */
+/**
+ * @internal `value[key]` when it is a string; never throws (getters and Proxies may).
+ *
+ * @example
+ * safeField(error, 'code') // 'ECONNRESET', or undefined
+ */
 export function safeField(value: unknown, key: string): string | undefined {
+  const field = safeRead(value, key);
+  return typeof field === 'string' ? field : undefined;
+}
+
+/**
+ * @internal `value[key]` whatever its type, or undefined when `value` is not an object or the read
+ * throws (a getter, a Proxy trap, a revoked Proxy).
+ *
+ * @example
+ * safeRead(error, 'cause')
+ */
+export function safeRead(value: unknown, key: PropertyKey): unknown {
   try {
     if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return undefined;
-    const field: unknown = (value as Record<string, unknown>)[key];
-    return typeof field === 'string' ? field : undefined;
+    return (value as Record<PropertyKey, unknown>)[key];
   } catch {
     return undefined;
   }
+}
+
+/**
+ * @internal A readable type name for any thrown value, never throwing: its string `name`
+ * (`RateLimitError`), else its constructor's name, else `Object` (or the JS type of a primitive).
+ *
+ * @example
+ * typeName(Object.create(null)) // 'Object'
+ */
+export function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return typeof value;
+  const name = safeField(value, 'name');
+  if (name !== undefined && name !== '') return clipName(name);
+  const ctor = safeField(safeRead(value, 'constructor'), 'name');
+  return ctor !== undefined && ctor !== '' ? clipName(ctor) : 'Object';
 }

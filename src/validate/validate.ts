@@ -4,6 +4,7 @@ import type { Scope } from '../context/scope.js';
 import { InvalidResultError, type ResultIssue } from '../errors/invalid-result-error.js';
 import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
+import { safeField, textOf } from '../text/safe-text.js';
 
 /** A predicate check: `false` or a string (the reason) rejects; `true` / nothing accepts. */
 export type ResultCheck<T> = (value: T) => boolean | string | void | undefined;
@@ -28,7 +29,7 @@ class ValidatePolicy<T> extends BaseLayer {
       const value = await next(fn, scope);
       const issues = await this.#issuesOf(value as T);
       if (issues === undefined) return value;
-      if (this.wants('invalid')) this.events.emit('invalid', { reason: issues.map((i) => i.message).join('; '), value });
+      if (this.wants('invalid')) this.events.emit('invalid', { reason: issues.map((i) => safeField(i, 'message') ?? textOf(i)).join('; '), value });
       throw new InvalidResultError(value, issues);
     };
   }

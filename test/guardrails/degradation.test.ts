@@ -189,6 +189,28 @@ describe('degradation', () => {
     expect(controller.level).toBe('normal');
   });
 
+  it('counts only failures of the dependency: a caller’s own 400s and bugs never escalate it (issue 11.5)', async () => {
+    const clock = new VirtualClock();
+    const monitor = healthMonitor({ clock });
+    const controller = degradation({ monitor, levels: [...levels], minimumCalls: 5, clock });
+    const detach = monitor.attach();
+    const llm = instrument({ name: 'llm', clock });
+    const fail = (error: unknown) => llm.execute(() => Promise.reject(error)).catch(() => {});
+    for (let i = 0; i < 20; i++) {
+      await fail(httpError(400, 'bad tool schema'));
+      await fail(httpError(422, 'unprocessable'));
+      await fail(new TypeError('x is undefined'));
+    }
+    await llm.execute(() => 'ok');
+    expect(monitor.snapshot().dependencies.llm).toMatchObject({ calls: 61, failures: 60, countedFailures: 0, errorRate: 0 });
+    expect(controller.level).toBe('normal');
+    // …while failures of the dependency do: the fourth 503 against one success reaches 0.8
+    for (let i = 0; i < 5; i++) await fail(httpError(503));
+    detach();
+    expect(controller.level).toBe('hard');
+    expect(controller.changes.at(-1)).toMatchObject({ errorRate: 0.8, calls: 5 });
+  });
+
   it('watches only the dependencies it is given', () => {
     const clock = new VirtualClock();
     const monitor = healthMonitor({ clock });

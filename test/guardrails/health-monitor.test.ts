@@ -66,6 +66,7 @@ describe('healthMonitor', () => {
       calls: 5,
       successes: 1,
       failures: 4,
+      countedFailures: 4,
       errorRate: 0.8,
       retries: 2,
       giveups: 2,
@@ -83,13 +84,14 @@ describe('healthMonitor', () => {
     expect(s.latencyMs?.p50).toBeCloseTo(200, -1);
     expect(s.latencyMs?.p99).toBe(300);
     const l = snap.dependencies.llm!;
-    expect(l).toMatchObject({ calls: 1, failures: 1, retries: 0, errorRate: 1 });
+    // the caller's own 400 is a failure of the call, not of the dependency (issue 11.5)
+    expect(l).toMatchObject({ calls: 1, failures: 1, countedFailures: 0, retries: 0, errorRate: 0 });
     expect(l.failuresByReason).toEqual({ context_overflow: 1 });
     expect(l.failuresByKind.logical).toBe(1);
     expect(snap.fallback).toEqual({ served: 1, degraded: 1, rate: 1, byPath: { backup: 1 } });
-    expect(snap.totals).toEqual({ calls: 6, failures: 5, errorRate: 5 / 6 });
+    expect(snap.totals).toEqual({ calls: 6, failures: 5, errorRate: 0.8 });
     expect(monitor.errorRate(['search'])).toEqual({ calls: 5, failures: 4, rate: 0.8 });
-    expect(monitor.errorRate()).toEqual({ calls: 6, failures: 5, rate: 5 / 6 });
+    expect(monitor.errorRate()).toEqual({ calls: 5, failures: 4, rate: 0.8 });
   });
 
   it('forgets what is older than the window, one bucket at a time', async () => {

@@ -69,12 +69,19 @@ describe('redact', () => {
     expect(redact(new Set(['a']))).toEqual(['a']);
   });
 
-  it('knows secret keys by name, not by accident', () => {
-    for (const key of ['Authorization', 'proxy-authorization', 'X-Api-Key', 'x_api_key', 'openaiApiKey', 'access_token', 'Set-Cookie', 'privateKey', 'secret']) {
-      expect(isSecretKey(key), key).toBe(true);
-    }
-    for (const key of ['maxTokens', 'max_tokens', 'inputTokens', 'keyword', 'monkey', 'author', 'idempotencyKey']) {
+  it('knows secret names by the patterns *key*, *token*, *auth*, *secret*, cookie, with three documented exceptions', () => {
+    const secret = ['Authorization', 'proxy-authorization', 'X-Api-Key', 'x_api_key', 'openaiApiKey', 'access_token', 'Set-Cookie', 'privateKey', 'secret'];
+    // issue 9.5: header names that leaked before
+    secret.push('x-functions-key', 'x-auth', 'Ocp-Apim-Subscription-Key', 'AccountKey', 'sig', 'x-session-token', 'client-credentials');
+    // the rule errs towards redacting: these are secret names too (documented)
+    secret.push('monkey', 'author', 'keyword');
+    for (const key of secret) expect(isSecretKey(key), key).toBe(true);
+    for (const key of ['maxTokens', 'max_tokens', 'inputTokens', 'cache_read_input_tokens', 'idempotencyKey', 'authentication_error', 'model', 'request-id', 'content-type', 'signal']) {
       expect(isSecretKey(key), key).toBe(false);
     }
+  });
+
+  it('keeps numbers, booleans and null under secret names (counts and flags are no credentials)', () => {
+    expect(redact({ keyCount: 3, useAuth: true, token: null, sessionToken: 'abc123' })).toEqual({ keyCount: 3, useAuth: true, token: null, sessionToken: REDACTED });
   });
 });
