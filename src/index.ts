@@ -8,11 +8,9 @@ export { classifiedAs, type DeclaredClassification } from './classify/declared.j
 export type { Clock } from './clock/clock.js';
 export { systemClock } from './clock/clock.js';
 export type { CallContext, ExecuteOptions, Work } from './context/call-context.js';
-export { BreakerRegistry } from './circuit-breaker/breaker-registry.js';
+export { BreakerRegistry, type BreakerRegistryOptions } from './circuit-breaker/breaker-registry.js';
 export type { BreakerOptions, BreakerWindow } from './circuit-breaker/breaker-options.js';
-export type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from './circuit-breaker/breaker-record.js';
-export { admitTransition, newBreakerRecord, recordTransition } from './circuit-breaker/breaker-record.js';
-export { type CircuitBreaker, circuitBreaker } from './circuit-breaker/circuit-breaker.js';
+export { type BreakerEventType, type CircuitBreaker, circuitBreaker } from './circuit-breaker/circuit-breaker.js';
 export { abortReason, isAbortError } from './errors/abort-error.js';
 export { AllPathsFailedError, isAllPathsFailedError, type PathFailure } from './errors/all-paths-failed-error.js';
 export { CircuitOpenError, isCircuitOpenError } from './errors/circuit-open-error.js';
@@ -28,8 +26,19 @@ export { pipeline } from './pipeline/pipeline.js';
 export type { EventedPolicy, Policy } from './policy/policy.js';
 export { type RetryOptions, retry } from './retry/retry.js';
 export type { RetryBudget } from './retry/retry-budget.js';
-export type { BreakerStore } from './store/breaker-store.js';
+export type { BreakerChangeListener, BreakerStore, StoredAdmission } from './store/breaker-store.js';
 export { type TimeoutOptions, timeout } from './timeout/timeout.js';
+// pure state transitions, for third-party stores
+export {
+  type Admission,
+  type BreakerLimits,
+  type BreakerOutcome,
+  type BreakerRecord,
+  copyBreakerRecord,
+  newBreakerRecord,
+  sameBreakerRecord,
+} from './transitions/breaker-record.js';
+export { admitTransition, forceTransition, recordTransition } from './transitions/breaker-transitions.js';
 export { type ResultCheck, validate } from './validate/validate.js';
 export { type WatchOptions, watch } from './watch/watch.js';
 // guardrails and telemetry

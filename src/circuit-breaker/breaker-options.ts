@@ -1,7 +1,9 @@
 import type { Classification } from '../classify/classification.js';
 import { type Clock, systemClock } from '../clock/clock.js';
-import { checkFunction, checkInteger, checkMs, checkNumber, checkOptions, type OptionKeys , checkClock, checkName } from '../options/validate-options.js';
+import { checkClock, checkFunction, checkInteger, checkMs, checkName, checkNumber, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { BreakerStore } from '../store/breaker-store.js';
+import { wallClock } from '../store/wall-clock.js';
+import type { BreakerLimits } from '../transitions/breaker-record.js';
 
 /** Sliding-window mode: open on a failure rate instead of a run of consecutive failures. */
 export interface BreakerWindow {
@@ -22,57 +24,114 @@ export interface BreakerOptions {
   window?: BreakerWindow;
   /** Time open before one probe is admitted, ms. Default 30000. */
   cooldownMs?: number;
-  /** A probe still running after this counts as failed, ms. Default `cooldownMs`. */
+  /**
+   * A probe still running after this counts as failed (its caller gets `TimeoutError`), ms.
+   * Default 120000, independent of `cooldownMs`: set it above the longest call you expect, since a
+   * probe slower than this can never close the breaker (a `probe_late` event says so). An
+   * enclosing `timeout` ends the probe earlier.
+   */
   probeTimeoutMs?: number;
   /** Which failures count. Default `c.countsForBreaker`. */
   countsAsFailure?: (error: unknown, c: Classification) => boolean;
-  /** Shared state across processes. Default: in-process state. */
+  /** Shared state across processes (`memoryStore()`, `sqliteStore()`, …). Default: in-process state. */
   store?: BreakerStore;
+  /**
+   * With a store: a store call slower than this counts as the store being unavailable, ms.
+   * Default 250.
+   */
+  storeTimeoutMs?: number;
+  /**
+   * With a store: how often the local copy is re-read from the store, ms. Default 1000 for a store
+   * without change notifications (SQLite), 15000 for one with them (a safety net for lost ones).
+   */
+  syncIntervalMs?: number;
+  /** Default `systemClock`; with a store, `wallClock` (every process needs one time scale). */
   clock?: Clock;
 }
 
-const BREAKER_KEYS: OptionKeys<BreakerOptions> = { name: true, failureThreshold: true, window: true, cooldownMs: true, probeTimeoutMs: true, countsAsFailure: true, store: true, clock: true };
+/** @internal */
+export const BREAKER_KEYS: OptionKeys<BreakerOptions> = {
+  name: true,
+  failureThreshold: true,
+  window: true,
+  cooldownMs: true,
+  probeTimeoutMs: true,
+  countsAsFailure: true,
+  store: true,
+  storeTimeoutMs: true,
+  syncIntervalMs: true,
+  clock: true,
+};
+
+const WINDOW_KEYS: OptionKeys<BreakerWindow> = { durationMs: true, minimumCalls: true, failureRate: true };
+
+/** Default `probeTimeoutMs`: generous, so a slow but healthy dependency can close the breaker. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 120_000;
+const DEFAULT_STORE_TIMEOUT_MS = 250;
+const SYNC_WITHOUT_NOTIFICATIONS_MS = 1_000;
+const SYNC_WITH_NOTIFICATIONS_MS = 15_000;
 
 /** @internal Options checked once and shared by every breaker built from them. */
 export interface ResolvedBreakerOptions {
-  failureThreshold: number;
-  window: BreakerWindow | undefined;
-  cooldownMs: number;
-  probeTimeoutMs: number;
-  countsAsFailure: ((error: unknown, c: Classification) => boolean) | undefined;
-  store: BreakerStore | undefined;
-  clock: Clock;
+  readonly limits: Readonly<BreakerLimits>;
+  readonly window: BreakerWindow | undefined;
+  readonly countsAsFailure: ((error: unknown, c: Classification) => boolean) | undefined;
+  readonly store: BreakerStore | undefined;
+  readonly storeTimeoutMs: number;
+  readonly syncIntervalMs: number;
+  readonly clock: Clock;
+}
+
+function checkStore(value: unknown): BreakerStore {
+  const s = value as Partial<BreakerStore> | null;
+  const methods = ['breakerAdmit', 'breakerRecord', 'breakerForce', 'breakerGet'] as const;
+  if (typeof s !== 'object' || s === null || methods.some((m) => typeof s[m] !== 'function')) {
+    throw new TypeError(`store must be a BreakerStore with ${methods.join(', ')} (memoryStore(), sqliteStore(), …), got ${showValue(value)}`);
+  }
+  if (s.breakerSubscribe !== undefined && typeof s.breakerSubscribe !== 'function') {
+    throw new TypeError(`store.breakerSubscribe must be a function when present, got ${showValue(s.breakerSubscribe)}`);
+  }
+  return s as BreakerStore;
+}
+
+function checkWindow(value: unknown): BreakerWindow {
+  const w = checkOptions('window', value as BreakerWindow, WINDOW_KEYS);
+  const window = {
+    durationMs: checkMs('window.durationMs', w.durationMs, 1),
+    minimumCalls: checkInteger('window.minimumCalls', w.minimumCalls, 1),
+    failureRate: checkNumber('window.failureRate', w.failureRate, 0, 1),
+  };
+  if (window.failureRate === 0) throw new RangeError('window.failureRate must be a number between 0 (exclusive) and 1, got 0');
+  return window;
 }
 
 /** @internal */
 export function resolveBreakerOptions(options: BreakerOptions | undefined): ResolvedBreakerOptions {
   const o = checkOptions('circuitBreaker', options, BREAKER_KEYS);
   if (o.name !== undefined) checkName('name', o.name);
-  const cooldownMs = o.cooldownMs === undefined ? 30_000 : checkMs('cooldownMs', o.cooldownMs);
-  let window: BreakerWindow | undefined;
-  if (o.window !== undefined) {
-    if (typeof o.window !== 'object' || o.window === null) throw new TypeError('window must be an object { durationMs, minimumCalls, failureRate }');
-    window = {
-      durationMs: checkMs('window.durationMs', o.window.durationMs, 1),
-      minimumCalls: checkInteger('window.minimumCalls', o.window.minimumCalls, 1),
-      failureRate: checkNumber('window.failureRate', o.window.failureRate, 0, 1),
-    };
-    if (window.failureRate === 0) throw new RangeError('window.failureRate must be a number between 0 (exclusive) and 1, got 0');
-  }
-  const store = o.store;
-  if (store !== undefined && (typeof store !== 'object' || store === null || typeof store.breakerAdmit !== 'function')) {
-    throw new TypeError('store must be a BreakerStore (memoryStore(), sqliteStore(), …)');
-  }
+  const window = o.window === undefined ? undefined : checkWindow(o.window);
+  const store = o.store === undefined ? undefined : checkStore(o.store);
   if (store !== undefined && window !== undefined) {
     throw new TypeError('window mode keeps its counts in-process and cannot be combined with store; use failureThreshold');
   }
-  return {
+  if (store === undefined && o.storeTimeoutMs !== undefined) throw new TypeError('storeTimeoutMs needs a store');
+  if (store === undefined && o.syncIntervalMs !== undefined) throw new TypeError('syncIntervalMs needs a store');
+  const cooldownMs = o.cooldownMs === undefined ? 30_000 : checkMs('cooldownMs', o.cooldownMs);
+  const limits: BreakerLimits = Object.freeze({
     failureThreshold: o.failureThreshold === undefined ? 5 : checkInteger('failureThreshold', o.failureThreshold, 1),
-    window,
     cooldownMs,
-    probeTimeoutMs: o.probeTimeoutMs === undefined ? Math.max(cooldownMs, 1) : checkMs('probeTimeoutMs', o.probeTimeoutMs, 1),
+    probeTimeoutMs: o.probeTimeoutMs === undefined ? DEFAULT_PROBE_TIMEOUT_MS : checkMs('probeTimeoutMs', o.probeTimeoutMs, 1),
+  });
+  const notifies = typeof store?.breakerSubscribe === 'function';
+  return {
+    limits,
+    window,
     countsAsFailure: o.countsAsFailure === undefined ? undefined : checkFunction('countsAsFailure', o.countsAsFailure),
     store,
-    clock: checkClock<Clock>('clock', o.clock ?? systemClock),
+    storeTimeoutMs: o.storeTimeoutMs === undefined ? DEFAULT_STORE_TIMEOUT_MS : checkMs('storeTimeoutMs', o.storeTimeoutMs, 1),
+    syncIntervalMs:
+      o.syncIntervalMs === undefined ? (notifies ? SYNC_WITH_NOTIFICATIONS_MS : SYNC_WITHOUT_NOTIFICATIONS_MS) : checkMs('syncIntervalMs', o.syncIntervalMs, 1),
+    // Shared records compare times written by different processes: performance.now() would not do.
+    clock: checkClock<Clock>('clock', o.clock ?? (store === undefined ? systemClock : wallClock)),
   };
 }

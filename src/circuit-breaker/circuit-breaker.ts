@@ -3,217 +3,259 @@ import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import { CircuitOpenError } from '../errors/circuit-open-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
-import { reportListenerError } from '../events/emitter.js';
-import type { BreakerState } from '../events/event-types.js';
-import { asPromise, BaseLayer, COMPOSE, FUSE, type Invoke, isThenable, type Layer, RETRY_PARTS, terminal } from '../policy/layer.js';
+import type { BreakerState, PolicyEventMap } from '../events/event-types.js';
+import { asPromise, BaseLayer, COMPOSE, FUSE, type Invoke, isThenable, type Layer, RETRY_PARTS, type RetryParts, terminal } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
-import { runWithDeadline } from '../timeout/run-with-deadline.js';
-import {
-  type Admission,
-  admitTransition,
-  type BreakerLimits,
-  type BreakerOutcome,
-  type BreakerRecord,
-  newBreakerRecord,
-  recordTransition,
-} from './breaker-record.js';
-import { type BreakerOptions, type ResolvedBreakerOptions, resolveBreakerOptions } from './breaker-options.js';
 import { wholeMs } from '../text/whole-ms.js';
-import { SlidingWindow } from './sliding-window.js';
+import { runWithDeadline } from '../timeout/run-with-deadline.js';
+import type { Admission, BreakerOutcome } from '../transitions/breaker-record.js';
+import { type BreakerOptions, type ResolvedBreakerOptions, resolveBreakerOptions } from './breaker-options.js';
+import type { BreakerPort, PortOwner } from './breaker-port.js';
+import { LocalPort } from './local-port.js';
+import { SharedPort } from './shared-port.js';
+
+/** The events a breaker emits. */
+export type BreakerEventType = 'state' | 'reject' | 'timeout' | 'probe_late' | 'store_unavailable' | 'store_recovered';
 
 /**
- * A per-dependency circuit breaker. Events: `state` {name, from, to}, `reject` {name, retryAfterMs},
- * `timeout` (a probe ran past `probeTimeoutMs`).
+ * A per-dependency circuit breaker. Events: `state` {name, from, to}, `reject` {name,
+ * retryAfterMs}, `timeout` (a probe ran past `probeTimeoutMs`), `probe_late` (a timed-out probe
+ * answered after all), and with a store `store_unavailable` / `store_recovered`.
  */
-export interface CircuitBreaker extends EventedPolicy<'state' | 'reject' | 'timeout'> {
+export interface CircuitBreaker extends EventedPolicy<BreakerEventType> {
   readonly name: string;
-  /** May stay `'open'` after the cooldown until the next call is admitted as the probe. */
+  /** May stay `'open'` after the cooldown until the next call is admitted as the probe. With a store: the local copy. */
   readonly state: BreakerState;
-  /** Holds the breaker open until `reset()`. */
-  isolate(): void;
-  /** Closed, counters cleared. */
-  reset(): void;
+  /**
+   * Holds the breaker open until `reset()`. Applies in this process at once; the promise resolves
+   * when a store has it too, and rejects with the store's error when it cannot be written (the
+   * breaker stays isolated here and writes it when the store is back). Nothing to await without a store.
+   */
+  isolate(): Promise<void>;
+  /** Closed, counters cleared. Applies and settles like {@link CircuitBreaker.isolate}. */
+  reset(): Promise<void>;
   toJSON(): object;
 }
 
-class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker {
+/**
+ * @internal The rest of a chain as the breaker runs it. A breaker fused over a retry runs the
+ * retry's first attempt directly and its slow path only after a failure, so the success path is
+ * one promise reaction; alone or over anything else, `first` is the whole chain.
+ */
+interface Chain {
+  /** The whole inner chain: the probe runs it under its deadline. */
+  readonly whole: Invoke;
+  /** The layer right inside the breaker (or inside the fused retry). */
+  readonly next: Invoke;
+  /** A fused retry's first attempt and slow path; undefined: `next` is the whole chain. */
+  readonly parts: RetryParts | undefined;
+}
+
+function plainChain(next: Invoke): Chain {
+  return { whole: next, next, parts: undefined };
+}
+
+const ALONE: Chain = plainChain(terminal);
+const noop = (): void => {};
+
+/** @internal The registry's eviction sweep asks each breaker this (and clears its `used` mark). */
+export const SWEEP: unique symbol = Symbol('recourse.breakerSweep');
+
+/** @internal A breaker as its registry sees it. */
+export type SweptBreaker = CircuitBreaker & { [SWEEP](): 'used' | 'idle' | 'busy' };
+
+class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwner {
   readonly name: string;
   readonly #o: ResolvedBreakerOptions;
-  readonly #limits: BreakerLimits;
-  readonly #r: BreakerRecord = newBreakerRecord();
-  #window: SlidingWindow | undefined;
+  readonly #port: BreakerPort;
 
   constructor(name: string, resolved: ResolvedBreakerOptions) {
     super('circuit-breaker', name);
     this.name = name;
     this.#o = resolved;
-    this.#limits = resolved;
+    this.#port = resolved.store === undefined ? new LocalPort(this, resolved) : new SharedPort(this, resolved, resolved.store);
   }
 
   get state(): BreakerState {
-    return this.#r.state;
+    return this.#port.state;
   }
 
-  isolate(): void {
-    this.#force('isolated');
+  isolate(): Promise<void> {
+    return this.#port.force('isolated');
   }
 
-  reset(): void {
-    this.#window?.clear();
-    this.#force('closed');
+  reset(): Promise<void> {
+    return this.#port.force('closed');
   }
 
   toJSON(): object {
-    const r = this.#r;
+    const p = this.#port;
+    const { limits } = this.#o;
     const now = this.#o.clock.now();
     return {
       name: this.name,
-      state: r.state,
-      epoch: r.epoch,
-      failures: r.failures,
-      ...(r.state === 'open' ? { retryAfterMs: Math.max(0, Math.ceil(r.openedAt + this.#o.cooldownMs - now)) } : {}),
-      probeInFlight: r.state === 'half-open' && r.probeUntil > now,
-      ...(this.#o.window ? { window: { ...this.#o.window, ...this.#windowOf().totals(now) } } : { failureThreshold: this.#o.failureThreshold }),
-      cooldownMs: this.#o.cooldownMs,
-      probeTimeoutMs: this.#o.probeTimeoutMs,
+      state: p.state,
+      epoch: p.epoch,
+      failures: p.failures,
+      ...(p.state === 'open' ? { retryAfterMs: Math.max(0, Math.ceil(p.openedAt + limits.cooldownMs - now)) } : {}),
+      probeInFlight: p.state === 'half-open' && p.probeUntil > now,
+      ...p.describe(now),
+      cooldownMs: limits.cooldownMs,
+      probeTimeoutMs: limits.probeTimeoutMs,
       shared: this.#o.store !== undefined,
     };
   }
 
   [COMPOSE](next: Invoke): Invoke {
-    if (this.#o.store !== undefined) return (fn, scope) => this.#runShared(next, fn, scope);
-    return (fn: Work<unknown>, scope: Scope): unknown => this.callLocal(next, fn, scope);
+    const chain = plainChain(next);
+    return (fn: Work<unknown>, scope: Scope): unknown => this.run(chain, fn, scope);
+  }
+
+  /** Breaker over retry in one promise reaction (see {@link Chain}). */
+  [FUSE](inner: Layer, next: Invoke): Invoke | undefined {
+    const parts = inner[RETRY_PARTS];
+    if (parts === undefined) return undefined;
+    const chain: Chain = { whole: inner[COMPOSE](next), next, parts };
+    return (fn: Work<unknown>, scope: Scope): unknown => this.run(chain, fn, scope);
   }
 
   protected override standalone(): Invoke {
-    // Alone and in-process, the breaker runs through a prototype function (called with this
-    // breaker as `this`): no closure per breaker, so a registry of thousands stays small.
-    return this.#o.store === undefined ? runAlone : super.standalone();
-  }
-
-  /** @internal Closed is the hot path: no async frame, two small handlers, nothing else allocated. */
-  callLocal(next: Invoke, fn: Work<unknown>, scope: Scope): unknown {
-    const r = this.#r;
-    if (r.state !== 'closed') return this.#runAdmitted(next, fn, scope, this.#admitLocal());
-    const epoch = r.epoch;
-    let result: unknown;
-    try {
-      result = next(fn, scope);
-    } catch (error) {
-      return this.#failLocal(epoch, error, scope);
-    }
-    if (!isThenable(result)) {
-      this.#succeedLocal(epoch);
-      return result;
-    }
-    return asPromise(result).then(
-      (value) => {
-        this.#succeedLocal(epoch);
-        return value;
-      },
-      (error: unknown) => this.#failLocal(epoch, error, scope),
-    );
+    // Alone, the breaker runs through a prototype function (called with this breaker as `this`):
+    // no closure per breaker, so a registry of thousands stays small.
+    return runAlone;
   }
 
   /**
-   * Breaker over retry in one promise reaction: the first attempt's promise gets the breaker's
-   * handlers directly, and only a failure goes through retry's slow path first.
+   * @internal The one call path, for both ports. Closed is the hot path: no async frame, two small
+   * handlers, nothing else allocated; a success touches the port only when it clears a count.
    */
-  [FUSE](inner: Layer, next: Invoke): Invoke | undefined {
-    const parts = inner[RETRY_PARTS];
-    if (parts === undefined || this.#o.store !== undefined) return undefined;
-    const whole = inner[COMPOSE](next);
-    return (fn: Work<unknown>, scope: Scope): unknown => {
-      const r = this.#r;
-      if (r.state !== 'closed') return this.#runAdmitted(whole, fn, scope, this.#admitLocal());
-      const epoch = r.epoch;
-      const ok = (value: unknown): unknown => {
-        this.#succeedLocal(epoch);
-        return value;
-      };
-      const fail = (error: unknown): never => this.#failLocal(epoch, error, scope);
-      let result: unknown;
-      try {
-        result = parts.first(next, fn, scope);
-      } catch (error) {
-        return parts.recover(error, next, fn, scope).then(ok, fail);
-      }
-      if (!isThenable(result)) return ok(result);
-      return asPromise(result).then(ok, (error: unknown) => parts.recover(error, next, fn, scope).then(ok, fail));
-    };
+  run(chain: Chain, fn: Work<unknown>, scope: Scope): unknown {
+    const p = this.#port;
+    p.used = true;
+    if (p.state !== 'closed' || p.slow) return this.#admit(chain, fn, scope);
+    return this.#call(chain, p.epoch, fn, scope);
   }
 
-  #succeedLocal(epoch: number): void {
-    if (this.#r.failures !== 0 || this.#o.window !== undefined) this.#recordLocal(epoch, 'success');
+  #call(chain: Chain, epoch: number, fn: Work<unknown>, scope: Scope): unknown {
+    const { next, parts } = chain;
+    let result: unknown;
+    try {
+      result = parts === undefined ? next(fn, scope) : parts.first(next, fn, scope);
+    } catch (error) {
+      if (parts === undefined) return this.#fail(epoch, error, scope);
+      return parts.recover(error, next, fn, scope).then(
+        (value) => this.#ok(epoch, value),
+        (e: unknown) => this.#fail(epoch, e, scope),
+      );
+    }
+    if (!isThenable(result)) return this.#ok(epoch, result);
+    const ok = (value: unknown): unknown => this.#ok(epoch, value);
+    const fail = (error: unknown): never => this.#fail(epoch, error, scope);
+    if (parts === undefined) return asPromise(result).then(ok, fail);
+    return asPromise(result).then(ok, (error: unknown) => parts.recover(error, next, fn, scope).then(ok, fail));
   }
 
-  #failLocal(epoch: number, error: unknown, scope: Scope): never {
-    this.#recordLocal(epoch, this.#outcomeOf(error, scope));
+  #ok(epoch: number, value: unknown): unknown {
+    const p = this.#port;
+    if (p.failures !== 0 || p.countsSuccesses) p.settle(epoch, 'success', this.#o.clock.now());
+    return value;
+  }
+
+  #fail(epoch: number, error: unknown, scope: Scope): never {
+    this.#port.settle(epoch, this.#outcomeOf(error, scope), this.#o.clock.now());
     throw error;
   }
 
-  #admitLocal(): Admission {
-    const before = this.#r.state;
-    const admission = admitTransition(this.#r, this.#o.clock.now(), this.#limits);
-    this.#changed(before, this.#r.state);
-    return admission;
-  }
-
-  #recordLocal(epoch: number, outcome: BreakerOutcome): void {
-    const r = this.#r;
-    if (epoch !== r.epoch) return;
-    const now = this.#o.clock.now();
-    let trip: boolean | undefined;
-    const w = this.#o.window;
-    if (w !== undefined && r.state === 'closed' && outcome !== 'neutral') {
-      const window = this.#windowOf();
-      window.record(now, outcome === 'failure');
-      if (outcome === 'failure') {
-        const { calls, failures } = window.totals(now);
-        trip = calls >= w.minimumCalls && failures / calls >= w.failureRate;
+  #admit(chain: Chain, fn: Work<unknown>, scope: Scope): unknown {
+    const admission = this.#port.admit(this.#o.clock.now());
+    if (!(admission instanceof Promise)) return this.#admitted(chain, admission, fn, scope);
+    return admission.then((a) => {
+      // The caller may have given up while the store answered: run nothing for it.
+      if (scope.aborted) {
+        if (a.kind === 'probe') this.#port.settle(a.epoch, 'neutral', this.#o.clock.now());
+        throw scope.reason;
       }
-    }
-    const before = recordTransition(r, epoch, outcome, now, this.#limits, trip);
-    if (before !== r.state) {
-      if (r.state !== 'closed') this.#window?.clear();
-      this.#changed(before, r.state);
-    }
+      return this.#admitted(chain, a, fn, scope);
+    });
   }
 
-  async #runAdmitted(next: Invoke, fn: Work<unknown>, scope: Scope, admission: Admission): Promise<unknown> {
-    if (admission.kind === 'reject') throw this.#reject(admission.retryAfterMs, admission.state);
-    const epoch = admission.epoch;
-    if (admission.kind === 'call') {
-      try {
-        const value = await next(fn, scope);
-        this.#recordLocal(epoch, 'success');
-        return value;
-      } catch (error) {
-        this.#recordLocal(epoch, this.#outcomeOf(error, scope));
-        throw error;
-      }
-    }
-    return this.#probe(next, fn, scope, (outcome) => this.#recordLocal(epoch, outcome));
+  #admitted(chain: Chain, a: Admission, fn: Work<unknown>, scope: Scope): unknown {
+    if (a.kind === 'reject') throw this.#reject(a.retryAfterMs, a.state);
+    if (a.kind === 'call') return this.#call(chain, a.epoch, fn, scope);
+    return this.#probe(chain, a.epoch, fn, scope);
   }
 
-  /** Runs the single half-open probe under `probeTimeoutMs`; the caller of a timed-out probe gets TimeoutError. */
-  async #probe(next: Invoke, fn: Work<unknown>, scope: Scope, record: (o: BreakerOutcome) => unknown): Promise<unknown> {
-    const ms = this.#o.probeTimeoutMs;
+  /**
+   * Runs the single half-open probe under `probeTimeoutMs` (its caller gets TimeoutError then).
+   * Its outcome is recorded once: when it settles, when it times out, or — a caller abort does not
+   * count — the moment its caller gives up, which frees the slot at once even if fn ignores its
+   * signal; whatever fn does later is ignored, except that a late success is reported (`probe_late`).
+   */
+  #probe(chain: Chain, epoch: number, fn: Work<unknown>, scope: Scope): unknown {
+    const port = this.#port;
+    const clock = this.#o.clock;
+    const ms = this.#o.limits.probeTimeoutMs;
+    const started = clock.now();
+    let open = true;
     let timedOut = false;
-    const makeError = (): Error => new TimeoutError(ms, `circuit "${this.name}": probe did not settle within ${wholeMs(ms)} ms`);
+    const settle = (outcome: BreakerOutcome): boolean => {
+      if (!open) return false;
+      open = false;
+      port.settle(epoch, outcome, clock.now());
+      return true;
+    };
+    if (scope.aborted) {
+      settle(this.#outcomeOf(scope.reason, scope));
+      throw scope.reason;
+    }
     const onExpire = (): void => {
+      if (!open) return; // abandoned by its caller: already recorded
       timedOut = true;
       if (this.wants('timeout')) this.events.emit('timeout', { timeoutMs: ms, probe: true, name: this.name });
-      void record('failure');
+      settle('failure');
     };
+    const watched: Invoke = (f, s) => {
+      const r = chain.whole(f, s);
+      if (isThenable(r)) asPromise(r).then(() => (timedOut ? this.#late(ms, clock.now() - started) : undefined), noop);
+      return r;
+    };
+    const makeError = (): Error => new TimeoutError(ms, `circuit "${this.name}": probe did not settle within ${wholeMs(ms)} ms`);
+    let result: unknown;
     try {
-      const value = await runWithDeadline(next, fn, scope, this.#o.clock, ms, makeError, onExpire);
-      await record('success');
-      return value;
+      result = runWithDeadline(watched, fn, scope, clock, ms, makeError, onExpire);
     } catch (error) {
-      if (!timedOut) await record(this.#outcomeOf(error, scope));
+      settle(this.#outcomeOf(error, scope));
       throw error;
     }
+    if (!isThenable(result)) {
+      settle('success');
+      return result;
+    }
+    return new Promise((resolve, reject) => {
+      const signal = scope.canAbort ? scope.signal : undefined;
+      const onAbort = (): void => {
+        const reason = scope.reason;
+        settle(this.#outcomeOf(reason, scope));
+        reject(reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      asPromise(result).then(
+        (value) => {
+          signal?.removeEventListener('abort', onAbort);
+          settle('success');
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal?.removeEventListener('abort', onAbort);
+          settle(timedOut ? 'failure' : this.#outcomeOf(error, scope));
+          reject(error);
+        },
+      );
+    });
+  }
+
+  #late(probeTimeoutMs: number, elapsedMs: number): void {
+    if (this.wants('probe_late')) this.events.emit('probe_late', { name: this.name, probeTimeoutMs, elapsedMs });
   }
 
   #outcomeOf(error: unknown, scope: Scope): BreakerOutcome {
@@ -228,72 +270,29 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker {
     return new CircuitOpenError(this.name, retryAfterMs, state);
   }
 
-  #changed(from: BreakerState, to: BreakerState): void {
+  /** @internal PortOwner: a state change of the port. */
+  changed(from: BreakerState, to: BreakerState): void {
     if (from !== to && this.wants('state')) this.events.emit('state', { name: this.name, from, to });
   }
 
-  #windowOf(): SlidingWindow {
-    this.#window ??= new SlidingWindow(this.#o.window?.durationMs ?? 1);
-    return this.#window;
+  /** @internal PortOwner: an event of the port. */
+  emit<K extends 'store_unavailable' | 'store_recovered'>(type: K, payload: PolicyEventMap[K]): void {
+    if (this.wants(type)) this.events.emit(type, payload);
   }
 
-  #force(state: 'closed' | 'isolated'): void {
-    const r = this.#r;
-    const before = r.state;
-    r.state = state;
-    r.epoch++;
-    r.failures = 0;
-    r.probeUntil = 0;
-    this.#changed(before, state);
-    this.#o.store?.breakerForce(this.name, state).then(
-      (stored) => this.#adopt(stored),
-      (error: unknown) => reportListenerError(error),
-    );
-  }
-
-  // ---- shared state (a BreakerStore): the same transitions, applied atomically by the store ----
-
-  async #runShared(next: Invoke, fn: Work<unknown>, scope: Scope): Promise<unknown> {
-    const store = this.#o.store!;
-    const before = this.#r.state;
-    const admission = await store.breakerAdmit(this.name, this.#o.clock.now(), this.#limits);
-    if (admission.kind === 'reject') {
-      this.#r.state = admission.state;
-      this.#changed(before, admission.state);
-      throw this.#reject(admission.retryAfterMs, admission.state);
+  /** @internal 'used' (called since the last sweep; the mark is cleared), 'idle' (evictable) or 'busy'. */
+  [SWEEP](): 'used' | 'idle' | 'busy' {
+    const p = this.#port;
+    if (p.used) {
+      p.used = false;
+      return 'used';
     }
-    const seen: BreakerState = admission.kind === 'call' ? 'closed' : 'half-open';
-    this.#r.state = seen;
-    this.#changed(before, seen);
-    const epoch = admission.epoch;
-    const record = async (outcome: BreakerOutcome): Promise<void> => {
-      try {
-        this.#adopt(await store.breakerRecord(this.name, epoch, outcome, this.#o.clock.now(), this.#limits));
-      } catch (error) {
-        // The call's own outcome matters more to the caller than a failed bookkeeping write.
-        reportListenerError(error);
-      }
-    };
-    if (admission.kind === 'probe') return this.#probe(next, fn, scope, record);
-    try {
-      const value = await next(fn, scope);
-      await record('success');
-      return value;
-    } catch (error) {
-      await record(this.#outcomeOf(error, scope));
-      throw error;
-    }
-  }
-
-  #adopt(stored: BreakerRecord): void {
-    const before = this.#r.state;
-    Object.assign(this.#r, stored);
-    this.#changed(before, stored.state);
+    return p.idle() ? 'idle' : 'busy';
   }
 }
 
 function runAlone(this: CircuitBreakerPolicy, fn: Work<unknown>, scope: Scope): unknown {
-  return this.callLocal(terminal, fn, scope);
+  return this.run(ALONE, fn, scope);
 }
 
 /**
@@ -304,8 +303,11 @@ function runAlone(this: CircuitBreakerPolicy, fn: Work<unknown>, scope: Scope): 
  * (with `retryAfterMs`) without running fn. After `cooldownMs`, exactly one caller is admitted as
  * the probe while all others are rejected at once; the probe's success closes it, its failure
  * reopens it and restarts the cooldown, and a probe still running after `probeTimeoutMs` fails
- * (its caller gets TimeoutError). Outcomes of calls that started before the latest state change are
- * ignored. Defaults: failureThreshold 5, cooldownMs 30000, probeTimeoutMs = cooldownMs.
+ * (its caller gets TimeoutError). A probe whose caller aborts does not count and frees the slot at
+ * once. Outcomes of calls that started before the latest state change are ignored.
+ * With `store`, processes share the breaker: see docs/circuit-breaker.md.
+ * Defaults: failureThreshold 5, cooldownMs 30000, probeTimeoutMs 120000, clock systemClock
+ * (wallClock with a store), storeTimeoutMs 250.
  *
  * @example
  * const search = circuitBreaker({ name: 'search', failureThreshold: 3, cooldownMs: 10_000 })
@@ -317,6 +319,6 @@ export function circuitBreaker(options?: BreakerOptions): CircuitBreaker {
 }
 
 /** @internal Builds a breaker from options already resolved (a registry shares one object). */
-export function breakerFromResolved(name: string, resolved: ResolvedBreakerOptions): CircuitBreaker {
+export function breakerFromResolved(name: string, resolved: ResolvedBreakerOptions): SweptBreaker {
   return new CircuitBreakerPolicy(name, resolved);
 }

@@ -23,6 +23,15 @@ export interface PolicyEventMap {
   served: { servedBy: string; degraded: boolean; failures: number };
   /** A `timeout` or breaker probe ran out of time. */
   timeout: { timeoutMs: number; probe: boolean; name?: string };
+  /**
+   * A breaker probe that had timed out answered successfully after all: the dependency works but
+   * is slower than `probeTimeoutMs`, so probes can never close the breaker. Raise it.
+   */
+  probe_late: { name: string; probeTimeoutMs: number; elapsedMs: number };
+  /** A shared breaker's store failed or timed out: the breaker goes on from its local copy. */
+  store_unavailable: { name: string; error: unknown };
+  /** A shared breaker's store answers again (after `downMs`); the local copy is re-read. */
+  store_recovered: { name: string; downMs: number };
   /** `watch` caught a silent stream. */
   stall: { phase: StallPhase; limitMs: number; items: number; name?: string };
   /** `validate` rejected a result. */

@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
-import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../circuit-breaker/breaker-record.js';
-import { admitTransition, newBreakerRecord, recordTransition } from '../circuit-breaker/breaker-record.js';
+import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
+import { newBreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
+import { admitTransition, forceTransition, recordTransition } from '../transitions/breaker-transitions.js';
 import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, showValue, type OptionKeys } from '../options/validate-options.js';
-import { forceTransition } from '../store/breaker-force.js';
+import type { StoredAdmission } from '../store/breaker-store.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
 import { acquireLease } from '../store/lease-transition.js';
 import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
@@ -113,13 +114,13 @@ class SqliteStore implements Store {
     );
     const withBreaker = <R>(name: string, apply: (r: BreakerRecord) => R): R => {
       const r = toBreaker(getBreaker.get(name)) ?? newBreakerRecord();
-      const before = JSON.stringify(r);
+      const before = { ...r };
       const out = apply(r);
-      if (JSON.stringify(r) !== before) putBreaker.run(name, r.state, r.epoch, r.failures, r.openedAt, r.probeUntil);
+      if (!sameBreakerRecord(before, r)) putBreaker.run(name, r.state, r.epoch, r.failures, r.openedAt, r.probeUntil);
       return out;
     };
     this.#breakerAdmit = db.transaction((name: string, now: number, limits: BreakerLimits) =>
-      withBreaker(name, (r) => admitTransition(r, now, limits)),
+      withBreaker(name, (r): StoredAdmission => ({ admission: admitTransition(r, now, limits), record: { ...r } })),
     );
     this.#breakerRecord = db.transaction((name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits) =>
       withBreaker(name, (r) => {
@@ -231,7 +232,7 @@ class SqliteStore implements Store {
     if (this.#closed) throw new StoreError('closed', `sqliteStore: the store for ${JSON.stringify(this.#path)} is closed`, this.#path);
   }
 
-  async breakerAdmit(name: string, now: number, limits: BreakerLimits): Promise<Admission> {
+  async breakerAdmit(name: string, now: number, limits: BreakerLimits): Promise<StoredAdmission> {
     this.#open();
     return this.#breakerAdmit.immediate(name, now, limits);
   }

@@ -1,4 +1,4 @@
-import type { BreakerLimits } from '../circuit-breaker/breaker-record.js';
+import { breakerConformance } from './breaker-conformance.js';
 import type { CheckpointRecord } from './checkpoint-store.js';
 import type { SagaLogEntry } from './saga-log-store.js';
 import type { Store } from './store.js';
@@ -30,7 +30,6 @@ export interface ConformanceOptions {
   openAnother?: () => Store | Promise<Store>;
 }
 
-const LIMITS: BreakerLimits = { failureThreshold: 3, cooldownMs: 1000, probeTimeoutMs: 500 };
 const T0 = 1_700_000_000_000;
 const LEASE = 1000;
 
@@ -41,14 +40,6 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   return undefined;
-}
-
-async function openBreaker(store: Store, at: number): Promise<void> {
-  for (let i = 0; i < LIMITS.failureThreshold; i++) {
-    const a = await store.breakerAdmit('b', at, LIMITS);
-    if (a.kind === 'reject') throw new Error('expected admission');
-    await store.breakerRecord('b', a.epoch, 'failure', at, LIMITS);
-  }
 }
 
 function countKinds(kinds: string[]): Record<string, number> {
@@ -77,6 +68,12 @@ export function storeConformance(
   const { describe, it, expect, beforeEach, afterEach } = api;
   let store: Store;
   const extra: Store[] = [];
+  const another = async (): Promise<Store> => {
+    if (options.openAnother === undefined) throw new Error('storeConformance: openAnother is not given');
+    const s = await options.openAnother();
+    extra.push(s);
+    return s;
+  };
 
   describe(`${name} store conformance`, () => {
     beforeEach(async () => {
@@ -255,55 +252,7 @@ export function storeConformance(
       });
     });
 
-    describe('breaker', () => {
-      const openIt = (at: number): Promise<void> => openBreaker(store, at);
-
-      it('starts closed and unknown', async () => {
-        expect(await store.breakerGet('b')).toBeUndefined();
-        expect(await store.breakerAdmit('b', T0, LIMITS)).toEqual({ kind: 'call', epoch: 0 });
-      });
-
-      it('opens after failureThreshold failures and rejects until the cooldown ends', async () => {
-        await openIt(T0);
-        expect(await store.breakerGet('b')).toEqual({ state: 'open', epoch: 1, failures: 3, openedAt: T0, probeUntil: 0 });
-        expect(await store.breakerAdmit('b', T0 + 400, LIMITS)).toEqual({ kind: 'reject', retryAfterMs: 600, state: 'open' });
-      });
-
-      it('admits exactly one probe among 50 concurrent callers after the cooldown', async () => {
-        await openIt(T0);
-        const admissions = await Promise.all(Array.from({ length: 50 }, () => store.breakerAdmit('b', T0 + LIMITS.cooldownMs, LIMITS)));
-        expect(countKinds(admissions.map((a) => a.kind))).toEqual({ probe: 1, reject: 49 });
-        expect((await store.breakerGet('b'))?.state).toBe('half-open');
-      });
-
-      it('closes on the probe success and ignores a stale outcome', async () => {
-        await openIt(T0);
-        const probe = await store.breakerAdmit('b', T0 + LIMITS.cooldownMs, LIMITS);
-        if (probe.kind !== 'probe') throw new Error('expected the probe');
-        expect((await store.breakerRecord('b', 0, 'failure', T0 + 1001, LIMITS)).state).toBe('half-open');
-        const closed = await store.breakerRecord('b', probe.epoch, 'success', T0 + 1002, LIMITS);
-        expect(closed).toEqual({ state: 'closed', epoch: probe.epoch + 1, failures: 0, openedAt: T0, probeUntil: 0 });
-      });
-
-      it('reopens on a probe failure, restarting the cooldown', async () => {
-        await openIt(T0);
-        const probe = await store.breakerAdmit('b', T0 + 1000, LIMITS);
-        if (probe.kind !== 'probe') throw new Error('expected the probe');
-        const reopened = await store.breakerRecord('b', probe.epoch, 'failure', T0 + 1200, LIMITS);
-        expect(reopened.state).toBe('open');
-        expect(reopened.openedAt).toBe(T0 + 1200);
-        expect(await store.breakerAdmit('b', T0 + 2100, LIMITS)).toEqual({ kind: 'reject', retryAfterMs: 100, state: 'open' });
-      });
-
-      it('forces isolated and closed, bumping the epoch', async () => {
-        const isolated = await store.breakerForce('b', 'isolated');
-        expect(isolated).toEqual({ state: 'isolated', epoch: 1, failures: 0, openedAt: 0, probeUntil: 0 });
-        const a = await store.breakerAdmit('b', T0, LIMITS);
-        expect(a.kind === 'reject' && a.state === 'isolated' && a.retryAfterMs === Number.POSITIVE_INFINITY).toBe(true);
-        expect(await store.breakerForce('b', 'closed')).toEqual({ state: 'closed', epoch: 2, failures: 0, openedAt: 0, probeUntil: 0 });
-        expect(await store.breakerGet('other')).toBeUndefined();
-      });
-    });
+    breakerConformance(api, () => store, options.openAnother === undefined ? undefined : another);
 
     describe('close', () => {
       it('rejects every call after close with StoreError closed; closing twice is fine', async () => {
@@ -322,11 +271,6 @@ export function storeConformance(
     const openAnother = options.openAnother;
     if (openAnother !== undefined) {
       describe('between handles', () => {
-        const another = async (): Promise<Store> => {
-          const s = await openAnother();
-          extra.push(s);
-          return s;
-        };
 
         it('sees what another handle wrote, also after that handle closed', async () => {
           await store.ledgerClaim('k', 'a', T0, LEASE);
@@ -341,15 +285,12 @@ export function storeConformance(
           expect((await store.breakerGet('b'))?.state).toBe('isolated');
         });
 
-        it('grants one claim, one lease and one probe among handles racing', async () => {
+        it('grants one claim and one lease among handles racing', async () => {
           const handles = [store, await another(), await another(), await another()];
           const claims = await Promise.all(handles.flatMap((h, i) => [0, 1, 2].map((j) => h.ledgerClaim('race', `h${i}-${j}`, T0, LEASE))));
           expect(claims.filter((c) => c.kind === 'claimed').length).toBe(1);
           const leases = await Promise.all(handles.map((h, i) => h.sagaAcquire('s', `h${i}`, T0, LEASE)));
           expect(leases.filter((l) => l.acquired).length).toBe(1);
-          await openBreaker(store, T0);
-          const admissions = await Promise.all(handles.map((h) => h.breakerAdmit('b', T0 + LIMITS.cooldownMs, LIMITS)));
-          expect(admissions.filter((a) => a.kind === 'probe').length).toBe(1);
         });
       });
     }

@@ -1,6 +1,6 @@
-import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../circuit-breaker/breaker-record.js';
-import { admitTransition, newBreakerRecord, recordTransition } from '../circuit-breaker/breaker-record.js';
-import { forceTransition } from './breaker-force.js';
+import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
+import { MemoryBreakers } from './breaker-memory.js';
+import type { BreakerChangeListener, StoredAdmission } from './breaker-store.js';
 import type { CheckpointRecord } from './checkpoint-store.js';
 import { acquireLease, type LeaseRecord } from './lease-transition.js';
 import type { LedgerClaim, LedgerEntry } from './ledger-store.js';
@@ -13,7 +13,7 @@ import { StoreError } from './store-error.js';
 const SWEEP_EVERY = 256;
 
 class MemoryStore implements Store {
-  readonly #breakers = new Map<string, BreakerRecord>();
+  readonly #breakers = new MemoryBreakers();
   readonly #ledger = new Map<string, LedgerEntry>();
   readonly #checkpoints = new Map<string, CheckpointRecord>();
   readonly #sagaLogs = new Map<string, SagaLogEntry[]>();
@@ -26,38 +26,28 @@ class MemoryStore implements Store {
     if (this.#closed) throw new StoreError('closed', 'memoryStore: the store is closed');
   }
 
-  #breaker(name: string): BreakerRecord {
-    let r = this.#breakers.get(name);
-    if (r === undefined) {
-      r = newBreakerRecord();
-      this.#breakers.set(name, r);
-    }
-    return r;
-  }
-
-  async breakerAdmit(name: string, now: number, limits: BreakerLimits): Promise<Admission> {
+  async breakerAdmit(name: string, now: number, limits: BreakerLimits): Promise<StoredAdmission> {
     this.#open();
-    return admitTransition(this.#breaker(name), now, limits);
+    return this.#breakers.admit(name, now, limits);
   }
 
   async breakerRecord(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): Promise<BreakerRecord> {
     this.#open();
-    const r = this.#breaker(name);
-    recordTransition(r, epoch, outcome, now, limits);
-    return { ...r };
+    return this.#breakers.record(name, epoch, outcome, now, limits);
   }
 
   async breakerGet(name: string): Promise<BreakerRecord | undefined> {
     this.#open();
-    const r = this.#breakers.get(name);
-    return r === undefined ? undefined : { ...r };
+    return this.#breakers.get(name);
   }
 
   async breakerForce(name: string, state: 'closed' | 'isolated'): Promise<BreakerRecord> {
     this.#open();
-    const r = this.#breaker(name);
-    forceTransition(r, state);
-    return { ...r };
+    return this.#breakers.force(name, state);
+  }
+
+  breakerSubscribe(listener: BreakerChangeListener): () => void {
+    return this.#breakers.subscribe(listener);
   }
 
   #write(key: string, write: LedgerWrite): void {

@@ -1,12 +1,13 @@
 import { hasErrorName, RecourseError, type RecourseErrorOptions } from '../errors/recourse-error.js';
 
 /** Why a store failed: see {@link StoreError}. */
-export type StoreErrorCode = 'open_failed' | 'not_a_database' | 'read_only' | 'schema_too_new' | 'closed';
+export type StoreErrorCode = 'open_failed' | 'not_a_database' | 'read_only' | 'schema_too_new' | 'closed' | 'timeout';
 
 /**
  * A store could not be opened or used: the database path is unusable (`open_failed`), the file
  * is not a SQLite database (`not_a_database`), it cannot be written (`read_only`), it was written
- * by a newer recourse (`schema_too_new`), or the store was closed (`closed`). `path` names the
+ * by a newer recourse (`schema_too_new`), the store was closed (`closed`), or it did not answer in time
+ * (`timeout`: a shared breaker's `storeTimeoutMs`). `path` names the
  * database when there is one; the driver's error is the `cause`.
  *
  * @example

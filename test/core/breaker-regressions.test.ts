@@ -34,12 +34,16 @@ describe('issue 9 regressions (breaker)', () => {
   it('9.7: isolate() and reset() on a store-backed breaker reject with the store error', async () => {
     const store = memoryStore();
     const broken = new Error('disk on fire');
-    const failing: BreakerStore = Object.assign(Object.create(store) as BreakerStore, {
+    const failing: BreakerStore = {
+      breakerAdmit: store.breakerAdmit.bind(store),
+      breakerRecord: store.breakerRecord.bind(store),
+      breakerGet: store.breakerGet.bind(store),
       breakerForce: () => Promise.reject(broken),
-    });
+    };
     const b = circuitBreaker({ name: 'x', store: failing, clock: new VirtualClock() });
     await expect(b.isolate()).rejects.toBe(broken);
     await expect(b.reset()).rejects.toBe(broken);
+    expect(b.state).toBe('closed'); // applied here all the same
   });
 
   it('probeTimeoutMs no longer defaults to cooldownMs: a probe slower than the cooldown can close the breaker', async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  BreakerRegistry,
   CircuitOpenError,
   circuitBreaker,
   constant,
@@ -283,14 +282,5 @@ describe('circuitBreaker', () => {
       await clock.advance(1);
       expect(isCircuitOpenError(await b.execute(ok).catch((e: unknown) => e))).toBe(true);
     });
-  });
-
-  it('BreakerRegistry: one breaker per name, shared by every caller', async () => {
-    const registry = new BreakerRegistry({ failureThreshold: 1 });
-    expect(registry.get('a')).toBe(registry.get('a'));
-    expect(registry.get('a')).not.toBe(registry.get('b'));
-    await registry.get('a').execute(fail()).catch(() => undefined);
-    expect(registry.states()).toEqual({ a: 'open', b: 'closed' });
-    expect(registry.get('c', { failureThreshold: 2 }).toJSON()).toMatchObject({ failureThreshold: 2 });
   });
 });

@@ -1,53 +1,14 @@
-import type { BreakerState } from '../events/event-types.js';
-
-/**
- * The shared state of one breaker, as a store keeps it. Every state change increments `epoch`,
- * so an outcome reported with an older epoch is recognised as stale and ignored (principle 5).
- */
-export interface BreakerRecord {
-  state: BreakerState;
-  epoch: number;
-  /** Consecutive counted failures while closed. */
-  failures: number;
-  /** Clock time the breaker last opened (a failed probe restarts it). */
-  openedAt: number;
-  /** Half-open: clock time the probe in flight times out; 0 when no probe is in flight. */
-  probeUntil: number;
-}
-
-/** The limits the transitions need. */
-export interface BreakerLimits {
-  failureThreshold: number;
-  cooldownMs: number;
-  probeTimeoutMs: number;
-}
-
-/** What a breaker says to one caller. */
-export type Admission =
-  | { kind: 'call' | 'probe'; epoch: number }
-  | { kind: 'reject'; retryAfterMs: number; state: 'open' | 'half-open' | 'isolated' };
-
-/** How a call ended, from the breaker's point of view. */
-export type BreakerOutcome = 'success' | 'failure' | 'neutral';
-
-/**
- * A fresh, closed record.
- *
- * @example
- * const r = newBreakerRecord()
- */
-export function newBreakerRecord(): BreakerRecord {
-  return { state: 'closed', epoch: 0, failures: 0, openedAt: 0, probeUntil: 0 };
-}
+import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from './breaker-record.js';
 
 /**
  * Decides admission and applies the open → half-open step in place. Exactly one caller gets
  * `probe` per half-open period: the slot is taken by setting `probeUntil`, and only a probe that
- * ran past its timeout (its holder died) frees it for another. Pure and synchronous, so every store
- * can run it inside one transaction (or port it to one script).
+ * ran past its timeout (its holder died or hung) frees it for another. Pure and synchronous, so
+ * the in-process breaker runs it on its own record and every store runs it inside one transaction
+ * (or ports it to one script).
  *
  * @example
- * const a = admitTransition(record, clock.now(), limits)
+ * const admission = admitTransition(record, Date.now(), limits)
  */
 export function admitTransition(r: BreakerRecord, now: number, limits: BreakerLimits): Admission {
   switch (r.state) {
@@ -76,11 +37,13 @@ export function admitTransition(r: BreakerRecord, now: number, limits: BreakerLi
 
 /**
  * Applies one call's outcome in place; returns the state before, so callers can tell whether it
- * changed. Stale outcomes (an older epoch) change nothing. `trip` overrides the consecutive-failure
- * rule (the sliding window decides it instead).
+ * changed. Stale outcomes (an older epoch) change nothing. Closed: a success clears the
+ * consecutive count, a failure adds to it and opens at `failureThreshold` (`trip` overrides that
+ * rule when a sliding window decides instead). Half-open (the probe's outcome): success closes,
+ * failure reopens and restarts the cooldown, neutral frees the probe slot.
  *
  * @example
- * const before = recordTransition(record, admission.epoch, 'failure', clock.now(), limits)
+ * const before = recordTransition(record, admission.epoch, 'failure', Date.now(), limits)
  */
 export function recordTransition(
   r: BreakerRecord,
@@ -96,7 +59,7 @@ export function recordTransition(
     if (outcome === 'success') r.failures = 0;
     else if (outcome === 'failure') {
       r.failures++;
-      if (trip ?? r.failures >= limits.failureThreshold) open(r, now);
+      if (trip ?? r.failures >= limits.failureThreshold) openRecord(r, now);
     }
   } else if (r.state === 'half-open') {
     if (outcome === 'success') {
@@ -104,13 +67,29 @@ export function recordTransition(
       r.epoch++;
       r.failures = 0;
       r.probeUntil = 0;
-    } else if (outcome === 'failure') open(r, now);
+    } else if (outcome === 'failure') openRecord(r, now);
     else r.probeUntil = 0; // a 400 or a caller abort says nothing about the dependency: free the slot
   }
   return before;
 }
 
-function open(r: BreakerRecord, now: number): void {
+/**
+ * `isolate()` / `reset()` in place: the new state, a new epoch (so outcomes of calls already
+ * running are stale), counters cleared. Returns the state before.
+ *
+ * @example
+ * forceTransition(record, 'isolated')
+ */
+export function forceTransition(r: BreakerRecord, state: 'closed' | 'isolated'): BreakerRecord['state'] {
+  const before = r.state;
+  r.state = state;
+  r.epoch++;
+  r.failures = 0;
+  r.probeUntil = 0;
+  return before;
+}
+
+function openRecord(r: BreakerRecord, now: number): void {
   r.state = 'open';
   r.epoch++;
   r.openedAt = now;

@@ -1,0 +1,231 @@
+import type { BreakerState } from '../events/event-types.js';
+import type { BreakerStore, StoredAdmission } from '../store/breaker-store.js';
+import { type Admission, type BreakerOutcome, type BreakerRecord, copyBreakerRecord, newBreakerRecord } from '../transitions/breaker-record.js';
+import type { ResolvedBreakerOptions } from './breaker-options.js';
+import { applyAdmit, applyForce, applyRecord, type BreakerPort, type PortOwner } from './breaker-port.js';
+import { type HubMember, StoreHub } from './store-hub.js';
+
+const ISOLATED: Admission = { kind: 'reject', retryAfterMs: Number.POSITIVE_INFINITY, state: 'isolated' };
+const noop = (): void => {};
+
+/**
+ * @internal A breaker whose state a store shares between processes. It decides from a **local
+ * copy** of the stored record: closed calls never wait on the store; only when the copy says the
+ * cooldown is over (or the probe's time is up) does it ask the store, atomically, for the probe —
+ * one question per process at a time. Outcomes are written behind (failures and probe outcomes at
+ * once, successes only when they clear a failure count), and every answer, change notification
+ * and periodic re-read refreshes the copy, keeping the record with the higher epoch.
+ *
+ * When the store fails or is slower than `storeTimeoutMs`, the port applies the same transitions
+ * to its copy alone (this process keeps protecting itself, with its own single probe), never
+ * failing or delaying a call for it; when the store answers again the copy is re-read and a
+ * state forced meanwhile is written.
+ */
+export class SharedPort implements BreakerPort, HubMember {
+  state: BreakerState = 'closed';
+  epoch = 0;
+  failures = 0;
+  openedAt = 0;
+  probeUntil = 0;
+  slow = true;
+  used = false;
+  readonly countsSuccesses = false;
+  readonly name: string;
+  readonly syncIntervalMs: number;
+  syncedAt = Number.NEGATIVE_INFINITY;
+  readonly #owner: PortOwner;
+  readonly #o: ResolvedBreakerOptions;
+  readonly #store: BreakerStore;
+  readonly #hub: StoreHub;
+  // Bumped on every change of the local copy: an answer to a request issued at the current value
+  // is the newest thing known and is taken as it is; anything else must not lower the epoch.
+  #gen = 0;
+  #loading: Promise<void> | undefined;
+  #asking: Promise<Admission> | undefined;
+  #syncing: Promise<void> | undefined;
+  #pendingForce: 'closed' | 'isolated' | undefined;
+
+  constructor(owner: PortOwner, options: ResolvedBreakerOptions, store: BreakerStore) {
+    this.name = owner.name;
+    this.#owner = owner;
+    this.#o = options;
+    this.#store = store;
+    this.syncIntervalMs = options.syncIntervalMs;
+    this.#hub = StoreHub.of(store, options.clock);
+    this.#hub.attach(this);
+    if (!this.#hub.available) {
+      this.slow = false; // the store is down: start from a closed copy and re-sync when it is back
+      return;
+    }
+    // A process joining late must not send a call to a dependency the others found dead: the
+    // first admission waits (at most storeTimeoutMs) for the stored record.
+    this.#loading = this.sync().then(() => {
+      this.slow = false;
+      this.#loading = undefined;
+    });
+  }
+
+  admit(now: number): Admission | Promise<Admission> {
+    if (this.#loading !== undefined) return this.#loading.then(() => this.#admitNow(this.#o.clock.now()));
+    return this.#admitNow(now);
+  }
+
+  settle(epoch: number, outcome: BreakerOutcome, now: number): void {
+    if (epoch !== this.epoch) return;
+    if (!this.#hub.available) {
+      this.#applyRecord(epoch, outcome, now);
+      return;
+    }
+    if (this.state === 'closed') {
+      if (outcome === 'neutral') return;
+      if (outcome === 'success') {
+        // Successes matter only when they clear a count; the first one after a failure says so
+        // for all that follow, so a run of successes costs one write.
+        if (this.failures === 0) return;
+        this.failures = 0;
+        this.#gen++;
+      }
+    }
+    const { name } = this;
+    const { limits } = this.#o;
+    this.#hub
+      .call(this.#o.storeTimeoutMs, () => this.#store.breakerRecord(name, epoch, outcome, now, limits))
+      .then(
+        (record) => this.#adopt(record, undefined),
+        () => this.#applyRecord(epoch, outcome, now),
+      );
+  }
+
+  force(state: 'closed' | 'isolated'): Promise<void> {
+    applyForce(this, this.#owner, state);
+    this.#pendingForce = state;
+    const written = this.#writeForce(state);
+    written.catch(noop); // a caller who does not await is not crashed; the state is written later
+    return written;
+  }
+
+  idle(): boolean {
+    return (
+      this.state === 'closed' && this.failures === 0 && this.#pendingForce === undefined && this.#asking === undefined && this.#loading === undefined
+    );
+  }
+
+  describe(): object {
+    return {
+      failureThreshold: this.#o.limits.failureThreshold,
+      store: { available: this.#hub.available, notifies: typeof this.#store.breakerSubscribe === 'function', syncIntervalMs: this.syncIntervalMs },
+    };
+  }
+
+  sync(): Promise<void> {
+    if (this.#syncing !== undefined) return this.#syncing;
+    const gen = this.#gen;
+    const done = (): void => {
+      this.syncedAt = this.#o.clock.now();
+      this.#syncing = undefined;
+    };
+    this.#syncing = this.#hub.call(this.#o.storeTimeoutMs, () => this.#store.breakerGet(this.name)).then(
+      (record) => {
+        done();
+        this.#adopt(record ?? newBreakerRecord(), gen);
+      },
+      done,
+    );
+    return this.#syncing;
+  }
+
+  notify(record: BreakerRecord): void {
+    this.#adopt(record, undefined);
+  }
+
+  storeUnavailable(error: unknown): void {
+    this.#owner.emit('store_unavailable', { name: this.name, error });
+  }
+
+  storeRecovered(downMs: number): void {
+    this.#owner.emit('store_recovered', { name: this.name, downMs });
+    const pending = this.#pendingForce;
+    if (pending === undefined) void this.sync();
+    else this.#writeForce(pending).catch(noop);
+  }
+
+  #admitNow(now: number): Admission | Promise<Admission> {
+    const { limits } = this.#o;
+    switch (this.state) {
+      case 'closed':
+        return { kind: 'call', epoch: this.epoch };
+      case 'isolated':
+        return ISOLATED;
+      case 'open': {
+        const wait = this.openedAt + limits.cooldownMs - now;
+        if (wait > 0) return { kind: 'reject', retryAfterMs: wait, state: 'open' };
+        break;
+      }
+      case 'half-open':
+        if (this.probeUntil > now) return { kind: 'reject', retryAfterMs: this.probeUntil - now, state: 'half-open' };
+        break;
+    }
+    // The cooldown is over (or the probe's time is up): the store decides who probes.
+    if (!this.#hub.available) return this.#applyAdmit(now);
+    // This process already asked: its other callers wait for that answer like any non-probe.
+    if (this.#asking !== undefined) return { kind: 'reject', retryAfterMs: limits.probeTimeoutMs, state: 'half-open' };
+    const gen = this.#gen;
+    const { name } = this;
+    const asking = this.#hub
+      .call(
+        this.#o.storeTimeoutMs,
+        () => this.#store.breakerAdmit(name, now, limits),
+        (late) => this.#giveBack(late),
+      )
+      .then(
+        (stored): Admission => {
+          this.#asking = undefined;
+          this.#adopt(stored.record, gen);
+          return stored.admission;
+        },
+        (): Admission => {
+          this.#asking = undefined;
+          return this.#applyAdmit(this.#o.clock.now());
+        },
+      );
+    this.#asking = asking;
+    return asking;
+  }
+
+  /** A probe the store granted after we stopped waiting: nobody runs it, so free the slot. */
+  #giveBack(late: StoredAdmission): void {
+    if (late.admission.kind !== 'probe') return;
+    const { name } = this;
+    const { limits } = this.#o;
+    const epoch = late.admission.epoch;
+    this.#hub.call(this.#o.storeTimeoutMs, () => this.#store.breakerRecord(name, epoch, 'neutral', this.#o.clock.now(), limits)).catch(noop);
+  }
+
+  #writeForce(state: 'closed' | 'isolated'): Promise<void> {
+    const gen = this.#gen;
+    return this.#hub
+      .call(this.#o.storeTimeoutMs, () => this.#store.breakerForce(this.name, state))
+      .then((record) => {
+        if (this.#pendingForce === state) this.#pendingForce = undefined;
+        this.#adopt(record, gen);
+      });
+  }
+
+  #applyAdmit(now: number): Admission {
+    this.#gen++;
+    return applyAdmit(this, this.#owner, now, this.#o.limits);
+  }
+
+  #applyRecord(epoch: number, outcome: BreakerOutcome, now: number): void {
+    this.#gen++;
+    applyRecord(this, this.#owner, epoch, outcome, now, this.#o.limits);
+  }
+
+  #adopt(record: BreakerRecord, issuedAt: number | undefined): void {
+    if (issuedAt !== this.#gen && record.epoch < this.epoch) return;
+    this.#gen++;
+    const before = this.state;
+    copyBreakerRecord(this, record);
+    if (before !== this.state) this.#owner.changed(before, this.state);
+  }
+}
