@@ -9,6 +9,7 @@ export const perRuntime = true;
 const VARIANTS = [
   { name: 'recourse-registry', label: 'recourse BreakerRegistry.get(name)', count: 100_000 },
   { name: 'recourse-registry-used', label: 'recourse BreakerRegistry, after one call each', count: 100_000 },
+  { name: 'recourse-registry-per-request', label: 'recourse BreakerRegistry (default maxBreakers), 300,000 per-request names: bytes per name', count: 300_000 },
   { name: 'recourse-standalone', label: 'recourse circuitBreaker({ name }) in a Map', count: 100_000 },
   { name: 'cockatiel', label: 'cockatiel circuitBreaker in a Map', count: 100_000 },
   // opossum keeps a rolling-statistics timer per breaker: 10,000 keep the run short.
@@ -54,7 +55,7 @@ export async function run(ctx) {
   });
   const notes = [
     `${p.rounds} fresh process(es) per variant (--expose-gc): heapUsed after gc() with the breakers alive minus before creating them; names are created before the baseline; the Map/registry entry is included. Node's C++ timer handles (opossum) are not on the JS heap and not counted.`,
-    `${fmt(100_000 / scale)} breakers each, except opossum (${fmt(10_000 / scale)}).`,
+    `${fmt(100_000 / scale)} breakers each, except opossum (${fmt(10_000 / scale)}) and the per-request row (${fmt(300_000 / scale)} names, one call each; the registry keeps at most its default 10,000 idle breakers, so its bytes per name fall as names grow: multiply by the names for the total).`,
   ];
   return { params: p, data, tables: [{ title, columns, rows, notes }] };
 }

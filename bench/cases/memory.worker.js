@@ -12,17 +12,27 @@ const work = async () => 1;
 const names = Array.from({ length: count }, (_, i) => `dependency-${i}`);
 
 const builders = {
-  // BreakerRegistry: one breaker per name, created on first get().
+  // BreakerRegistry: one breaker per name, created on first get() (room for all of them).
   async 'recourse-registry'() {
     const { BreakerRegistry } = await loadRecourse();
     return async () => {
-      const registry = new BreakerRegistry({ failureThreshold: 5, cooldownMs: 30_000 });
+      const registry = new BreakerRegistry({ failureThreshold: 5, cooldownMs: 30_000, maxBreakers: count });
       for (const name of names) registry.get(name);
       return registry;
     };
   },
   // The same, after one successful call through every breaker (the composed chain now exists).
   async 'recourse-registry-used'() {
+    const { BreakerRegistry } = await loadRecourse();
+    return async () => {
+      const registry = new BreakerRegistry({ failureThreshold: 5, cooldownMs: 30_000, maxBreakers: count });
+      for (const name of names) await registry.get(name).execute(work);
+      return registry;
+    };
+  },
+  // A name per request (a tool-call id) through a registry with its default maxBreakers: what is
+  // retained per name used, once the registry forgets idle breakers.
+  async 'recourse-registry-per-request'() {
     const { BreakerRegistry } = await loadRecourse();
     return async () => {
       const registry = new BreakerRegistry({ failureThreshold: 5, cooldownMs: 30_000 });
