@@ -34,6 +34,16 @@ export interface BreakerPort extends BreakerRecord {
   describe(now: number): object;
 }
 
+/** @internal The fields every port has: the record it decides from, and two marks. */
+export abstract class PortFields implements BreakerRecord {
+  state: BreakerState = 'closed';
+  epoch = 0;
+  failures = 0;
+  openedAt = 0;
+  probeUntil = 0;
+  used = false;
+}
+
 /** @internal `admitTransition` on a port, reporting a state change. */
 export function applyAdmit(port: BreakerRecord, owner: PortOwner, now: number, limits: BreakerLimits): Admission {
   const before = port.state;

@@ -1,8 +1,7 @@
-import type { BreakerState } from '../events/event-types.js';
 import { TimeBuckets } from '../guardrails/time-buckets.js';
 import type { Admission, BreakerOutcome } from '../transitions/breaker-record.js';
 import type { ResolvedBreakerOptions } from './breaker-options.js';
-import { applyAdmit, applyForce, applyRecord, type BreakerPort, type PortOwner } from './breaker-port.js';
+import { applyAdmit, applyForce, applyRecord, type BreakerPort, PortFields, type PortOwner } from './breaker-port.js';
 
 interface WindowCounts {
   calls: number;
@@ -12,14 +11,8 @@ interface WindowCounts {
 const RESOLVED: Promise<void> = Promise.resolve();
 
 /** @internal A breaker's state in this process: every transition synchronous, applied in place. */
-export class LocalPort implements BreakerPort {
-  state: BreakerState = 'closed';
-  epoch = 0;
-  failures = 0;
-  openedAt = 0;
-  probeUntil = 0;
+export class LocalPort extends PortFields implements BreakerPort {
   slow = false;
-  used = false;
   readonly countsSuccesses: boolean;
   readonly #owner: PortOwner;
   readonly #o: ResolvedBreakerOptions;
@@ -27,6 +20,7 @@ export class LocalPort implements BreakerPort {
   #window: TimeBuckets<WindowCounts> | undefined;
 
   constructor(owner: PortOwner, options: ResolvedBreakerOptions) {
+    super();
     this.#owner = owner;
     this.#o = options;
     this.countsSuccesses = options.window !== undefined;

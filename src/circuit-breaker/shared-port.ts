@@ -1,8 +1,7 @@
-import type { BreakerState } from '../events/event-types.js';
 import type { BreakerStore, StoredAdmission } from '../store/breaker-store.js';
 import { type Admission, type BreakerOutcome, type BreakerRecord, copyBreakerRecord, newBreakerRecord } from '../transitions/breaker-record.js';
 import type { ResolvedBreakerOptions } from './breaker-options.js';
-import { applyAdmit, applyForce, applyRecord, type BreakerPort, type PortOwner } from './breaker-port.js';
+import { applyAdmit, applyForce, applyRecord, type BreakerPort, PortFields, type PortOwner } from './breaker-port.js';
 import { type HubMember, StoreHub } from './store-hub.js';
 
 const ISOLATED: Admission = { kind: 'reject', retryAfterMs: Number.POSITIVE_INFINITY, state: 'isolated' };
@@ -21,14 +20,8 @@ const noop = (): void => {};
  * failing or delaying a call for it; when the store answers again the copy is re-read and a
  * state forced meanwhile is written.
  */
-export class SharedPort implements BreakerPort, HubMember {
-  state: BreakerState = 'closed';
-  epoch = 0;
-  failures = 0;
-  openedAt = 0;
-  probeUntil = 0;
+export class SharedPort extends PortFields implements BreakerPort, HubMember {
   slow = true;
-  used = false;
   readonly countsSuccesses = false;
   readonly name: string;
   readonly syncIntervalMs: number;
@@ -46,6 +39,7 @@ export class SharedPort implements BreakerPort, HubMember {
   #pendingForce: 'closed' | 'isolated' | undefined;
 
   constructor(owner: PortOwner, options: ResolvedBreakerOptions, store: BreakerStore) {
+    super();
     this.name = owner.name;
     this.#owner = owner;
     this.#o = options;

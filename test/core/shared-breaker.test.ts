@@ -64,6 +64,25 @@ function replacing(inner: Store, overrides: Partial<BreakerStore>): BreakerStore
   };
 }
 
+/**
+ * A tripped breaker (threshold 1) on a store whose probe question is answered only when the test
+ * says so, with the cooldown over: the next call asks and waits.
+ */
+async function waitingForTheStore(cooldownMs: number) {
+  const clock = new VirtualClock(1_000_000);
+  const inner = memoryStore();
+  let answer!: () => void;
+  const store = replacing(inner, {
+    breakerAdmit: (...a) => new Promise((r) => (answer = () => r(inner.breakerAdmit(...a)))),
+  });
+  const b = circuitBreaker({ name: 'dep', store, clock, failureThreshold: 1, cooldownMs });
+  await settle();
+  await fail(b);
+  await settle();
+  await clock.advance(cooldownMs);
+  return { b, clock, inner, answer: () => answer() };
+}
+
 const failing = (): Promise<never> => Promise.reject(httpError(503));
 const fail = (b: CircuitBreaker) => b.execute(failing).catch((e: unknown) => e);
 /** Lets store answers, notifications and write-behind land. */
@@ -244,16 +263,7 @@ describe('circuitBreaker on a shared store', () => {
   });
 
   it('a caller that gives up while the store decides runs nothing and leaves the slot free', async () => {
-    const clock = new VirtualClock(1_000_000);
-    const inner = memoryStore();
-    let answer!: () => void;
-    const store = replacing(inner, {
-      breakerAdmit: (...a) => new Promise((r) => (answer = () => r(inner.breakerAdmit(...a)))),
-    });
-    const b = circuitBreaker({ name: 'dep', store, clock, failureThreshold: 1, cooldownMs: 100 });
-    await settle();
-    await fail(b);
-    await clock.advance(100);
+    const { b, inner, answer } = await waitingForTheStore(100);
     const controller = new AbortController();
     let ran = false;
     const call = b.execute(() => (ran = true), { signal: controller.signal }).catch((e: unknown) => e);
@@ -267,6 +277,19 @@ describe('circuitBreaker on a shared store', () => {
   });
 
   describe('outage', () => {
+    /** A breaker (threshold 1, cooldown 1 s) on a controllable store, tripped, its cooldown over. */
+    async function trippedAndCooled() {
+      const clock = new VirtualClock(1_000_000);
+      const { store, state } = controlled(memoryStore());
+      const b = circuitBreaker({ name: 'dep', store, clock, failureThreshold: 1, cooldownMs: 1_000 });
+      await settle();
+      await fail(b);
+      await settle();
+      expect(b.state).toBe('open');
+      await clock.advance(1_000);
+      return { b, clock, state };
+    }
+
     it('a hung store: calls never wait longer than storeTimeoutMs, the breaker protects from its local copy, and re-syncs when back', async () => {
       const clock = new VirtualClock(1_000_000);
       const { store, calls, state } = controlled(memoryStore());
@@ -298,27 +321,14 @@ describe('circuitBreaker on a shared store', () => {
     });
 
     it('a failing store: the first probe question fails over to a local probe within the same call', async () => {
-      const clock = new VirtualClock(1_000_000);
-      const { store, state } = controlled(memoryStore());
-      const b = circuitBreaker({ name: 'dep', store, clock, failureThreshold: 1, cooldownMs: 1_000 });
-      await settle();
-      await fail(b);
-      await settle();
-      expect(b.state).toBe('open');
-      await clock.advance(1_000);
+      const { b, state } = await trippedAndCooled();
       state.mode = 'fail';
       await expect(b.execute(() => 'fine')).resolves.toBe('fine');
       expect(b.state).toBe('closed');
     });
 
     it('a hung probe question costs that one call storeTimeoutMs, then it runs as the local probe', async () => {
-      const clock = new VirtualClock(1_000_000);
-      const { store, state } = controlled(memoryStore());
-      const b = circuitBreaker({ name: 'dep', store, clock, failureThreshold: 1, cooldownMs: 1_000 });
-      await settle();
-      await fail(b);
-      await settle();
-      await clock.advance(1_000);
+      const { b, clock, state } = await trippedAndCooled();
       state.mode = 'hang';
       const started = clock.now();
       const call = b.execute(() => clock.now() - started);
@@ -329,17 +339,7 @@ describe('circuitBreaker on a shared store', () => {
     });
 
     it('a probe granted after the question timed out is given back, so the slot is not held for nobody', async () => {
-      const clock = new VirtualClock(1_000_000);
-      const inner = memoryStore();
-      let late!: () => void;
-      const store = replacing(inner, {
-        breakerAdmit: (...a) => new Promise((r) => (late = () => r(inner.breakerAdmit(...a)))),
-      });
-      const b = circuitBreaker({ name: 'dep', store, clock, failureThreshold: 1, cooldownMs: 1_000 });
-      await settle();
-      await fail(b);
-      await settle();
-      await clock.advance(1_000);
+      const { b, clock, inner, answer: late } = await waitingForTheStore(1_000);
       const call = b.execute(() => 'local probe');
       await clock.advance(250);
       await expect(call).resolves.toBe('local probe');
