@@ -7,6 +7,7 @@ export { classify } from './classify/classify.js';
 export { classifiedAs, type DeclaredClassification } from './classify/declared.js';
 export type { Clock } from './clock/clock.js';
 export { systemClock } from './clock/clock.js';
+export { wallClock } from './clock/wall-clock.js';
 export type { CallContext, ExecuteOptions, Work } from './context/call-context.js';
 export { BreakerRegistry, type BreakerRegistryOptions } from './circuit-breaker/breaker-registry.js';
 export type { BreakerOptions, BreakerWindow } from './circuit-breaker/breaker-options.js';
@@ -19,11 +20,24 @@ export { isRecourseError, RecourseError, type RecourseErrorOptions } from './err
 export { type GiveUpReason, isRetriesExhaustedError, RetriesExhaustedError } from './errors/retries-exhausted-error.js';
 export { isStallError, StallError, type StallPhase } from './errors/stall-error.js';
 export { isTimeoutError, TimeoutError } from './errors/timeout-error.js';
-export type { BreakerState, Listener, PolicyEventMap, PolicyEventType, RecourseEvent } from './events/event-types.js';
+export type {
+  BreakerState,
+  CallOutcome,
+  DegradationDirection,
+  Listener,
+  ModelFallbackEvent,
+  ObservabilityEventMap,
+  ObservabilityEventType,
+  PolicyEventMap,
+  PolicyEventType,
+  RecourseEvent,
+  RecourseEventMap,
+  RecourseEventType,
+} from './events/event-types.js';
 export { subscribe } from './events/subscribe.js';
 export { type Fallback, type FallbackPath, fallback, type Served } from './fallback/fallback.js';
-export { pipeline } from './pipeline/pipeline.js';
-export type { EventedPolicy, Policy } from './policy/policy.js';
+export { type PipelineOptions, pipeline } from './pipeline/pipeline.js';
+export type { EventedPolicy, EventsOf, Policy } from './policy/policy.js';
 export { type RetryOptions, retry } from './retry/retry.js';
 export type { RetryBudget } from './retry/retry-budget.js';
 export type { BreakerChangeListener, BreakerStore, StoredAdmission } from './store/breaker-store.js';
@@ -65,9 +79,8 @@ export {
 export type { LatencyStats } from './guardrails/latency-histogram.js';
 export { type RetryBudgetHandle, type RetryBudgetOptions, type RetryBudgetStats, retryBudget } from './guardrails/retry-budget.js';
 export { type ErrorSummary, summarizeError } from './telemetry/error-summary.js';
-export type { CallOutcome, DegradationDirection, ObservabilityEventMap, ObservabilityEventType } from './telemetry/event-types.js';
 export { type ExplainedError, explain, explainJSON } from './telemetry/explain.js';
-export { type InstrumentedPolicy, type InstrumentOptions, instrument } from './telemetry/instrument.js';
+export { type InstrumentedPolicy, type InstrumentOptions, instrument, type Per } from './telemetry/instrument.js';
 export { type JsonLoggerOptions, jsonLogger, type LogLevel, type LogLine } from './telemetry/json-logger.js';
 export { isSecretKey, REDACTED, type RedactOptions, redact, redactText } from './telemetry/redact.js';
 // durable state (stores with drivers live in their own entries: recourse/sqlite)
@@ -88,4 +101,3 @@ export { memoryStore } from './store/memory-store.js';
 export type { SagaLease, SagaLogEntry, SagaLogStore } from './store/saga-log-store.js';
 export type { Store } from './store/store.js';
 export { isStoreError, StoreError, type StoreErrorCode } from './store/store-error.js';
-export { wallClock } from './store/wall-clock.js';

@@ -4,7 +4,7 @@ import type { Clock } from '../clock/clock.js';
 import { checkKey } from '../idempotency/check-key.js';
 import { checkInteger, checkOptions, type OptionKeys , checkClock } from '../options/validate-options.js';
 import type { CheckpointRecord, CheckpointStore } from '../store/checkpoint-store.js';
-import { wallClock } from '../store/wall-clock.js';
+import { wallClock } from '../clock/wall-clock.js';
 
 /** Options of {@link Checkpointer}. */
 export interface CheckpointerOptions {

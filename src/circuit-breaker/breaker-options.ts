@@ -2,7 +2,7 @@ import type { Classification } from '../classify/classification.js';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { checkClock, checkFunction, checkInteger, checkMs, checkName, checkNumber, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { BreakerStore } from '../store/breaker-store.js';
-import { wallClock } from '../store/wall-clock.js';
+import { wallClock } from '../clock/wall-clock.js';
 import type { BreakerLimits } from '../transitions/breaker-record.js';
 
 /** Sliding-window mode: open on a failure rate instead of a run of consecutive failures. */

@@ -1,23 +1,7 @@
-import { Emitter, registerEventType } from '../events/emitter.js';
+import { Emitter } from '../events/emitter.js';
+import type { ModelFallbackEvent, RecourseEventMap } from '../events/event-types.js';
 
-/**
- * The CLI switched models mid-query (its undocumented `system/model_fallback` message): after
- * repeated 529s with `fallbackModel` set (`trigger: 'overloaded'`), or when the model is not
- * available (`model_not_found`, `permission_denied`, …). The answer then comes from a
- * different model than the one asked for.
- *
- * @example
- * const e: ModelFallbackEvent = { trigger: 'overloaded', from: 'claude-opus-4-8', to: 'claude-sonnet-4-6', content: 'Switched to …', sessionId: 's' }
- */
-export interface ModelFallbackEvent {
-  /** Why the CLI switched: `overloaded`, `server_error`, `model_not_found`, `permission_denied`, `model_blocked`, `last_resort`, … */
-  trigger: string;
-  from: string;
-  to: string;
-  /** The CLI's own sentence, e.g. "Switched to … due to high demand for …". */
-  content: string;
-  sessionId: string | undefined;
-}
+export type { ModelFallbackEvent } from '../events/event-types.js';
 
 /**
  * Events of the Claude Agent SDK adapter, by type.
@@ -25,11 +9,8 @@ export interface ModelFallbackEvent {
  * @example
  * const log = (e: AgentEventMap['model_fallback']) => console.warn(e.content)
  */
-export interface AgentEventMap {
-  model_fallback: ModelFallbackEvent;
-}
+export type AgentEventMap = Pick<RecourseEventMap, 'model_fallback'>;
 
-registerEventType('model_fallback');
 const emitter = new Emitter('claude-agent-sdk');
 
 /**

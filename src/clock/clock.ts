@@ -35,31 +35,66 @@ export function hasTimers(clock: Clock): clock is TimerClock {
   return typeof (clock as Partial<TimerClock>).setTimer === 'function';
 }
 
+/**
+ * @internal The longest delay Node's `setTimeout` honours (2^31 − 1 ms, about 24.8 days); it turns
+ * anything longer into 1 ms. Longer waits are split into pieces of at most this.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** @internal A timer on any clock: native when offered, else `sleep` with an AbortController. */
 export function startTimer(clock: Clock, ms: number, callback: () => void): Timer {
   if (hasTimers(clock)) return clock.setTimer(ms, callback);
   const controller = new AbortController();
-  clock.sleep(ms, controller.signal).then(
-    () => {
-      if (!controller.signal.aborted) callback();
-    },
-    noop,
-  );
+  // A foreign clock may hand its delay to setTimeout as it is: never give it more than it honours.
+  const wait = (left: number): void => {
+    clock.sleep(Math.min(left, MAX_TIMER_MS), controller.signal).then(() => {
+      if (controller.signal.aborted) return;
+      if (left > MAX_TIMER_MS) wait(left - MAX_TIMER_MS);
+      else callback();
+    }, noop);
+  };
+  wait(ms);
   return { cancel: () => controller.abort() };
 }
 
+/** A `setTimeout` that may be longer than {@link MAX_TIMER_MS}: it re-arms itself piece by piece. */
 class SystemTimer implements Timer {
-  readonly #handle: NodeJS.Timeout;
-  constructor(handle: NodeJS.Timeout) {
-    this.#handle = handle;
+  #handle: NodeJS.Timeout;
+  #left: number;
+  #refed = true;
+  readonly #callback: () => void;
+
+  constructor(ms: number, callback: () => void) {
+    this.#callback = callback;
+    // NaN or negative: at once, as setTimeout does. Infinity: never (pieces forever, still ref'd).
+    this.#left = Number.isNaN(ms) ? 0 : Math.max(ms, 0);
+    this.#handle = this.#left > MAX_TIMER_MS ? this.#armPiece() : setTimeout(callback, this.#left);
   }
+
+  #armPiece(): NodeJS.Timeout {
+    this.#left -= MAX_TIMER_MS;
+    const handle = setTimeout(this.#onPiece, MAX_TIMER_MS);
+    if (!this.#refed) handle.unref();
+    return handle;
+  }
+
+  readonly #onPiece = (): void => {
+    if (this.#left > MAX_TIMER_MS) this.#handle = this.#armPiece();
+    else {
+      this.#handle = setTimeout(this.#callback, this.#left);
+      if (!this.#refed) this.#handle.unref();
+    }
+  };
+
   cancel(): void {
     clearTimeout(this.#handle);
   }
   unref(): void {
+    this.#refed = false;
     this.#handle.unref();
   }
   ref(): void {
+    this.#refed = true;
     this.#handle.ref();
   }
 }
@@ -68,7 +103,8 @@ class SystemTimer implements Timer {
 const now = performance.now.bind(performance);
 
 /**
- * Real time: `performance.now()` and `setTimeout`. The default clock of every policy.
+ * Real time: `performance.now()` and `setTimeout`. The default clock of every policy. Waits longer
+ * than `setTimeout` honours (about 24.8 days) are split, never shortened.
  *
  * @example
  * await systemClock.sleep(100)
@@ -79,21 +115,22 @@ export const systemClock: TimerClock = {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<void>((resolve, reject) => {
       if (!signal) {
-        setTimeout(resolve, ms);
+        if (ms <= MAX_TIMER_MS) setTimeout(resolve, ms);
+        else new SystemTimer(ms, resolve);
         return;
       }
       const onAbort = (): void => {
-        clearTimeout(handle);
+        timer.cancel();
         reject(abortReason(signal));
       };
-      const handle = setTimeout(() => {
+      const timer = new SystemTimer(ms, () => {
         signal.removeEventListener('abort', onAbort);
         resolve();
-      }, ms);
+      });
       signal.addEventListener('abort', onAbort, { once: true });
     });
   },
   setTimer(ms: number, callback: () => void): Timer {
-    return new SystemTimer(setTimeout(callback, ms));
+    return new SystemTimer(ms, callback);
   },
 };

@@ -1,23 +1,47 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Clock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import type { CallContext } from './call-context.js';
+import { namesObserved } from './observers.js';
 
 const NEVER: AbortSignal = new AbortController().signal;
 
 /**
- * @internal The one implementation of {@link CallContext}. Scopes form a chain (root → timeout →
- * retry attempt …); each link only adds what it changes. The signal of a link that can abort on
- * its own (a timeout, a probe) is created only when somebody reads `signal`, so the success path
- * allocates no AbortController.
+ * @internal A typed key for a value that rides on the scope of a call, for extensions such as
+ * telemetry (`recourse/otel` keeps the call's span in one). Compared by identity.
+ */
+export class ScopeSlot<T> {
+  declare readonly __value?: T;
+  constructor(readonly description: string) {}
+}
+
+/** One slot value; a scope shares its parent's list and prepends what it adds. */
+interface SlotNode {
+  readonly slot: ScopeSlot<unknown>;
+  readonly value: unknown;
+  readonly next: SlotNode | undefined;
+}
+
+/**
+ * @internal The one implementation of {@link CallContext}, and the one carrier of per-call context
+ * (principle 8): deadline, abort, attempt, idempotency key, the dependency's name and slots for
+ * telemetry. Scopes form a chain (root → timeout → retry attempt …); each link only adds what it
+ * changes. The signal of a link that can abort on its own (a timeout, a probe) is created only when
+ * somebody reads `signal`, so the success path allocates no AbortController.
  */
 export class Scope implements CallContext {
   readonly attempt: number;
+  /** On the scale of `#deadlineClock` (the clock of the timeout that set it). */
   readonly deadline: number | undefined;
   readonly idempotencyKey: string | undefined;
+  /** The dependency this call is for (a named pipeline, `instrument({ name })`). */
+  readonly name: string | undefined;
   /** True when anything can abort this scope (a caller signal or an enclosing timeout). */
   readonly canAbort: boolean;
-  /** True when nested policies must learn about this scope through AsyncLocalStorage. */
+  /** True when code nested in this call must see this scope through AsyncLocalStorage. */
   readonly propagates: boolean;
+  readonly #deadlineClock: Clock | undefined;
+  readonly #slots: SlotNode | undefined;
   readonly #parent: Scope | undefined;
   readonly #external: AbortSignal | undefined;
   readonly #ownsAbort: boolean;
@@ -26,45 +50,106 @@ export class Scope implements CallContext {
   #reason: unknown;
   #unlink: (() => void) | undefined;
 
-  constructor(
+  private constructor(
     parent: Scope | undefined,
     attempt: number,
     deadline: number | undefined,
+    deadlineClock: Clock | undefined,
     idempotencyKey: string | undefined,
+    name: string | undefined,
+    slots: SlotNode | undefined,
     external: AbortSignal | undefined,
     ownsAbort: boolean,
   ) {
     this.#parent = parent;
     this.attempt = attempt;
     this.deadline = deadline;
+    this.#deadlineClock = deadlineClock;
     this.idempotencyKey = idempotencyKey;
+    this.name = name;
+    this.#slots = slots;
     this.#external = external;
     this.#ownsAbort = ownsAbort;
     this.canAbort = ownsAbort || external !== undefined || (parent?.canAbort ?? false);
-    this.propagates = this.canAbort || deadline !== undefined || idempotencyKey !== undefined;
+    // A name is read only by event sinks, so it alone is worth carrying only while one is attached.
+    this.propagates =
+      this.canAbort || deadline !== undefined || idempotencyKey !== undefined || slots !== undefined || (name !== undefined && namesObserved());
   }
 
-  /** A root scope for one `execute`, nested (via AsyncLocalStorage) in `ambient` when given. */
-  static root(ambient: Scope | undefined, signal: AbortSignal | undefined, idempotencyKey: string | undefined): Scope {
+  /** The scope of a call that carries nothing: no deadline, no signal, no key, no name. */
+  static readonly EMPTY: Scope = new Scope(undefined, 1, undefined, undefined, undefined, undefined, undefined, undefined, false);
+
+  /**
+   * A root scope for one `execute`, nested in `ambient` (the scope of the call it runs inside, if
+   * any) and reusing it when nothing changes.
+   */
+  static root(ambient: Scope | undefined, signal: AbortSignal | undefined, idempotencyKey: string | undefined, name: string | undefined): Scope {
     if (ambient === undefined) {
-      if (signal === undefined && idempotencyKey === undefined) return ROOT;
-      return new Scope(undefined, 1, undefined, idempotencyKey, signal, false);
+      if (signal === undefined && idempotencyKey === undefined && name === undefined) return Scope.EMPTY;
+      return new Scope(undefined, 1, undefined, undefined, idempotencyKey, name, undefined, signal, false);
     }
-    if (signal === undefined && (idempotencyKey === undefined || idempotencyKey === ambient.idempotencyKey)) {
+    if (signal === undefined && (idempotencyKey === undefined || idempotencyKey === ambient.idempotencyKey) && (name === undefined || name === ambient.name)) {
       return ambient.attempt === 1 ? ambient : ambient.withAttempt(1);
     }
-    return new Scope(ambient, 1, ambient.deadline, idempotencyKey ?? ambient.idempotencyKey, signal, false);
+    return new Scope(
+      ambient,
+      1,
+      ambient.deadline,
+      ambient.#deadlineClock,
+      idempotencyKey ?? ambient.idempotencyKey,
+      name ?? ambient.name,
+      ambient.#slots,
+      signal,
+      false,
+    );
   }
 
   /** The same scope as seen by attempt `n` of a retry. */
   withAttempt(attempt: number): Scope {
-    return new Scope(this, attempt, this.deadline, this.idempotencyKey, undefined, false);
+    return new Scope(this, attempt, this.deadline, this.#deadlineClock, this.idempotencyKey, this.name, this.#slots, undefined, false);
   }
 
-  /** A child that aborts on its own (timeout, probe); its deadline is the earlier of both. */
-  withAbort(deadline: number | undefined): Scope {
-    const earliest = this.deadline === undefined || (deadline !== undefined && deadline < this.deadline) ? deadline : this.deadline;
-    return new Scope(this, this.attempt, earliest, this.idempotencyKey, undefined, true);
+  /**
+   * A child that aborts on its own (timeout, probe) at `at` on `clock`; its deadline is the earlier
+   * of both. Deadlines on different clocks are compared by the time left on each.
+   */
+  withAbort(at: number, clock: Clock): Scope {
+    let deadline = at;
+    let deadlineClock = clock;
+    const own = this.#deadlineClock;
+    if (this.deadline !== undefined && own !== undefined) {
+      const parentFirst = own === clock ? this.deadline <= at : this.deadline - own.now() <= at - clock.now();
+      if (parentFirst) {
+        deadline = this.deadline;
+        deadlineClock = own;
+      }
+    }
+    return new Scope(this, this.attempt, deadline, deadlineClock, this.idempotencyKey, this.name, this.#slots, undefined, true);
+  }
+
+  /** This call as work for dependency `name` (events inside it are attributed to that name). */
+  withName(name: string): Scope {
+    if (name === this.name) return this;
+    return new Scope(this, this.attempt, this.deadline, this.#deadlineClock, this.idempotencyKey, name, this.#slots, undefined, false);
+  }
+
+  /** A child carrying `value` in `slot` (seen by this call and everything nested in it). */
+  withSlot<T>(slot: ScopeSlot<T>, value: T): Scope {
+    const slots: SlotNode = { slot: slot as ScopeSlot<unknown>, value, next: this.#slots };
+    return new Scope(this, this.attempt, this.deadline, this.#deadlineClock, this.idempotencyKey, this.name, slots, undefined, false);
+  }
+
+  /** The value of `slot` in this scope (the nearest one set), if any. */
+  get<T>(slot: ScopeSlot<T>): T | undefined {
+    for (let node = this.#slots; node !== undefined; node = node.next) {
+      if (node.slot === slot) return node.value as T;
+    }
+    return undefined;
+  }
+
+  /** Milliseconds left before the deadline, measured on the deadline's own clock; undefined without one. */
+  timeLeft(): number | undefined {
+    return this.deadline === undefined ? undefined : this.deadline - this.#deadlineClock!.now();
   }
 
   get signal(): AbortSignal {
@@ -127,8 +212,9 @@ export class Scope implements CallContext {
   }
 }
 
-const ROOT = new Scope(undefined, 1, undefined, undefined, undefined, false);
 
+// The one AsyncLocalStorage of recourse (principle 8): everything a nested call must know rides on
+// its Scope, so a chain enters it at most once, and only when the scope has something to carry.
 const storage = new AsyncLocalStorage<Scope>();
 let entered = false;
 
@@ -139,12 +225,23 @@ export function ambientScope(): Scope | undefined {
 }
 
 /**
- * @internal Calls `fn(scope)`, entering AsyncLocalStorage only when the scope carries something a
- * nested policy must see (deadline, abort, idempotency key) and it is not already the ambient one.
+ * @internal Calls `fn(scope)`, the user's work at the end of a chain. Refuses to start it in a scope
+ * that was already aborted (a caller that gave up, a passed deadline): it throws the abort reason.
+ * Enters AsyncLocalStorage only when the scope carries something nested code must see and is not
+ * already the ambient one.
  */
 export function callInScope<T>(fn: (ctx: CallContext) => T | PromiseLike<T>, scope: Scope): T | PromiseLike<T> {
+  if (scope.canAbort && scope.aborted) throw scope.reason;
   if (!scope.propagates) return fn(scope);
-  if (entered && storage.getStore() === scope) return fn(scope);
   entered = true;
   return storage.run(scope, fn, scope);
+}
+
+/**
+ * @internal Runs `fn(...args)` with `scope` as the ambient scope: for callbacks that fire outside
+ * their call's own async context (a shared timer armed by another call).
+ */
+export function runInScope<A extends unknown[], R>(scope: Scope, fn: (...args: A) => R, ...args: A): R {
+  entered = true;
+  return storage.run(scope, fn, ...args);
 }

@@ -1,7 +1,9 @@
-import { channel, subscribe as subscribeChannel } from 'node:diagnostics_channel';
 import type { Channel } from 'node:diagnostics_channel';
-import type { Listener, PolicyEventMap, PolicyEventType } from './event-types.js';
+import { channel } from 'node:diagnostics_channel';
+import { ambientScope, type Scope } from '../context/scope.js';
 import { errorText, safeField } from '../text/safe-text.js';
+import { stampScope } from './event-scope.js';
+import type { Listener, RecourseEventMap } from './event-types.js';
 
 const channels = new Map<string, Channel>();
 
@@ -15,62 +17,34 @@ export function eventChannel(type: string): Channel {
   return c;
 }
 
-/** @internal Every event type recourse publishes, so `subscribe` can attach to all of them. */
-export const EVENT_TYPES: readonly string[] = [
-  'retry',
-  'giveup',
-  'state',
-  'reject',
-  'fallback',
-  'served',
-  'timeout',
-  'probe_late',
-  'store_unavailable',
-  'store_recovered',
-  'stall',
-  'invalid',
-  'call',
-  'attempt',
-  'degradation',
-  'model_fallback',
-];
-
-/** @internal The handlers of active `subscribe` sinks, so types registered later reach them too. */
-export const activeSinks = new Set<(message: unknown) => void>();
-
-/** @internal Registers extra event types published by other modules (adapters, durable state). */
-export function registerEventType(type: string): void {
-  if ((EVENT_TYPES as string[]).includes(type)) return;
-  (EVENT_TYPES as string[]).push(type);
-  for (const handler of activeSinks) subscribeChannel(`recourse:${type}`, handler);
-}
-
 /** @internal A throwing listener or sink is a bug to surface, never a reason to fail a call. */
 export function reportListenerError(error: unknown): void {
-  process.emitWarning(
-    `a recourse event listener threw: ${safeField(error, 'stack') ?? errorText(error)}`,
-    'RecourseListenerWarning',
-  );
+  // The stack says where the broken listener is; any thrown value must be printable (never throws).
+  const stack = safeField(error, 'stack');
+  process.emitWarning(`a recourse event listener threw: ${typeof stack === 'string' ? stack : errorText(error)}`, 'RecourseListenerWarning');
 }
 
 type AnyListener = (event: object) => void;
 
 /**
- * @internal Listener registry of one policy. Costs nothing until the first `on`, and `emit` builds
- * no payload when neither a listener nor a diagnostics subscriber is there (callers check
- * `wants(type)` first on hot paths).
+ * @internal Listener registry of one policy (or of any part that has events, typed by its own map
+ * `M`). Costs nothing until the first `on`, and `emit` builds no payload when neither a listener nor
+ * a diagnostics subscriber is there (callers check `wants(type)` first on hot paths). With
+ * `publish` false it only reaches its own listeners (events that are no part of the event map).
  */
-export class Emitter {
+export class Emitter<M extends object = RecourseEventMap> {
   readonly #policy: string;
   readonly #name: string | undefined;
+  readonly #publish: boolean;
   #listeners: Map<string, AnyListener[]> | undefined;
 
-  constructor(policy: string, name?: string) {
+  constructor(policy: string, name?: string, publish = true) {
     this.#policy = policy;
     this.#name = name;
+    this.#publish = publish;
   }
 
-  on<K extends PolicyEventType>(type: K, listener: Listener<PolicyEventMap[K]>): () => void;
+  on<K extends keyof M & string>(type: K, listener: Listener<M[K]>): () => void;
   on(type: string, listener: AnyListener): () => void;
   on(type: string, listener: AnyListener): () => void {
     if (typeof type !== 'string') throw new TypeError(`event must be a string, got ${typeof type}`);
@@ -92,25 +66,35 @@ export class Emitter {
   }
 
   /** True when emitting `type` would reach anybody. */
-  wants(type: string): boolean {
-    return this.#listeners?.has(type) === true || eventChannel(type).hasSubscribers;
+  wants(type: keyof M & string): boolean {
+    return this.#listeners?.has(type) === true || (this.#publish && eventChannel(type).hasSubscribers);
   }
 
-  emit<K extends PolicyEventType>(type: K, payload: PolicyEventMap[K]): void;
-  emit(type: string, payload: object): void;
-  emit(type: string, payload: object): void {
+  /**
+   * Delivers `payload` to this emitter's listeners and publishes it on `recourse:<type>` with
+   * `type`, `policy`, `name` and `at` added. `scope` is the call the event belongs to (default: the
+   * ambient one); its name stands in for a policy without a name of its own, and sinks find the
+   * call's telemetry slots (its span) on it.
+   */
+  emit<K extends keyof M & string>(type: K, payload: M[K], scope?: Scope): void {
     const list = this.#listeners?.get(type);
     if (list !== undefined) {
       for (const listener of list) {
         try {
-          listener(payload);
+          listener(payload as object);
         } catch (error) {
           // A broken listener must never break the call it observes; surface it asynchronously.
           reportListenerError(error);
         }
       }
     }
+    if (!this.#publish) return;
     const c = eventChannel(type);
-    if (c.hasSubscribers) c.publish({ type, policy: this.#policy, ...(this.#name === undefined ? {} : { name: this.#name }), at: Date.now(), ...payload });
+    if (!c.hasSubscribers) return;
+    const call = scope ?? ambientScope();
+    const name = this.#name ?? call?.name;
+    const event = { type, policy: this.#policy, ...(name === undefined ? {} : { name }), at: Date.now(), ...(payload as object) };
+    stampScope(event, call);
+    c.publish(event);
   }
 }

@@ -1,14 +1,44 @@
-import type { StallPhase } from '../errors/stall-error.js';
 import type { GiveUpReason } from '../errors/retries-exhausted-error.js';
+import type { StallPhase } from '../errors/stall-error.js';
 
 /** The states a circuit breaker can be in. */
 export type BreakerState = 'closed' | 'open' | 'half-open' | 'isolated';
 
+/** How one measured call or attempt ended. `cancelled`: the caller gave up (not a failure). */
+export type CallOutcome = 'success' | 'failure' | 'cancelled';
+
+/** Direction of a degradation level change. */
+export type DegradationDirection = 'escalate' | 'restore';
+
 /**
- * Every event a recourse policy emits, by type. Each is also published on `node:diagnostics_channel`
- * as `recourse:<type>` with `type` and `policy` added (free when nobody listens).
+ * The CLI of the Claude Agent SDK switched models mid-query (its undocumented
+ * `system/model_fallback` message): after repeated 529s with `fallbackModel` set (`trigger:
+ * 'overloaded'`), or when the model is not available (`model_not_found`, `permission_denied`, …).
+ * The answer then comes from a different model than the one asked for.
+ *
+ * @example
+ * const e: ModelFallbackEvent = { trigger: 'overloaded', from: 'claude-opus-4-8', to: 'claude-sonnet-4-6', content: 'Switched to …', sessionId: 's' }
  */
-export interface PolicyEventMap {
+export interface ModelFallbackEvent {
+  /** Why the CLI switched: `overloaded`, `server_error`, `model_not_found`, `permission_denied`, `model_blocked`, `last_resort`, … */
+  trigger: string;
+  from: string;
+  to: string;
+  /** The CLI's own sentence, e.g. "Switched to … due to high demand for …". */
+  content: string;
+  sessionId: string | undefined;
+}
+
+/**
+ * Every event recourse emits, by type: the one map of event names and payloads. Each event is
+ * delivered to the listeners of the policy that emitted it (`policy.on(type, …)`) and published on
+ * `node:diagnostics_channel` as `recourse:<type>` (free when nobody listens), where `subscribe`
+ * sinks receive it with `type`, `policy`, `name` and `at` added (see {@link RecourseEvent}).
+ *
+ * @example
+ * const onRetry = (e: RecourseEventMap['retry']) => console.log(`attempt ${e.attempt} failed, next in ${e.delayMs} ms`)
+ */
+export interface RecourseEventMap {
   /** A call failed and will be retried after `delayMs`. `attempt` is the attempt that just failed. */
   retry: { attempt: number; maxAttempts: number; delayMs: number; error: unknown };
   /** A retry layer stopped: out of attempts, deadline, Retry-After too long, or budget. */
@@ -36,16 +66,90 @@ export interface PolicyEventMap {
   stall: { phase: StallPhase; limitMs: number; items: number; name?: string };
   /** `validate` rejected a result. */
   invalid: { reason: string; value: unknown };
+  /** `instrument()` saw one logical call end (`per: 'call'`, the default). */
+  call: { outcome: CallOutcome; durationMs: number; attempt: number; error?: unknown };
+  /** `instrument({ per: 'attempt' })` saw one attempt end. */
+  attempt: { outcome: CallOutcome; durationMs: number; attempt: number; error?: unknown };
+  /** A degradation controller changed level; `level` is the index of `to` (0 = normal). */
+  degradation: { from: string; to: string; level: number; direction: DegradationDirection; errorRate: number; calls: number };
+  /** The Claude Agent SDK's CLI switched models mid-query (`recourse/claude-agent-sdk`). */
+  model_fallback: ModelFallbackEvent;
 }
 
-/** A policy event name. */
-export type PolicyEventType = keyof PolicyEventMap;
+/** An event name: a key of {@link RecourseEventMap}. */
+export type RecourseEventType = keyof RecourseEventMap;
+
+// Listed once more as keys, so a type added to the map above and missing here (or the reverse)
+// is a compile error; the runtime list below is derived from it.
+const TYPES: { readonly [K in RecourseEventType]: true } = {
+  retry: true,
+  giveup: true,
+  state: true,
+  reject: true,
+  fallback: true,
+  served: true,
+  timeout: true,
+  probe_late: true,
+  store_unavailable: true,
+  store_recovered: true,
+  stall: true,
+  invalid: true,
+  call: true,
+  attempt: true,
+  degradation: true,
+  model_fallback: true,
+};
+
+/** @internal Every event type recourse publishes (what `subscribe` attaches to), derived from the map. */
+export const EVENT_TYPES: readonly RecourseEventType[] = Object.keys(TYPES) as RecourseEventType[];
+
+/**
+ * The event map of policies.
+ *
+ * @deprecated Since 0.2: the same map as {@link RecourseEventMap}, which also holds the
+ * observability and adapter events.
+ * @example
+ * const onRetry = (e: PolicyEventMap['retry']) => console.log(e.delayMs)
+ */
+export type PolicyEventMap = RecourseEventMap;
+
+/**
+ * @deprecated Since 0.2: use {@link RecourseEventType}.
+ * @example
+ * const type: PolicyEventType = 'retry'
+ */
+export type PolicyEventType = RecourseEventType;
+
+/**
+ * The events of `instrument()` and the degradation controller.
+ *
+ * @deprecated Since 0.2: part of {@link RecourseEventMap}.
+ * @example
+ * const onCall = (e: ObservabilityEventMap['call']) => console.log(e.outcome)
+ */
+export type ObservabilityEventMap = Pick<RecourseEventMap, 'call' | 'attempt' | 'degradation'>;
+
+/**
+ * @deprecated Since 0.2: use {@link RecourseEventType}.
+ * @example
+ * const type: ObservabilityEventType = 'call'
+ */
+export type ObservabilityEventType = keyof ObservabilityEventMap;
 
 /**
  * An event as sinks receive it from `subscribe`: its payload plus `type`, `policy` (the kind:
- * `retry`, `circuit-breaker`, …), `name` (the policy's name, when it has one) and `at` (epoch ms).
+ * `retry`, `circuit-breaker`, …), `name` (the policy's own name, else the name of the call it ran
+ * in: a named `pipeline` or `instrument`) and `at` (epoch ms).
+ *
+ * @example
+ * const sink = (e: RecourseEvent) => console.log(e.at, e.type, e.name ?? 'unnamed')
  */
 export type RecourseEvent = { type: string; policy: string; name?: string; at: number; [key: string]: unknown };
 
-/** A listener of one event type. */
+/**
+ * A listener of one event type.
+ *
+ * @example
+ * const listener: Listener<RecourseEventMap['timeout']> = (e) => console.log(e.timeoutMs)
+ */
 export type Listener<E> = (event: E) => void;

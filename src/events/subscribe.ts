@@ -1,11 +1,14 @@
 import { subscribe as dcSubscribe, unsubscribe as dcUnsubscribe } from 'node:diagnostics_channel';
-import { activeSinks, EVENT_TYPES, reportListenerError } from './emitter.js';
-import type { RecourseEvent } from './event-types.js';
+import { observeNames } from '../context/observers.js';
+import { reportListenerError } from './emitter.js';
+import { EVENT_TYPES, type RecourseEvent } from './event-types.js';
 
 /**
  * Attaches a sink to every recourse event of every policy in the process (through
- * `node:diagnostics_channel`, channels `recourse:<type>`). Returns the unsubscribe function.
- * Sinks never break calls: a throwing sink is reported asynchronously.
+ * `node:diagnostics_channel`, channels `recourse:<type>` for each type of `RecourseEventMap`).
+ * Returns the unsubscribe function. Sinks never break calls: a throwing sink is reported
+ * asynchronously. While a sink is attached, the name of a named pipeline (or `instrument`) also
+ * reaches events emitted by code running inside its calls (a `watch` stall).
  *
  * @example
  * const stop = subscribe(jsonLogger(process.stderr))
@@ -22,9 +25,12 @@ export function subscribe(sink: (event: RecourseEvent) => void): () => void {
     }
   };
   for (const type of EVENT_TYPES) dcSubscribe(`recourse:${type}`, handler);
-  activeSinks.add(handler);
+  const unobserve = observeNames();
+  let attached = true;
   return () => {
-    if (!activeSinks.delete(handler)) return;
+    if (!attached) return;
+    attached = false;
+    unobserve();
     for (const type of EVENT_TYPES) dcUnsubscribe(`recourse:${type}`, handler);
   };
 }

@@ -1,11 +1,28 @@
 import type { CallContext, ExecuteOptions, Work } from '../context/call-context.js';
+import { ambientScope } from '../context/scope.js';
 import { AllPathsFailedError, type PathFailure } from '../errors/all-paths-failed-error.js';
 import { abortReason } from '../errors/abort-error.js';
 import { Emitter } from '../events/emitter.js';
-import type { Listener, PolicyEventMap } from '../events/event-types.js';
-import { checkSignal, checkName } from '../options/validate-options.js';
+import type { Listener, RecourseEventMap } from '../events/event-types.js';
+import { checkName, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
 import { start, terminal } from '../policy/layer.js';
 import type { Policy } from '../policy/policy.js';
+
+// Marks fallback ladders, which look like a policy (`execute`, `on`) but are not one. Registered,
+// so two copies of recourse in one process recognise each other's ladders.
+const LADDER: unique symbol = Symbol.for('recourse.fallback') as never;
+
+const EXECUTE_KEYS: OptionKeys<ExecuteOptions> = { signal: true, idempotencyKey: true };
+
+/** @internal True for a `fallback(...)` ladder. */
+export function isFallback(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { [LADDER]?: unknown })[LADDER] === true;
+}
+
+/** @internal The message for a ladder given where a policy belongs. */
+export function ladderIsNotAPolicy(where: string): string {
+  return `${where} is a fallback(...) ladder, not a policy: a ladder runs its own paths (ladder.execute() takes options, not a function). Run it inside a policy with policy.execute(() => ladder.execute()), or give each path its own policy`;
+}
 
 /** One rung of a fallback ladder. */
 export interface FallbackPath<T> {
@@ -28,8 +45,12 @@ export interface Served<T> {
 
 /** A fallback ladder. Events: `fallback` {from, to, error}, `served` {servedBy, degraded, failures}. */
 export interface Fallback<T> {
+  /**
+   * Tries the paths in order. Takes options only (each path's `run` says what to call): passing a
+   * function is a compile error and rejects with a TypeError.
+   */
   execute(options?: ExecuteOptions): Promise<Served<T>>;
-  on<E extends 'fallback' | 'served'>(event: E, listener: Listener<PolicyEventMap[E]>): () => void;
+  on<E extends 'fallback' | 'served'>(event: E, listener: Listener<RecourseEventMap[E]>): () => void;
   on(event: string, listener: (e: object) => void): () => void;
 }
 
@@ -38,7 +59,10 @@ export interface Fallback<T> {
  * says `servedBy` and `degraded`, lists the failures of the paths before it, and every step is a
  * `fallback` event. A path whose breaker is open fails at once with `CircuitOpenError`, so the
  * ladder moves on without waiting. A caller abort stops the ladder (it is not a reason to try the
- * next path). All paths failing rejects with `AllPathsFailedError`.
+ * next path), and so does the end of the call it runs in: inside a `timeout` whose deadline passed
+ * (or any enclosing call that was aborted) no further path is started. All paths failing rejects
+ * with `AllPathsFailedError`. A ladder is not a policy: `pipeline(fallback(…))` is refused (run the
+ * ladder inside a policy's call instead).
  *
  * @example
  * const research = fallback([
@@ -56,20 +80,30 @@ export function fallback<T>(paths: Array<FallbackPath<T>>): Fallback<T> {
     if (names.has(p.name)) throw new TypeError(`paths[${i}].name "${p.name}" is used twice`);
     names.add(p.name);
     if (typeof p.run !== 'function') throw new TypeError(`paths[${i}].run must be a function`);
+    if (isFallback(p.policy)) throw new TypeError(ladderIsNotAPolicy(`paths[${i}].policy`));
     if (p.policy !== undefined && (typeof p.policy !== 'object' || p.policy === null || typeof p.policy.execute !== 'function')) {
-      throw new TypeError(`paths[${i}].policy must be a policy`);
+      throw new TypeError(`paths[${i}].policy must be a policy, got ${showValue(p.policy)}`);
     }
   });
   const ladder = paths.map((p) => ({ ...p }));
   const events = new Emitter('fallback');
 
-  return {
+  const result: Fallback<T> = {
     async execute(options?: ExecuteOptions): Promise<Served<T>> {
-      const signal = checkSignal('signal', options?.signal);
+      if (typeof options === 'function') {
+        throw new TypeError(
+          'fallback(...).execute(options) takes options, not a function: each path says what to run. To run the ladder under a policy: policy.execute(() => ladder.execute())',
+        );
+      }
+      const signal = checkSignal('signal', checkOptions('execute', options, EXECUTE_KEYS).signal);
+      // The call this ladder runs in (a timeout, a caller's signal): once it is over, nobody waits
+      // for an answer, so no further path may start.
+      const ambient = ambientScope();
       const failures: PathFailure[] = [];
       for (let i = 0; i < ladder.length; i++) {
         const path = ladder[i]!;
         if (signal?.aborted) throw abortReason(signal);
+        if (ambient?.canAbort && ambient.aborted) throw ambient.reason;
         try {
           const value = path.policy
             ? await path.policy.execute(path.run, options)
@@ -79,6 +113,7 @@ export function fallback<T>(paths: Array<FallbackPath<T>>): Fallback<T> {
           return served;
         } catch (error) {
           if (signal?.aborted) throw error;
+          if (ambient?.canAbort && ambient.aborted) throw ambient.reason;
           failures.push({ path: path.name, error });
           const to = ladder[i + 1];
           if (to !== undefined && events.wants('fallback')) events.emit('fallback', { from: path.name, to: to.name, error });
@@ -90,4 +125,6 @@ export function fallback<T>(paths: Array<FallbackPath<T>>): Fallback<T> {
       return events.on(event, listener);
     },
   };
+  Object.defineProperty(result, LADDER, { value: true });
+  return result;
 }

@@ -1,9 +1,8 @@
 import { classify } from '../classify/classify.js';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { Emitter, reportListenerError } from '../events/emitter.js';
-import type { Listener } from '../events/event-types.js';
+import type { DegradationDirection, Listener, RecourseEventMap } from '../events/event-types.js';
 import { checkFunction, checkInteger, checkMs, checkNumber, checkOptions, type OptionKeys , checkClock, checkName } from '../options/validate-options.js';
-import { type DegradationDirection, type ObservabilityEventMap, registerObservabilityEvents } from '../telemetry/event-types.js';
 import type { ErrorRate, HealthMonitor } from './health-monitor.js';
 
 /** Flags a level carries for the orchestrator to read. */
@@ -72,7 +71,7 @@ export interface DegradationController<F extends DegradationFlags> {
   readonly changes: readonly LevelChange[];
   /** Re-reads the error rate and changes level if the rules say so; returns the change, if any. */
   evaluate(): LevelChange | undefined;
-  on(event: 'degradation', listener: Listener<ObservabilityEventMap['degradation']>): () => void;
+  on(event: 'degradation', listener: Listener<RecourseEventMap['degradation']>): () => void;
   /** Stops listening to the monitor. */
   close(): void;
   toJSON(): object;
@@ -125,7 +124,6 @@ class Controller<F extends DegradationFlags> implements DegradationController<F>
 
   constructor(options: DegradationOptions<F>) {
     const o = checkOptions('degradation', options, DEGRADATION_KEYS);
-    registerObservabilityEvents();
     this.#levels = resolveLevels<F>(o.levels);
     this.#holdMs = o.holdMs === undefined ? 30_000 : checkMs('holdMs', o.holdMs);
     this.#minimumCalls = o.minimumCalls === undefined ? 10 : checkInteger('minimumCalls', o.minimumCalls, 1);
@@ -233,7 +231,7 @@ class Controller<F extends DegradationFlags> implements DegradationController<F>
     return change;
   }
 
-  on(event: 'degradation', listener: Listener<ObservabilityEventMap['degradation']>): () => void {
+  on(event: 'degradation', listener: Listener<RecourseEventMap['degradation']>): () => void {
     return this.#events.on(event, listener as (e: object) => void);
   }
 

@@ -1,12 +1,11 @@
 import type { Classification, FailureKind } from '../classify/classification.js';
 import { classify } from '../classify/classify.js';
 import { type Clock, systemClock } from '../clock/clock.js';
-import { reportListenerError } from '../events/emitter.js';
-import type { BreakerState, RecourseEvent } from '../events/event-types.js';
+import { Emitter } from '../events/emitter.js';
+import { dependencyOf } from '../events/event-scope.js';
+import type { BreakerState, CallOutcome, RecourseEvent } from '../events/event-types.js';
 import { subscribe } from '../events/subscribe.js';
 import { checkInteger, checkMs, checkOptions, type OptionKeys , checkClock, checkName } from '../options/validate-options.js';
-import { dependencyOf } from '../telemetry/dependency-context.js';
-import { type CallOutcome, registerObservabilityEvents } from '../telemetry/event-types.js';
 import { LatencyHistogram, type LatencyStats } from './latency-histogram.js';
 import { TimeBuckets } from './time-buckets.js';
 
@@ -157,7 +156,8 @@ class Monitor implements HealthMonitor {
   readonly #deps = new Map<string, TimeBuckets<HealthBucket>>();
   readonly #breakers = new Map<string, BreakerState>();
   readonly #fallback: TimeBuckets<FallbackBucket>;
-  readonly #listeners = new Set<(s: RecordedSample) => void>();
+  // Samples reach onSample listeners only: they are the `call` events again, not events of their own.
+  readonly #samples = new Emitter<{ sample: RecordedSample }>('health-monitor', undefined, false);
   readonly observe: (event: RecourseEvent) => void;
 
   constructor(options: HealthMonitorOptions | undefined) {
@@ -179,7 +179,6 @@ class Monitor implements HealthMonitor {
   }
 
   attach(): () => void {
-    registerObservabilityEvents();
     return subscribe(this.observe);
   }
 
@@ -201,21 +200,12 @@ class Monitor implements HealthMonitor {
       bump(b.reasons, classification.reason);
     }
     if (typeof sample.durationMs === 'number') b.latency.record(sample.durationMs);
-    if (this.#listeners.size === 0) return;
-    const recorded: RecordedSample = { ...sample, dependency, ...(classification === undefined ? {} : { classification }) };
-    for (const listener of this.#listeners) {
-      try {
-        listener(recorded);
-      } catch (error) {
-        reportListenerError(error);
-      }
-    }
+    if (!this.#samples.wants('sample')) return;
+    this.#samples.emit('sample', { ...sample, dependency, ...(classification === undefined ? {} : { classification }) });
   }
 
   onSample(listener: (sample: RecordedSample) => void): () => void {
-    if (typeof listener !== 'function') throw new TypeError(`listener must be a function, got ${typeof listener}`);
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#samples.on('sample', listener);
   }
 
   errorRate(dependencies?: readonly string[]): ErrorRate {

@@ -7,7 +7,7 @@ import { type Clock, startTimer, type Timer } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import { checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys , checkClock } from '../options/validate-options.js';
 import type { LedgerStore } from '../store/ledger-store.js';
-import { wallClock } from '../store/wall-clock.js';
+import { wallClock } from '../clock/wall-clock.js';
 import { checkKey } from './check-key.js';
 import { untilAborted } from '../context/until-aborted.js';
 

@@ -1,9 +1,8 @@
+import { dependencyOf, scopeOfEvent } from '../events/event-scope.js';
 import type { RecourseEvent } from '../events/event-types.js';
 import { subscribe } from '../events/subscribe.js';
-import { CONTEXT_FREE_EVENTS, dependencyOf } from '../telemetry/dependency-context.js';
-import { registerObservabilityEvents } from '../telemetry/event-types.js';
 import { eventAttributes } from './attributes.js';
-import { currentRecourseSpan } from './span-store.js';
+import { SPAN } from './span-slot.js';
 
 // Spans already say what `call` and `attempt` events say.
 const SKIP = new Set(['call', 'attempt']);
@@ -11,10 +10,9 @@ const SKIP = new Set(['call', 'attempt']);
 let detach: (() => void) | undefined;
 
 function onEvent(event: RecourseEvent): void {
-  // A timeout fires from a shared timer, so the active span may belong to another call; its
-  // TimeoutError still shows on the attempt span and in the retry event that follows.
-  if (SKIP.has(event.type) || CONTEXT_FREE_EVENTS.has(event.type)) return;
-  const span = currentRecourseSpan();
+  if (SKIP.has(event.type)) return;
+  // The event's own call (a timeout fired by the shared timer included), not the ambient context.
+  const span = scopeOfEvent(event)?.get(SPAN);
   if (span === undefined || !span.isRecording()) return;
   const dependency = event.type === 'fallback' ? (typeof event.from === 'string' ? event.from : undefined) : dependencyOf(event);
   span.addEvent(`recourse.${event.type}`, eventAttributes(event, dependency));
@@ -27,7 +25,6 @@ function onEvent(event: RecourseEvent): void {
  */
 export function ensureSpanEvents(): void {
   if (detach !== undefined) return;
-  registerObservabilityEvents();
   detach = subscribe(onEvent);
 }
 

@@ -2,33 +2,37 @@ import { type Attributes, context, type Span, SpanKind, SpanStatusCode, type Tra
 import { classify } from '../classify/classify.js';
 import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
-import { checkOneOf, checkOptions, type OptionKeys, checkName } from '../options/validate-options.js';
-import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
-import type { Policy } from '../policy/policy.js';
+import { checkName, checkOneOf, checkOptions, checkString, type OptionKeys } from '../options/validate-options.js';
+import { BaseLayer, COMPOSE, type Invoke, isThenable } from '../policy/layer.js';
+import type { EventedPolicy } from '../policy/policy.js';
 import { errorMessage } from '../telemetry/error-summary.js';
+import type { Per } from '../telemetry/instrument.js';
 import { errorAttributes } from './attributes.js';
 import { ensureSpanEvents } from './span-events.js';
-import { currentRecourseSpan, runInSpan } from './span-store.js';
+import { SPAN } from './span-slot.js';
 
 /** Options of {@link traced}. */
 export interface TracedOptions {
-  /** The dependency or operation, set as `recourse.dependency`. */
-  name: string;
+  /**
+   * The dependency or operation, set as `recourse.dependency`. Default: the name of the call it
+   * runs in (a named `pipeline` or `instrument`); without either the attribute is left out.
+   */
+  name?: string;
   /** Default: `trace.getTracer('recourse')` (the global provider). */
   tracer?: Tracer;
-  /** One span per logical call (`'execute'`, place it outermost) or per attempt (`'attempt'`, place it inside retry). Default `'execute'`. */
-  per?: 'execute' | 'attempt';
-  /** Default `'recourse.execute'` / `'recourse.attempt'`. */
+  /**
+   * One span per logical call (`'call'`, place it outermost) or per attempt (`'attempt'`, place it
+   * inside retry), as `instrument`'s `per`. Default `'call'`. `'execute'` is a deprecated alias of
+   * `'call'`.
+   */
+  per?: Per | 'execute';
+  /** Default `'recourse.call'` / `'recourse.attempt'`. */
   spanName?: string;
   /** Added to every span. */
   attributes?: Attributes;
 }
 
 const TRACED_KEYS: OptionKeys<TracedOptions> = { name: true, tracer: true, per: true, spanName: true, attributes: true };
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
 
 /** A fallback ladder's `Served` result, recognised by shape. */
 function servedOf(value: unknown): { servedBy: string; degraded: boolean; failures: unknown[] } | undefined {
@@ -59,20 +63,21 @@ function endFailed(span: Span, error: unknown): void {
 
 class TracedPolicy extends BaseLayer {
   readonly #tracer: Tracer;
-  readonly #name: string;
+  readonly #name: string | undefined;
   readonly #attempt: boolean;
   readonly #spanName: string;
   readonly #attributes: Attributes;
 
-  constructor(options: TracedOptions) {
+  constructor(options: TracedOptions | undefined) {
     const o = checkOptions('traced', options, TRACED_KEYS);
-    const name = checkName('name', o.name);
+    const name = o.name === undefined ? undefined : checkName('name', o.name);
     super('traced', name);
     if (o.tracer !== undefined && typeof o.tracer?.startSpan !== 'function') throw new TypeError('tracer must be an OpenTelemetry Tracer');
     this.#tracer = o.tracer ?? trace.getTracer('recourse');
     this.#name = name;
-    this.#attempt = (o.per === undefined ? 'execute' : checkOneOf('per', o.per, ['execute', 'attempt'])) === 'attempt';
-    this.#spanName = o.spanName ?? (this.#attempt ? 'recourse.attempt' : 'recourse.execute');
+    // 'execute' is the old name of 'call' (deprecated, still accepted; not advertised in errors).
+    this.#attempt = (o.per === undefined || o.per === 'execute' ? 'call' : checkOneOf('per', o.per, ['call', 'attempt'])) === 'attempt';
+    this.#spanName = o.spanName === undefined ? (this.#attempt ? 'recourse.attempt' : 'recourse.call') : checkString('spanName', o.spanName);
     this.#attributes = { ...o.attributes };
     ensureSpanEvents();
   }
@@ -80,15 +85,19 @@ class TracedPolicy extends BaseLayer {
   [COMPOSE](next: Invoke): Invoke {
     return (fn: Work<unknown>, scope: Scope): unknown => {
       const active = context.active();
-      // A registered context manager is the source of truth; without one, our own store is.
-      const parent = trace.getSpan(active) ?? currentRecourseSpan();
+      // A registered context manager is the source of truth; without one, the call's scope is.
+      const parent = trace.getSpan(active) ?? scope.get(SPAN);
       const parentContext = parent === undefined ? active : trace.setSpan(active, parent);
-      const attributes: Attributes = { ...this.#attributes, 'recourse.dependency': this.#name };
+      const attributes: Attributes = { ...this.#attributes };
+      const dependency = this.#name ?? scope.name;
+      if (dependency !== undefined) attributes['recourse.dependency'] = dependency;
       if (this.#attempt) attributes['recourse.attempt'] = scope.attempt;
       const span = this.#tracer.startSpan(this.#spanName, { kind: SpanKind.INTERNAL, attributes }, parentContext);
+      // The span rides on the call's scope (nested policies and events find it there).
+      const inner = scope.withSlot(SPAN, span);
       let result: unknown;
       try {
-        result = context.with(trace.setSpan(parentContext, span), () => runInSpan(span, next, fn, scope));
+        result = context.with(trace.setSpan(parentContext, span), next, undefined, fn, inner);
       } catch (error) {
         endFailed(span, error);
         throw error;
@@ -112,20 +121,20 @@ class TracedPolicy extends BaseLayer {
 }
 
 /**
- * An OpenTelemetry span per logical call (`per: 'execute'`, outermost) or per attempt (`per:
+ * An OpenTelemetry span per logical call (`per: 'call'`, outermost) or per attempt (`per:
  * 'attempt'`, inside retry), as a policy that composes in `pipeline`. Spans nest under the
  * enclosing recourse span (or the active OpenTelemetry span) even without a context manager, and
  * are active while the call runs. Retries, give-ups, breaker transitions and rejections, fallbacks,
- * timeouts, stalls and invalid results become span events (`recourse.retry`, …) on the span they
- * happened under. Wrap a fallback ladder with `traced(…).execute(() => ladder.execute())` to get
- * `recourse.served_by` and `recourse.degraded`. Error messages are redacted; stacks are never
- * exported. Defaults: per 'execute', tracer `trace.getTracer('recourse')`.
+ * timeouts (also those fired by the shared deadline timer), stalls and invalid results become span
+ * events (`recourse.retry`, …) on the span of the call they happened in. Wrap a fallback ladder with
+ * `traced(…).execute(() => ladder.execute())` to get `recourse.served_by` and `recourse.degraded`.
+ * Error messages are redacted; stacks are never exported. Defaults: per 'call', name: the call's
+ * (a named pipeline's), tracer `trace.getTracer('recourse')`.
  *
  * @example
  * const tracer = trace.getTracer('orchestrator')
- * const search = pipeline(traced({ tracer, name: 'search' }), retry({ name: 'search' }),
- *   traced({ tracer, name: 'search', per: 'attempt' }), timeout(20_000))
+ * const search = pipeline({ name: 'search' }, traced({ tracer }), retry(), traced({ tracer, per: 'attempt' }), timeout(20_000))
  */
-export function traced(options: TracedOptions): Policy {
+export function traced(options?: TracedOptions): EventedPolicy<never> {
   return new TracedPolicy(options);
 }

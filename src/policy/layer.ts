@@ -3,7 +3,7 @@ import { ambientScope, callInScope, Scope } from '../context/scope.js';
 import { untilAborted } from '../context/until-aborted.js';
 import { abortReason } from '../errors/abort-error.js';
 import { Emitter, eventChannel } from '../events/emitter.js';
-import type { Listener, PolicyEventMap, PolicyEventType } from '../events/event-types.js';
+import type { Listener, RecourseEventMap, RecourseEventType } from '../events/event-types.js';
 import { checkName, checkSignal, showValue } from '../options/validate-options.js';
 import type { Policy } from './policy.js';
 
@@ -72,14 +72,17 @@ function toPromise<T>(invoke: Invoke, fn: Work<T>, scope: Scope, self: unknown):
 }
 
 /**
- * @internal Starts one call chain: builds its root scope (nested in the ambient one) and runs it.
- * `invoke` is called with `self` as `this`, so a policy can run alone through a prototype method
- * instead of a closure kept per instance.
+ * @internal Starts one call chain: builds its root scope (nested in the ambient one, for the
+ * dependency `name` when given) and runs it. `invoke` is called with `self` as `this`, so a policy
+ * can run alone through a prototype method instead of a closure kept per instance. A call made
+ * inside a call that was already aborted (its caller gave up, its deadline passed) is refused with
+ * the abort reason before any layer runs.
  */
-export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | undefined, self?: unknown): Promise<T> {
+export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | undefined, self?: unknown, name?: string): Promise<T> {
   if (typeof fn !== 'function') return Promise.reject(new TypeError(`execute(fn) needs a function, got ${showValue(fn)}`));
   const ambient = ambientScope();
-  if (options === undefined) return toPromise(invoke, fn, Scope.root(ambient, undefined, undefined), self);
+  if (ambient?.canAbort && ambient.aborted) return Promise.reject(ambient.reason);
+  if (options === undefined) return toPromise(invoke, fn, Scope.root(ambient, undefined, undefined, name), self);
   let signal: AbortSignal | undefined;
   const key = options.idempotencyKey;
   try {
@@ -90,7 +93,7 @@ export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | 
   } catch (error) {
     return Promise.reject(error);
   }
-  const scope = Scope.root(ambient, signal, key);
+  const scope = Scope.root(ambient, signal, key, name);
   if (signal === undefined) return toPromise(invoke, fn, scope, self);
   if (signal.aborted) return Promise.reject(abortReason(signal));
   // Principle 7: fn may ignore ctx.signal; the caller still gets control back at once.
@@ -119,7 +122,7 @@ export abstract class BaseLayer implements Layer {
   }
 
   /** True when emitting `type` would reach anybody (never allocates the emitter). */
-  protected wants(type: string): boolean {
+  protected wants(type: RecourseEventType): boolean {
     return this.#events !== undefined ? this.#events.wants(type) : eventChannel(type).hasSubscribers;
   }
 
@@ -139,7 +142,7 @@ export abstract class BaseLayer implements Layer {
     return this.#invoke;
   }
 
-  on<K extends PolicyEventType>(event: K, listener: Listener<PolicyEventMap[K]>): () => void;
+  on<K extends RecourseEventType>(event: K, listener: Listener<RecourseEventMap[K]>): () => void;
   on(event: string, listener: (e: object) => void): () => void;
   on(event: string, listener: (e: object) => void): () => void {
     return this.events.on(event, listener);

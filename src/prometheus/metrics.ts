@@ -3,8 +3,7 @@ import type { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
 import type { BreakerState, RecourseEvent } from '../events/event-types.js';
 import { subscribe } from '../events/subscribe.js';
 import { checkOptions, type OptionKeys } from '../options/validate-options.js';
-import { dependencyOf } from '../telemetry/dependency-context.js';
-import { registerObservabilityEvents } from '../telemetry/event-types.js';
+import { dependencyOf } from '../events/event-scope.js';
 
 /** Options of {@link prometheusMetrics}. */
 export interface PrometheusOptions {
@@ -134,7 +133,6 @@ export function prometheusMetrics(options?: PrometheusOptions): PrometheusMetric
   }
   const entry = shared;
   if (entry.refs++ === 0) {
-    registerObservabilityEvents();
     entry.detach = subscribe(entry.observe);
   }
   let active = true;

@@ -7,7 +7,7 @@ import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import { isRetriesExhaustedError, RetriesExhaustedError } from '../errors/retries-exhausted-error.js';
 import type { GiveUpReason } from '../errors/retries-exhausted-error.js';
-import { checkFunction, checkInteger, checkMs, checkOptions, type OptionKeys , checkClock, checkBackoff } from '../options/validate-options.js';
+import { checkBackoff, checkClock, checkFunction, checkInteger, checkMs, checkOptions, type OptionKeys } from '../options/validate-options.js';
 import { asPromise, BaseLayer, COMPOSE, type Invoke, isThenable, RETRY_PARTS, type RetryParts } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { wholeMs } from '../text/whole-ms.js';
@@ -96,21 +96,23 @@ class RetryPolicy extends BaseLayer {
       if (!(this.#retryOn ? this.#retryOn(error, c) : c.retryable)) throw error;
       errors ??= [];
       errors.push(error);
-      if (attempt >= this.#maxAttempts) throw this.#giveUp(attempt, errors, 'attempts');
+      if (attempt >= this.#maxAttempts) throw this.#giveUp(attempt, errors, 'attempts', scope);
       let delay = this.#backoff.delay(attempt, previousDelay, this.#random);
       if (!(delay >= 0)) delay = 0;
       if (c.retryAfterMs !== undefined) {
         if (c.retryAfterMs > this.#maxRetryAfterMs) {
-          throw this.#giveUp(attempt, errors, 'retry-after', `asked to wait ${wholeMs(c.retryAfterMs, Math.ceil)} ms, limit ${wholeMs(this.#maxRetryAfterMs)} ms`);
+          throw this.#giveUp(attempt, errors, 'retry-after', scope, `asked to wait ${wholeMs(c.retryAfterMs, Math.ceil)} ms, limit ${wholeMs(this.#maxRetryAfterMs)} ms`);
         }
         delay = Math.max(delay, c.retryAfterMs);
       }
-      if (scope.deadline !== undefined && delay >= scope.deadline - this.#clock.now()) {
-        throw this.#giveUp(attempt, errors, 'deadline', `next delay ${wholeMs(delay)} ms`);
+      // The time left is read on the deadline's own clock, whatever clock this retry sleeps on.
+      const left = scope.timeLeft();
+      if (left !== undefined && delay >= left) {
+        throw this.#giveUp(attempt, errors, 'deadline', scope, `next delay ${wholeMs(delay)} ms`);
       }
-      if (this.#budget !== undefined && !this.#budget.tryRetry()) throw this.#giveUp(attempt, errors, 'budget');
+      if (this.#budget !== undefined && !this.#budget.tryRetry()) throw this.#giveUp(attempt, errors, 'budget', scope);
       if (this.wants('retry')) {
-        this.events.emit('retry', { attempt, maxAttempts: this.#maxAttempts, delayMs: delay, error });
+        this.events.emit('retry', { attempt, maxAttempts: this.#maxAttempts, delayMs: delay, error }, scope);
       }
       if (delay > 0) await this.#clock.sleep(delay, scope.canAbort ? scope.signal : undefined);
       if (scope.aborted) throw scope.reason;
@@ -123,9 +125,9 @@ class RetryPolicy extends BaseLayer {
     }
   }
 
-  #giveUp(attempts: number, errors: unknown[], reason: GiveUpReason, detail?: string): RetriesExhaustedError {
+  #giveUp(attempts: number, errors: unknown[], reason: GiveUpReason, scope: Scope, detail?: string): RetriesExhaustedError {
     const error = new RetriesExhaustedError(attempts, errors, reason, detail);
-    if (this.wants('giveup')) this.events.emit('giveup', { attempts, maxAttempts: this.#maxAttempts, error: errors[errors.length - 1], reason });
+    if (this.wants('giveup')) this.events.emit('giveup', { attempts, maxAttempts: this.#maxAttempts, error: errors[errors.length - 1], reason }, scope);
     return error;
   }
 }

@@ -6,7 +6,7 @@ import type { Clock } from '../clock/clock.js';
 import { checkKey } from '../idempotency/check-key.js';
 import { checkFunction, checkInteger, checkMs, checkOptions, checkSignal, type OptionKeys , checkClock } from '../options/validate-options.js';
 import type { SagaLogEntry, SagaLogStore } from '../store/saga-log-store.js';
-import { wallClock } from '../store/wall-clock.js';
+import { wallClock } from '../clock/wall-clock.js';
 import { defaultSagaStore } from './default-saga-store.js';
 import { type CompensationFailure, SagaFailedError } from './saga-failed-error.js';
 import { SagaStateError } from './saga-state-error.js';

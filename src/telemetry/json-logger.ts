@@ -1,7 +1,6 @@
 import type { RecourseEvent } from '../events/event-types.js';
-import { dependencyOf } from './dependency-context.js';
+import { dependencyOf } from '../events/event-scope.js';
 import { type ErrorSummary, summarizeError } from './error-summary.js';
-import { registerObservabilityEvents } from './event-types.js';
 import { safeRead, textOf } from '../text/safe-text.js';
 import { wholeMs } from '../text/whole-ms.js';
 import { redact, redactText } from './redact.js';
@@ -162,7 +161,6 @@ export function jsonLogger(out: { write(line: string): unknown }, options?: Json
   const min = RANK[options?.level ?? 'debug'];
   if (min === undefined) throw new RangeError(`level must be one of 'debug', 'info', 'warn', 'error', got ${JSON.stringify(options?.level)}`);
   const fields = options?.fields;
-  registerObservabilityEvents();
   return (event: RecourseEvent): void => {
     const level = levelOf(event);
     if (RANK[level] < min) return;

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { Timer, TimerClock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 
@@ -11,7 +12,8 @@ const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve
 
 /**
  * A clock whose time moves only when a test says so. Timers fire in time order (ties in the order
- * they were set), and pending promise reactions run between timers, so code under test behaves as
+ * they were set), each in the async context that set it (as real timers do), and pending promise
+ * reactions run between timers, so code under test behaves as
  * it would in real time, only instantly and deterministically.
  *
  * @example
@@ -50,7 +52,8 @@ export class VirtualClock implements TimerClock {
   }
 
   setTimer(ms: number, callback: () => void): Timer {
-    const timer: VirtualTimer = { at: this.#now + Math.max(0, ms), seq: this.#seq++, callback };
+    // Like a real timer, the callback runs in the async context that set it (not in advance()'s).
+    const timer: VirtualTimer = { at: this.#now + Math.max(0, ms), seq: this.#seq++, callback: AsyncResource.bind(callback) };
     this.#timers.push(timer);
     return {
       cancel: () => {

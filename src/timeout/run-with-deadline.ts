@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/clock.js';
 import { type DeadlineEntry, type DeadlineQueue, deadlineQueue } from '../clock/deadline-queue.js';
 import type { Work } from '../context/call-context.js';
-import type { Scope } from '../context/scope.js';
+import { runInScope, type Scope } from '../context/scope.js';
 import { asPromise, type Invoke, isThenable } from '../policy/layer.js';
 
 /**
@@ -17,15 +17,13 @@ class DeadlineRace implements DeadlineEntry {
     readonly child: Scope,
     readonly queue: DeadlineQueue,
     readonly makeError: () => Error,
-    readonly onExpire: ((error: Error) => void) | undefined,
+    readonly onExpire: ((error: Error, scope: Scope) => void) | undefined,
   ) {}
 
   expire(): void {
-    const error = this.makeError();
-    this.child.abort(error);
-    this.child.dispose();
-    this.onExpire?.(error);
-    this.reject(error);
+    // The shared timer fires in the async context of whichever call armed it: run this call's
+    // expiry (abort listeners, events) in its own scope instead.
+    runInScope(this.child, expireRace, this);
   }
 
   settle(ok: boolean, value: unknown): void {
@@ -37,9 +35,21 @@ class DeadlineRace implements DeadlineEntry {
   }
 }
 
+function expireRace(race: DeadlineRace): void {
+  // An enclosing deadline or the caller ended this call first: this deadline cut nothing, so it
+  // reports nothing (the promise still settles, for whoever holds it).
+  const cutByThis = !race.child.aborted;
+  const error = race.makeError();
+  race.child.abort(error);
+  race.child.dispose();
+  if (cutByThis) race.onExpire?.(error, race.child);
+  race.reject(error);
+}
+
 /**
  * @internal Runs `next(fn)` in a child scope that aborts itself at `now + ms`. At expiry the
- * child's signal is aborted with `makeError()`, `onExpire` runs, and the returned promise rejects
+ * child's signal is aborted with `makeError()`, `onExpire` runs (unless an enclosing abort already
+ * ended the call), and the returned promise rejects
  * with that error at once, whether or not fn honours its signal. One shared timer queue per clock,
  * no timer per call; a synchronous result or throw schedules nothing.
  */
@@ -50,10 +60,10 @@ export function runWithDeadline(
   clock: Clock,
   ms: number,
   makeError: () => Error,
-  onExpire?: (error: Error) => void,
+  onExpire?: (error: Error, scope: Scope) => void,
 ): unknown {
   const at = clock.now() + ms;
-  const child = scope.withAbort(at);
+  const child = scope.withAbort(at, clock);
   let result: unknown;
   try {
     result = next(fn, child);

@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../clock/clock.js';
 import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import { TimeoutError } from '../errors/timeout-error.js';
-import { checkMs, checkOptions, type OptionKeys , checkClock } from '../options/validate-options.js';
+import { checkClock, checkMs, checkOptions, type OptionKeys } from '../options/validate-options.js';
 import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { runWithDeadline } from './run-with-deadline.js';
@@ -30,8 +30,8 @@ class TimeoutPolicy extends BaseLayer {
   [COMPOSE](next: Invoke): Invoke {
     const ms = this.#ms;
     const makeError = (): Error => new TimeoutError(ms);
-    const onExpire = (): void => {
-      if (this.wants('timeout')) this.events.emit('timeout', { timeoutMs: ms, probe: false });
+    const onExpire = (_error: Error, scope: Scope): void => {
+      if (this.wants('timeout')) this.events.emit('timeout', { timeoutMs: ms, probe: false }, scope);
     };
     return (fn: Work<unknown>, scope: Scope) => runWithDeadline(next, fn, scope, this.#clock, ms, makeError, onExpire);
   }

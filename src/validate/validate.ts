@@ -29,7 +29,7 @@ class ValidatePolicy<T> extends BaseLayer {
       const value = await next(fn, scope);
       const issues = await this.#issuesOf(value as T);
       if (issues === undefined) return value;
-      if (this.wants('invalid')) this.events.emit('invalid', { reason: issues.map((i) => safeField(i, 'message') ?? textOf(i)).join('; '), value });
+      if (this.wants('invalid')) this.events.emit('invalid', { reason: issues.map((i) => safeField(i, 'message') ?? textOf(i)).join('; '), value }, scope);
       throw new InvalidResultError(value, issues);
     };
   }

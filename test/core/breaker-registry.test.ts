@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BreakerRegistry, type CircuitBreaker } from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
 
 const fail = (b: CircuitBreaker) => b.execute(() => Promise.reject(httpError(503))).catch(() => undefined);
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { circuitBreaker, isCircuitOpenError, memoryStore, type BreakerStore } from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError, never, tick } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
+import { never, tick } from './helpers.js';
 
 describe('issue 9 regressions (breaker)', () => {
   it('9.4: a caller abort of the probe frees the slot at once even when fn ignores the signal, and its late outcome never reopens', async () => {

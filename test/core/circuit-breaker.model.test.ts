@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { circuitBreaker, isCircuitOpenError, memoryStore, pipeline, retry } from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError, tick } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
+import { tick } from './helpers.js';
 
 type Outcome = 'ok' | 'fail' | 'bad';
 type Action =

@@ -9,7 +9,8 @@ import {
   TimeoutError,
 } from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError, never, tick } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
+import { never, tick } from './helpers.js';
 
 const fail = (status = 503) => () => Promise.reject(httpError(status));
 const ok = () => Promise.resolve('ok');

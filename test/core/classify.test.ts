@@ -18,7 +18,7 @@ import {
   StallError,
   TimeoutError,
 } from '../../src/index.js';
-import { httpError } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
 
 const codeError = (code: string) => Object.assign(new Error(code), { code });
 
@@ -52,20 +52,20 @@ describe('classify', () => {
   });
 
   it('Retry-After: retry-after-ms, seconds, HTTP date; headers as object or Headers', () => {
-    expect(classify(httpError(429, { 'retry-after-ms': '300' })).retryAfterMs).toBe(300);
-    expect(classify(httpError(429, { 'Retry-After': '2' })).retryAfterMs).toBe(2_000);
+    expect(classify(httpError(429, { headers: { 'retry-after-ms': '300' } })).retryAfterMs).toBe(300);
+    expect(classify(httpError(429, { headers: { 'Retry-After': '2' } })).retryAfterMs).toBe(2_000);
     const date = new Date(Date.now() + 10_000).toUTCString();
-    const fromDate = classify(httpError(503, { 'retry-after': date })).retryAfterMs!;
+    const fromDate = classify(httpError(503, { headers: { 'retry-after': date } })).retryAfterMs!;
     expect(fromDate).toBeGreaterThan(8_000);
     expect(fromDate).toBeLessThanOrEqual(10_000);
     const headers = new Headers({ 'retry-after-ms': '150', 'retry-after': '9' });
     expect(classify({ status: 529, headers }).retryAfterMs).toBe(150);
-    expect(classify(httpError(429, { 'retry-after': 'soon' })).retryAfterMs).toBeUndefined();
+    expect(classify(httpError(429, { headers: { 'retry-after': 'soon' } })).retryAfterMs).toBeUndefined();
   });
 
   it('x-should-retry overrides', () => {
-    expect(classify(httpError(503, { 'x-should-retry': 'false' })).retryable).toBe(false);
-    expect(classify(httpError(400, { 'x-should-retry': 'true' })).retryable).toBe(true);
+    expect(classify(httpError(503, { headers: { 'x-should-retry': 'false' } })).retryable).toBe(false);
+    expect(classify(httpError(400, { headers: { 'x-should-retry': 'true' } })).retryable).toBe(true);
   });
 
   it('Anthropic and OpenAI error types', () => {

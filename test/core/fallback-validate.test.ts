@@ -11,10 +11,13 @@ import {
   isCircuitOpenError,
   pipeline,
   retry,
+  TimeoutError,
+  timeout,
   validate,
 } from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError, never } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
+import { never } from './helpers.js';
 
 describe('fallback', () => {
   it('serves from the next path when the primary fails, tagged and degraded, failures listed', async () => {
@@ -89,6 +92,61 @@ describe('fallback', () => {
     expect(() => fallback([{ name: '', run: () => 1 }])).toThrow(/paths\[0\]\.name/);
     expect(() => fallback([{ name: 'a', run: () => 1 }, { name: 'a', run: () => 2 }])).toThrow(/used twice/);
   });
+
+  it('inside a timeout whose deadline passed, no further path starts (issue 9.6)', async () => {
+    const clock = new VirtualClock();
+    let secondStarted = false;
+    const ladder = fallback([
+      // ignores its signal, and fails only after the enclosing deadline
+      { name: 'slow', run: () => clock.sleep(150).then(() => Promise.reject(httpError(503))) },
+      { name: 'next', run: () => {
+          secondStarted = true;
+          return 'too late';
+        } },
+    ]);
+    const p = timeout(100, { clock }).execute(() => ladder.execute());
+    const outcome = p.catch((e: unknown) => e);
+    await clock.advance(200);
+    expect(await outcome).toBeInstanceOf(TimeoutError);
+    expect(secondStarted).toBe(false);
+  });
+
+  it('inside a call its caller aborted, no further path starts, even a path with its own policy', async () => {
+    const controller = new AbortController();
+    const started: string[] = [];
+    const clock = new VirtualClock();
+    const ladder = fallback([
+      { name: 'a', run: () => {
+          started.push('a');
+          return clock.sleep(50).then(() => Promise.reject(httpError(503)));
+        } },
+      { name: 'b', run: () => {
+          started.push('b');
+          return 'b';
+        }, policy: retry() },
+    ]);
+    const p = retry({ maxAttempts: 1 }).execute(() => ladder.execute(), { signal: controller.signal });
+    controller.abort();
+    await expect(p).rejects.toMatchObject({ name: 'AbortError' });
+    await clock.advance(100);
+    expect(started).toEqual(['a']);
+  });
+
+  it('is not a policy: pipeline(ladder) and ladder.execute(fn) are refused (issue 11.2)', async () => {
+    const ladder = fallback([{ name: 'a', run: () => 1 }]);
+    // @ts-expect-error a ladder is not a Policy (its execute takes options, not a function)
+    expect(() => pipeline(ladder)).toThrow(/pipeline argument 0 is a fallback\(\.\.\.\) ladder, not a policy/);
+    // @ts-expect-error the same in any position
+    expect(() => pipeline(retry(), ladder)).toThrow(/pipeline argument 1 is a fallback/);
+    // @ts-expect-error nor as a path's policy
+    expect(() => fallback([{ name: 'x', run: () => 1, policy: ladder }])).toThrow(/paths\[0\]\.policy is a fallback/);
+    // @ts-expect-error execute takes options, not the work
+    await expect(ladder.execute(async () => 2)).rejects.toThrow(/takes options, not a function/);
+    // @ts-expect-error a typo in the options is named
+    await expect(ladder.execute({ signl: AbortSignal.timeout(10) })).rejects.toThrow(/unknown option "signl" \(did you mean "signal"\?\)/);
+    await expect(retry().execute(() => ladder.execute())).resolves.toMatchObject({ value: 1, servedBy: 'a' });
+  });
+
 });
 
 describe('validate', () => {

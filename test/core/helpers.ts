@@ -1,11 +1,3 @@
-/** An error shaped like an HTTP client's: status plus optional headers. */
-export function httpError(status: number, headers?: Record<string, string>): Error & { status: number; headers?: Record<string, string> } {
-  const e = new Error(`HTTP ${status}`) as Error & { status: number; headers?: Record<string, string> };
-  e.status = status;
-  if (headers) e.headers = headers;
-  return e;
-}
-
 /** A promise that never settles (a hung call). */
 export const never = <T>(): Promise<T> => new Promise<T>(() => {});
 

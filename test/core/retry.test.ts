@@ -9,7 +9,8 @@ import {
   timeout,
 } from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError, tick } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
+import { tick } from './helpers.js';
 
 describe('retry', () => {
   it('makes exactly maxAttempts calls on a persistent transient failure, then RetriesExhaustedError', async () => {
@@ -86,7 +87,7 @@ describe('retry', () => {
     const at: number[] = [];
     const p = retry({ maxAttempts: 2, clock, backoff: constant(1) }).execute(() => {
       at.push(clock.now());
-      if (at.length === 1) throw httpError(429, { 'retry-after-ms': '300' });
+      if (at.length === 1) throw httpError(429, { headers: { 'retry-after-ms': '300' } });
       return 'ok';
     });
     await clock.advance(299);
@@ -102,7 +103,7 @@ describe('retry', () => {
     const error = await retry({ maxAttempts: 5, clock, maxRetryAfterMs: 10_000 })
       .execute(() => {
         calls++;
-        throw httpError(429, { 'retry-after': '120' });
+        throw httpError(429, { headers: { 'retry-after': '120' } });
       })
       .catch((e: unknown) => e);
     expect(calls).toBe(1);
@@ -116,7 +117,7 @@ describe('retry', () => {
     let calls = 0;
     const p = pipeline(timeout(1_000, { clock }), retry({ maxAttempts: 5, clock, backoff: constant(10) })).execute(() => {
       calls++;
-      throw httpError(429, { 'retry-after': '5' });
+      throw httpError(429, { headers: { 'retry-after': '5' } });
     });
     const error = await p.catch((e: unknown) => e);
     expect(calls).toBe(1);

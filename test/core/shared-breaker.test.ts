@@ -16,7 +16,8 @@ import {
 } from '../../src/index.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError, never, tick } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
+import { never, tick } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'recourse-shared-breaker-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

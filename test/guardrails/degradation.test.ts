@@ -5,7 +5,7 @@ import { healthMonitor } from '../../src/guardrails/health-monitor.js';
 import { subscribe } from '../../src/index.js';
 import { instrument } from '../../src/telemetry/instrument.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
 
 const flags = { parallelToolCalls: true, maxContextTokens: 200_000, temperature: 0.7 };
 const levels = [
@@ -197,8 +197,8 @@ describe('degradation', () => {
     const llm = instrument({ name: 'llm', clock });
     const fail = (error: unknown) => llm.execute(() => Promise.reject(error)).catch(() => {});
     for (let i = 0; i < 20; i++) {
-      await fail(httpError(400, 'bad tool schema'));
-      await fail(httpError(422, 'unprocessable'));
+      await fail(httpError(400, { message: 'bad tool schema' }));
+      await fail(httpError(422, { message: 'unprocessable' }));
       await fail(new TypeError('x is undefined'));
     }
     await llm.execute(() => 'ok');
@@ -228,8 +228,8 @@ describe('degradation', () => {
     const controller = degradation({ monitor, levels: [...levels], clock, onContextOverflow: ({ dependency, error }) => overflows.push(`${dependency}: ${(error as Error).message}`) });
     const detach = monitor.attach();
     const llm = instrument({ name: 'llm', clock });
-    await llm.execute(() => Promise.reject(httpError(400, 'prompt is too long: 212000 tokens > 200000 maximum'))).catch(() => {});
-    await llm.execute(() => Promise.reject(httpError(400, 'bad tool schema'))).catch(() => {});
+    await llm.execute(() => Promise.reject(httpError(400, { message: 'prompt is too long: 212000 tokens > 200000 maximum' }))).catch(() => {});
+    await llm.execute(() => Promise.reject(httpError(400, { message: 'bad tool schema' }))).catch(() => {});
     detach();
     controller.close();
     expect(overflows).toEqual(['llm: prompt is too long: 212000 tokens > 200000 maximum']);

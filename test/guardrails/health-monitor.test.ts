@@ -5,7 +5,7 @@ import { LatencyHistogram } from '../../src/guardrails/latency-histogram.js';
 import { circuitBreaker, constant, fallback, pipeline, retry, timeout, watch } from '../../src/index.js';
 import { instrument } from '../../src/telemetry/instrument.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
 
 async function attached<T>(monitor: HealthMonitor, body: () => Promise<T>): Promise<T> {
   const detach = monitor.attach();
@@ -46,13 +46,13 @@ describe('healthMonitor', () => {
         await run(
           search.execute(
             slowly(100, () => {
-              throw httpError(503, 'service unavailable');
+              throw httpError(503, { message: 'service unavailable' });
             }),
           ),
         );
       }
       await run(search.execute(() => 'not run: the circuit is open'));
-      await run(llm.execute(() => Promise.reject(httpError(400, 'prompt is too long: 250000 tokens > 200000 maximum'))));
+      await run(llm.execute(() => Promise.reject(httpError(400, { message: 'prompt is too long: 250000 tokens > 200000 maximum' }))));
       const ladder = fallback([
         { name: 'search', run: () => 'primary', policy: search },
         { name: 'backup', run: () => 'backup' },

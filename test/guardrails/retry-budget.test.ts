@@ -4,7 +4,7 @@ import { retryBudget } from '../../src/guardrails/retry-budget.js';
 import { constant, isRetriesExhaustedError, RetriesExhaustedError, retry } from '../../src/index.js';
 import { seededRandom } from '../../src/random/seeded-random.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
 
 describe('retryBudget', () => {
   it('validates its options, naming the option', () => {
@@ -112,7 +112,7 @@ describe('retry with a budget against a dead dependency', () => {
     let calls = 0;
     const dead = (): never => {
       calls++;
-      throw httpError(503, 'service unavailable');
+      throw httpError(503, { message: 'service unavailable' });
     };
     const results: Array<Promise<unknown>> = [];
     for (let i = 0; i < 1_000; i++) {
@@ -148,7 +148,7 @@ describe('retry with a budget against a dead dependency', () => {
     const error = await retry({ budget, clock, backoff: constant(10) })
       .execute(() => {
         calls++;
-        throw httpError(529, 'overloaded');
+        throw httpError(529, { message: 'overloaded' });
       })
       .catch((e: unknown) => e);
     expect(calls).toBe(1);

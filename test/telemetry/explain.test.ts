@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AllPathsFailedError, CircuitOpenError, InvalidResultError, RecourseError, RetriesExhaustedError, StallError, TimeoutError } from '../../src/index.js';
 import { explain, explainJSON } from '../../src/telemetry/explain.js';
-import { httpError } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
 
 /** Shaped like the saga module's error; explain must know it by name and fields alone. */
 class SagaFailedLookalike extends RecourseError {
@@ -19,7 +19,7 @@ class SagaFailedLookalike extends RecourseError {
 
 describe('explain', () => {
   it('a RetriesExhaustedError lists each attempt’s error once (its cause is the last attempt)', () => {
-    const errors = [httpError(529, 'overloaded'), new TimeoutError(30_000), httpError(529, 'overloaded')];
+    const errors = [httpError(529, { message: 'overloaded' }), new TimeoutError(30_000), httpError(529, { message: 'overloaded' })];
     const text = explain(new RetriesExhaustedError(3, errors, 'attempts'));
     expect(text).toBe(
       [
@@ -51,7 +51,7 @@ describe('explain', () => {
   });
 
   it('a SagaFailedError shows the failed step, what was compensated and each compensation failure', () => {
-    const error = new SagaFailedLookalike('order-7', 'charge', httpError(402, 'card declined'), ['reserve'], [{ step: 'release-hold', error: new Error('hold not found') }]);
+    const error = new SagaFailedLookalike('order-7', 'charge', httpError(402, { message: 'card declined' }), ['reserve'], [{ step: 'release-hold', error: new Error('hold not found') }]);
     expect(explain(error).split('\n')).toEqual([
       'SagaFailedError: saga "order-7" failed at step "charge"  [sagaId order-7, failedStep charge, compensated [reserve]]',
       '├─ compensation "release-hold": Error: hold not found  [transient: unclassified]',
@@ -89,7 +89,7 @@ describe('explain', () => {
   });
 
   it('explainJSON carries the same tree as data', () => {
-    const json = explainJSON(new RetriesExhaustedError(1, [httpError(503, 'down')], 'budget'));
+    const json = explainJSON(new RetriesExhaustedError(1, [httpError(503, { message: 'down' })], 'budget'));
     expect(json).toEqual({
       type: 'RetriesExhaustedError',
       message: 'gave up after 1 attempt(s): the retry budget is exhausted: down',

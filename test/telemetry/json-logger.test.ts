@@ -4,7 +4,8 @@ import { circuitBreaker, constant, pipeline, retry, subscribe, validate } from '
 import { instrument } from '../../src/telemetry/instrument.js';
 import { jsonLogger } from '../../src/telemetry/json-logger.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError, lines } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
+import { lines } from './helpers.js';
 
 describe('jsonLogger', () => {
   it('validates its arguments', () => {
@@ -22,7 +23,7 @@ describe('jsonLogger', () => {
     let attempt = 0;
     const p = policy.execute(async () => {
       await clock.sleep(100);
-      if (++attempt < 2) throw httpError(529, 'overloaded');
+      if (++attempt < 2) throw httpError(529, { message: 'overloaded' });
       return 'ok';
     });
     await clock.advance(1_000);

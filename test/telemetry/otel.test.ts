@@ -1,10 +1,10 @@
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterAll, describe, expect, it } from 'vitest';
-import { circuitBreaker, constant, fallback, pipeline, retry, watch } from '../../src/index.js';
+import { circuitBreaker, constant, fallback, pipeline, retry, timeout, watch } from '../../src/index.js';
 import { stopSpanEvents, traced } from '../../src/otel/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
 
 function setup() {
   const exporter = new InMemorySpanExporter();
@@ -19,8 +19,9 @@ afterAll(() => stopSpanEvents());
 
 describe('recourse/otel', () => {
   it('validates its options', () => {
-    expect(() => traced({} as never)).toThrow(/name must be a non-empty string/);
-    expect(() => traced({ name: 'x', per: 'call' as never })).toThrow(/per must be one of 'execute', 'attempt', got "call"/);
+    expect(() => traced({ name: '' })).toThrow(/name must be a non-empty string/);
+    expect(() => traced({ name: 'x', per: 'span' as never })).toThrow(/per must be one of 'call', 'attempt', got "span"/);
+    expect(() => traced({ name: 'x', spanName: 3 as never })).toThrow(/spanName must be a non-empty string, got 3/);
     expect(() => traced({ name: 'x', tracer: {} as never })).toThrow(/tracer must be an OpenTelemetry Tracer/);
   });
 
@@ -35,7 +36,7 @@ describe('recourse/otel', () => {
     );
     const quick = pipeline(traced({ tracer, name: 'quick-search' }), traced({ tracer, name: 'quick-search', per: 'attempt' }));
     const ladder = fallback([
-      { name: 'deep-research', run: () => Promise.reject(httpError(529, 'overloaded')), policy: deep },
+      { name: 'deep-research', run: () => Promise.reject(httpError(529, { message: 'overloaded' })), policy: deep },
       { name: 'quick-search', run: () => 'quick answer', policy: quick },
     ]);
     const p = traced({ tracer, name: 'research', attributes: { 'app.task': 't-1' } }).execute(() => ladder.execute());
@@ -44,10 +45,10 @@ describe('recourse/otel', () => {
 
     const spans = exporter.getFinishedSpans();
     const find = (name: string, dependency: string) => spans.filter((s) => s.name === name && s.attributes['recourse.dependency'] === dependency);
-    const [root] = find('recourse.execute', 'research');
-    const [deepSpan] = find('recourse.execute', 'deep-research');
+    const [root] = find('recourse.call', 'research');
+    const [deepSpan] = find('recourse.call', 'deep-research');
     const deepAttempts = find('recourse.attempt', 'deep-research');
-    const [quickSpan] = find('recourse.execute', 'quick-search');
+    const [quickSpan] = find('recourse.call', 'quick-search');
     const [quickAttempt] = find('recourse.attempt', 'quick-search');
     expect(spans).toHaveLength(7);
     expect(root!.parentSpanContext).toBeUndefined();
@@ -132,6 +133,25 @@ describe('recourse/otel', () => {
       .catch(() => {});
     expect(exporter.getFinishedSpans()).toHaveLength(0);
     await expect(traced({ tracer, name: 'sync' }).execute(() => 42)).resolves.toBe(42);
-    expect(exporter.getFinishedSpans().map((s) => [s.name, s.attributes['recourse.outcome']])).toEqual([['recourse.execute', 'success']]);
+    expect(exporter.getFinishedSpans().map((s) => [s.name, s.attributes['recourse.outcome']])).toEqual([['recourse.call', 'success']]);
+  });
+
+  it('a timeout fired by the shared deadline timer is an event on its own call\'s span', async () => {
+    const { exporter, tracer } = setup();
+    const clock = new VirtualClock();
+    const hang = () => new Promise<never>(() => {});
+    // One timer serves all three deadlines; it was armed by the first call.
+    const calls = [
+      pipeline({ name: 'a' }, traced({ tracer }), timeout(100, { clock })).execute(hang),
+      pipeline({ name: 'b' }, traced({ tracer }), timeout(300, { clock })).execute(hang),
+      pipeline({ name: 'c' }, traced({ tracer }), timeout(200, { clock })).execute(hang),
+    ].map((p) => p.catch(() => {}));
+    await clock.advance(400);
+    await Promise.all(calls);
+    const byName = Object.fromEntries(exporter.getFinishedSpans().map((s) => [String(s.attributes['recourse.dependency']), s]));
+    for (const [name, ms] of [['a', 100], ['b', 300], ['c', 200]] as const) {
+      expect(eventNames(byName[name]!)).toEqual(['recourse.timeout', 'exception']);
+      expect(byName[name]!.events[0]!.attributes).toMatchObject({ 'recourse.timeout_ms': ms, 'recourse.dependency': name });
+    }
   });
 });

@@ -6,7 +6,7 @@ import { BreakerRegistry, constant, fallback, pipeline, retry, timeout, validate
 import { METRICS, type MetricSpec, prometheusMetrics } from '../../src/prometheus/index.js';
 import { instrument } from '../../src/telemetry/instrument.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
 
 type Labels = Record<string, string | number>;
 

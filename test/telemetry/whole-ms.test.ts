@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { circuitBreaker, constant, degradation, explain, isCircuitOpenError, retry, StallError, TimeoutError } from '../../src/index.js';
 import { toLogLine } from '../../src/telemetry/json-logger.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import { httpError } from './helpers.js';
+import { httpError } from '../helpers/http-error.js';
 
 const DECIMALS = /\d\.\d/;
 
@@ -38,7 +38,7 @@ describe('issue 11.5: times in explain, toJSON, log lines and messages are whole
   it('messages: a Retry-After hint, a timeout and a stall limit', async () => {
     const clock = new VirtualClock();
     const policy = retry({ maxAttempts: 2, backoff: constant(0), maxRetryAfterMs: 1_000, clock });
-    const error = await policy.execute(() => Promise.reject(httpError(503, 'busy', { 'retry-after-ms': '1500.25' }))).catch((e: unknown) => e);
+    const error = await policy.execute(() => Promise.reject(httpError(503, { message: 'busy', headers: { 'retry-after-ms': '1500.25' } }))).catch((e: unknown) => e);
     expect((error as Error).message).toBe('gave up after 1 attempt(s): the Retry-After hint exceeds maxRetryAfterMs (asked to wait 1501 ms, limit 1000 ms): busy');
     expect(new TimeoutError(1_500.4).message).toBe('timed out after 1500 ms');
     expect(new StallError('idle', 20_000.7, 3).message).toBe('stream stalled: no progress for 20001 ms after 3 item(s)');

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { classify } from '../../classify/classify.js';
 import type { CallContext } from '../../context/call-context.js';
 import { isAllPathsFailedError } from '../../errors/all-paths-failed-error.js';
@@ -98,13 +97,18 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     view.update(row, note);
   };
 
+  // Policies are shared by all topics: an `invalid` event names its topic through the result it
+  // rejected (each result object is remembered with the topic it answered).
+  const topicOfResult = new WeakMap<object, string>();
   // Every attempt of every path goes through here: the trace sees it per topic.
   const traced = (path: string, sub: Subagent): Subagent => async (topic: string, ctx: CallContext) => {
     summary.attemptsByPath[path] = (summary.attemptsByPath[path] ?? 0) + 1;
     if (ctx.attempt > 1) summary.retries++;
     update(topic, { path, attempt: ctx.attempt, status: 'running', detail: '' }, `attempt ${ctx.attempt} started`);
     try {
-      return await sub(topic, ctx);
+      const result = await sub(topic, ctx);
+      if (typeof result === 'object' && result !== null) topicOfResult.set(result, topic);
+      return result;
     } catch (error) {
       summary.failuresByPath[path] = (summary.failuresByPath[path] ?? 0) + 1;
       const c = classify(error);
@@ -134,13 +138,11 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     { deep: traced('deep-research', backend.subagents.deep), quick: traced('quick-search', backend.subagents.quick) },
     backend.timing,
   );
-  // Policies are shared by all topics; the topic a policy event belongs to is the async context
-  // it was emitted in.
-  const currentTopic = new AsyncLocalStorage<string>();
   for (const { name, policy, breaker } of orchestrator.paths) {
     breaker.on('state', () => view.breakers(orchestrator.breakers.states()));
     policy.on('invalid', (e) => {
-      const topic = currentTopic.getStore();
+      const value = (e as { value?: unknown }).value;
+      const topic = typeof value === 'object' && value !== null ? topicOfResult.get(value) : undefined;
       if (topic !== undefined) update(topic, { path: name, detail: 'invalid_result' }, `attempt ${rows.get(topic)?.attempt ?? '?'} returned a useless result: ${(e as { reason: string }).reason}`);
     });
   }
@@ -153,7 +155,7 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
       const t = topic;
       ladder.on('fallback', (e) => update(t, {}, `fallback ${e.from} → ${e.to} (${classify(e.error).reason})`));
       try {
-        const served = await currentTopic.run(t, () => ladder.execute());
+        const served = await ladder.execute();
         summary.servedBy[served.servedBy] = (summary.servedBy[served.servedBy] ?? 0) + 1;
         if (served.degraded) summary.degraded++;
         const text = served.value.text.replace(/\s+/g, ' ').slice(0, 60);

@@ -1,4 +1,4 @@
-import { systemClock, type Timer, type TimerClock } from '../clock/clock.js';
+import { systemClock, type Timer, type TimerClock } from './clock.js';
 
 /**
  * Wall-clock time (`Date.now()`), with `systemClock`'s timers. Durable state compares times
