@@ -3,7 +3,7 @@ import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import { CircuitOpenError } from '../errors/circuit-open-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
-import type { BreakerState, PolicyEventMap } from '../events/event-types.js';
+import type { BreakerState, RecourseEventMap } from '../events/event-types.js';
 import { asPromise, BaseLayer, COMPOSE, FUSE, type Invoke, isThenable, type Layer, RETRY_PARTS, type RetryParts, terminal } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { wholeMs } from '../text/whole-ms.js';
@@ -68,6 +68,8 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
   readonly name: string;
   readonly #o: ResolvedBreakerOptions;
   readonly #port: BreakerPort;
+  /** The call whose admission or outcome is being applied to the port right now, if any. */
+  #eventScope: Scope | undefined;
 
   constructor(name: string, resolved: ResolvedBreakerOptions) {
     super('circuit-breaker', name);
@@ -162,12 +164,28 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
   }
 
   #fail(epoch: number, error: unknown, scope: Scope): never {
-    this.#port.settle(epoch, this.#outcomeOf(error, scope), this.#o.clock.now());
+    this.#settleFor(scope, epoch, this.#outcomeOf(error, scope));
     throw error;
   }
 
+  /** Settles an outcome of `scope`'s call: a state change it causes is an event of that call. */
+  #settleFor(scope: Scope, epoch: number, outcome: BreakerOutcome): void {
+    this.#eventScope = scope;
+    try {
+      this.#port.settle(epoch, outcome, this.#o.clock.now());
+    } finally {
+      this.#eventScope = undefined;
+    }
+  }
+
   #admit(chain: Chain, fn: Work<unknown>, scope: Scope): unknown {
-    const admission = this.#port.admit(this.#o.clock.now());
+    this.#eventScope = scope;
+    let admission: Admission | Promise<Admission>;
+    try {
+      admission = this.#port.admit(this.#o.clock.now());
+    } finally {
+      this.#eventScope = undefined;
+    }
     if (!(admission instanceof Promise)) return this.#admitted(chain, admission, fn, scope);
     return admission.then((a) => {
       // The caller may have given up while the store answered: run nothing for it.
@@ -180,7 +198,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
   }
 
   #admitted(chain: Chain, a: Admission, fn: Work<unknown>, scope: Scope): unknown {
-    if (a.kind === 'reject') throw this.#reject(a.retryAfterMs, a.state);
+    if (a.kind === 'reject') throw this.#reject(a.retryAfterMs, a.state, scope);
     if (a.kind === 'call') return this.#call(chain, a.epoch, fn, scope);
     return this.#probe(chain, a.epoch, fn, scope);
   }
@@ -192,7 +210,6 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
    * signal; whatever fn does later is ignored, except that a late success is reported (`probe_late`).
    */
   #probe(chain: Chain, epoch: number, fn: Work<unknown>, scope: Scope): unknown {
-    const port = this.#port;
     const clock = this.#o.clock;
     const ms = this.#o.limits.probeTimeoutMs;
     const started = clock.now();
@@ -201,7 +218,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
     const settle = (outcome: BreakerOutcome): boolean => {
       if (!open) return false;
       open = false;
-      port.settle(epoch, outcome, clock.now());
+      this.#settleFor(scope, epoch, outcome);
       return true;
     };
     if (scope.aborted) {
@@ -265,18 +282,18 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
     return counts ? 'failure' : 'neutral';
   }
 
-  #reject(retryAfterMs: number, state: 'open' | 'half-open' | 'isolated'): CircuitOpenError {
-    if (this.wants('reject')) this.events.emit('reject', { name: this.name, retryAfterMs });
+  #reject(retryAfterMs: number, state: 'open' | 'half-open' | 'isolated', scope: Scope): CircuitOpenError {
+    if (this.wants('reject')) this.events.emit('reject', { name: this.name, retryAfterMs }, scope);
     return new CircuitOpenError(this.name, retryAfterMs, state);
   }
 
   /** @internal PortOwner: a state change of the port. */
   changed(from: BreakerState, to: BreakerState): void {
-    if (from !== to && this.wants('state')) this.events.emit('state', { name: this.name, from, to });
+    if (from !== to && this.wants('state')) this.events.emit('state', { name: this.name, from, to }, this.#eventScope);
   }
 
   /** @internal PortOwner: an event of the port. */
-  emit<K extends 'store_unavailable' | 'store_recovered'>(type: K, payload: PolicyEventMap[K]): void {
+  emit<K extends 'store_unavailable' | 'store_recovered'>(type: K, payload: RecourseEventMap[K]): void {
     if (this.wants(type)) this.events.emit(type, payload);
   }
 
