@@ -104,7 +104,8 @@ export class StoreHub {
   call<T>(timeoutMs: number, op: () => Promise<T>, onLate?: (value: T) => void): Promise<T> {
     let pending: Promise<T>;
     try {
-      pending = op();
+      // A third-party store may answer with a plain value or a foreign thenable.
+      pending = Promise.resolve(op());
     } catch (error) {
       pending = Promise.reject(error);
     }

@@ -277,6 +277,37 @@ describe('circuitBreaker on a shared store', () => {
     expect(await inner.breakerGet('dep')).toMatchObject({ state: 'half-open', probeUntil: 0 });
   });
 
+  it('a third-party store that answers with plain values, or throws instead of rejecting, is handled like any other', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const inner = memoryStore();
+    let throwing = false;
+    const store = {
+      breakerAdmit: () => {
+        throw new Error('not implemented');
+      },
+      breakerRecord: (name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: Parameters<Store['breakerRecord']>[4]) => {
+        if (throwing) throw new Error('sync failure');
+        void inner.breakerRecord(name, epoch, outcome, now, limits);
+        return { state: 'open', epoch: 1, failures: 1, openedAt: now, probeUntil: 0 };
+      },
+      breakerForce: () => ({ state: 'closed', epoch: 0, failures: 0, openedAt: 0, probeUntil: 0 }),
+      breakerGet: () => undefined,
+    } as unknown as BreakerStore;
+    const b = circuitBreaker({ name: 'sync', store, clock, failureThreshold: 1 });
+    const events: string[] = [];
+    b.on('store_unavailable', (e) => events.push((e.error as Error).message));
+    await settle();
+    await fail(b);
+    await settle();
+    expect(b.state).toBe('open'); // adopted from a plain-value answer
+    throwing = true;
+    await b.reset();
+    await fail(b);
+    await settle();
+    expect(events).toEqual(['sync failure']);
+    expect(b.state).toBe('open'); // tripped locally
+  });
+
   describe('outage', () => {
     /** A breaker (threshold 1, cooldown 1 s) on a controllable store, tripped, its cooldown over. */
     async function trippedAndCooled() {

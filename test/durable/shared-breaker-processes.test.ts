@@ -35,4 +35,18 @@ describe('a breaker shared by two processes on one SQLite file, default clock', 
     for (let i = 1; i < all.length; i++) expect(all[i]![0]).toBeGreaterThanOrEqual(all[i - 1]![1]);
     expect(Number(await old.line('DONE'))).toBeGreaterThan(0); // the old process was turned away, not idle
   }, 30_000);
+
+  it('4 processes × 50 callers every 20 ms, started at different times: one probe at a time, across all of them', async () => {
+    const db = join(dir, 'many.db');
+    const workers: Worker[] = [];
+    for (let i = 0; i < 4; i++) {
+      workers.push(spawnFixture('breaker-prober.mjs', [db, 'any', '-', String(3_500 - i * 500), '150', '50']));
+      await new Promise((r) => setTimeout(r, 500)); // different performance.now() origins, again
+    }
+    const rejected = await Promise.all(workers.map((w) => w.line('DONE', 30_000)));
+    const all = workers.flatMap(probes).sort((a, b) => a[0] - b[0]);
+    expect(all.length).toBeGreaterThanOrEqual(4); // every cooldown (100 ms) ends in a probe
+    for (let i = 1; i < all.length; i++) expect(all[i]![0]).toBeGreaterThanOrEqual(all[i - 1]![1]);
+    for (const r of rejected) expect(Number(r)).toBeGreaterThan(100);
+  }, 40_000);
 });
