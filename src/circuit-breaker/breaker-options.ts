@@ -71,9 +71,12 @@ const DEFAULT_STORE_TIMEOUT_MS = 250;
 const SYNC_WITHOUT_NOTIFICATIONS_MS = 1_000;
 const SYNC_WITH_NOTIFICATIONS_MS = 15_000;
 
-/** @internal Options checked once and shared by every breaker built from them. */
-export interface ResolvedBreakerOptions {
-  readonly limits: Readonly<BreakerLimits>;
+/**
+ * @internal Options checked once and shared by every breaker built from them. It is the
+ * breaker's `BreakerLimits` too (stores read only those three fields): one object per breaker
+ * configuration keeps idle breakers small.
+ */
+export interface ResolvedBreakerOptions extends Readonly<BreakerLimits> {
   readonly window: BreakerWindow | undefined;
   readonly countsAsFailure: ((error: unknown, c: Classification) => boolean) | undefined;
   readonly store: BreakerStore | undefined;
@@ -116,15 +119,11 @@ export function resolveBreakerOptions(options: BreakerOptions | undefined): Reso
   }
   if (store === undefined && o.storeTimeoutMs !== undefined) throw new TypeError('storeTimeoutMs needs a store');
   if (store === undefined && o.syncIntervalMs !== undefined) throw new TypeError('syncIntervalMs needs a store');
-  const cooldownMs = o.cooldownMs === undefined ? 30_000 : checkMs('cooldownMs', o.cooldownMs);
-  const limits: BreakerLimits = Object.freeze({
-    failureThreshold: o.failureThreshold === undefined ? 5 : checkInteger('failureThreshold', o.failureThreshold, 1),
-    cooldownMs,
-    probeTimeoutMs: o.probeTimeoutMs === undefined ? DEFAULT_PROBE_TIMEOUT_MS : checkMs('probeTimeoutMs', o.probeTimeoutMs, 1),
-  });
   const notifies = typeof store?.breakerSubscribe === 'function';
   return {
-    limits,
+    failureThreshold: o.failureThreshold === undefined ? 5 : checkInteger('failureThreshold', o.failureThreshold, 1),
+    cooldownMs: o.cooldownMs === undefined ? 30_000 : checkMs('cooldownMs', o.cooldownMs),
+    probeTimeoutMs: o.probeTimeoutMs === undefined ? DEFAULT_PROBE_TIMEOUT_MS : checkMs('probeTimeoutMs', o.probeTimeoutMs, 1),
     window,
     countsAsFailure: o.countsAsFailure === undefined ? undefined : checkFunction('countsAsFailure', o.countsAsFailure),
     store,

@@ -1,10 +1,12 @@
 import type { BreakerState, PolicyEventMap } from '../events/event-types.js';
+import type { ResolvedBreakerOptions } from './breaker-options.js';
 import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
 import { admitTransition, forceTransition, recordTransition } from '../transitions/breaker-transitions.js';
 
 /** @internal What a port reports back to its breaker: state changes and its own events. */
 export interface PortOwner {
   readonly name: string;
+  readonly options: ResolvedBreakerOptions;
   changed(from: BreakerState, to: BreakerState): void;
   emit<K extends 'store_unavailable' | 'store_recovered'>(type: K, payload: PolicyEventMap[K]): void;
 }
@@ -17,7 +19,7 @@ export interface PortOwner {
  */
 export interface BreakerPort extends BreakerRecord {
   /** True while every call must go through `admit()` even when closed (a shared port loading). */
-  slow: boolean;
+  readonly slow: boolean;
   /** Set on every call; the registry's eviction sweep clears it (second chance). */
   used: boolean;
   /** Window mode: successes must be settled even when no failure is counted. */

@@ -66,7 +66,8 @@ export type SweptBreaker = CircuitBreaker & { [SWEEP](): 'used' | 'idle' | 'busy
 
 class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwner {
   readonly name: string;
-  readonly #o: ResolvedBreakerOptions;
+  /** @internal */
+  readonly options: ResolvedBreakerOptions;
   readonly #port: BreakerPort;
   /** The call whose admission or outcome is being applied to the port right now, if any. */
   #eventScope: Scope | undefined;
@@ -74,8 +75,8 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
   constructor(name: string, resolved: ResolvedBreakerOptions) {
     super('circuit-breaker', name);
     this.name = name;
-    this.#o = resolved;
-    this.#port = resolved.store === undefined ? new LocalPort(this, resolved) : new SharedPort(this, resolved, resolved.store);
+    this.options = resolved;
+    this.#port = resolved.store === undefined ? new LocalPort(this) : new SharedPort(this, resolved.store);
   }
 
   get state(): BreakerState {
@@ -92,8 +93,8 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
 
   toJSON(): object {
     const p = this.#port;
-    const { limits } = this.#o;
-    const now = this.#o.clock.now();
+    const limits = this.options;
+    const now = limits.clock.now();
     return {
       name: this.name,
       state: p.state,
@@ -104,7 +105,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
       ...p.describe(now),
       cooldownMs: limits.cooldownMs,
       probeTimeoutMs: limits.probeTimeoutMs,
-      shared: this.#o.store !== undefined,
+      shared: limits.store !== undefined,
     };
   }
 
@@ -159,7 +160,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
 
   #ok(epoch: number, value: unknown): unknown {
     const p = this.#port;
-    if (p.failures !== 0 || p.countsSuccesses) p.settle(epoch, 'success', this.#o.clock.now());
+    if (p.failures !== 0 || p.countsSuccesses) p.settle(epoch, 'success', this.options.clock.now());
     return value;
   }
 
@@ -172,7 +173,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
   #settleFor(scope: Scope, epoch: number, outcome: BreakerOutcome): void {
     this.#eventScope = scope;
     try {
-      this.#port.settle(epoch, outcome, this.#o.clock.now());
+      this.#port.settle(epoch, outcome, this.options.clock.now());
     } finally {
       this.#eventScope = undefined;
     }
@@ -182,7 +183,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
     this.#eventScope = scope;
     let admission: Admission | Promise<Admission>;
     try {
-      admission = this.#port.admit(this.#o.clock.now());
+      admission = this.#port.admit(this.options.clock.now());
     } finally {
       this.#eventScope = undefined;
     }
@@ -190,7 +191,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
     return admission.then((a) => {
       // The caller may have given up while the store answered: run nothing for it.
       if (scope.aborted) {
-        if (a.kind === 'probe') this.#port.settle(a.epoch, 'neutral', this.#o.clock.now());
+        if (a.kind === 'probe') this.#port.settle(a.epoch, 'neutral', this.options.clock.now());
         throw scope.reason;
       }
       return this.#admitted(chain, a, fn, scope);
@@ -210,8 +211,8 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
    * signal; whatever fn does later is ignored, except that a late success is reported (`probe_late`).
    */
   #probe(chain: Chain, epoch: number, fn: Work<unknown>, scope: Scope): unknown {
-    const clock = this.#o.clock;
-    const ms = this.#o.limits.probeTimeoutMs;
+    const clock = this.options.clock;
+    const ms = this.options.probeTimeoutMs;
     const started = clock.now();
     let open = true;
     let timedOut = false;
@@ -278,7 +279,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
   #outcomeOf(error: unknown, scope: Scope): BreakerOutcome {
     const c = classify(error);
     if (c.kind === 'cancelled' && scope.aborted) return 'neutral';
-    const counts = this.#o.countsAsFailure ? this.#o.countsAsFailure(error, c) : c.countsForBreaker;
+    const counts = this.options.countsAsFailure ? this.options.countsAsFailure(error, c) : c.countsForBreaker;
     return counts ? 'failure' : 'neutral';
   }
 

@@ -1,6 +1,5 @@
 import { TimeBuckets } from '../guardrails/time-buckets.js';
 import type { Admission, BreakerOutcome } from '../transitions/breaker-record.js';
-import type { ResolvedBreakerOptions } from './breaker-options.js';
 import { applyAdmit, applyForce, applyRecord, type BreakerPort, PortFields, type PortOwner } from './breaker-port.js';
 
 interface WindowCounts {
@@ -10,43 +9,72 @@ interface WindowCounts {
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
-/** @internal A breaker's state in this process: every transition synchronous, applied in place. */
-export class LocalPort extends PortFields implements BreakerPort {
-  slow = false;
-  readonly countsSuccesses: boolean;
-  readonly #owner: PortOwner;
-  readonly #o: ResolvedBreakerOptions;
-  // Window mode only, created on first use: an idle breaker carries none.
-  #window: TimeBuckets<WindowCounts> | undefined;
+function newWindow(durationMs: number): TimeBuckets<WindowCounts> {
+  return new TimeBuckets<WindowCounts>(
+    durationMs,
+    10,
+    () => ({ calls: 0, failures: 0 }),
+    (b) => {
+      b.calls = 0;
+      b.failures = 0;
+    },
+  );
+}
 
-  constructor(owner: PortOwner, options: ResolvedBreakerOptions) {
+function totals(window: TimeBuckets<WindowCounts> | undefined, now: number): WindowCounts {
+  const sum = { calls: 0, failures: 0 };
+  window?.forEach(now, (b) => {
+    sum.calls += b.calls;
+    sum.failures += b.failures;
+  });
+  return sum;
+}
+
+/**
+ * @internal A breaker's state in this process: every transition synchronous, applied in place.
+ * Kept small (a registry may hold thousands): the record, the `used` mark, its breaker, and a
+ * window only in window mode.
+ */
+export class LocalPort extends PortFields implements BreakerPort {
+  readonly #owner: PortOwner;
+  readonly #window: TimeBuckets<WindowCounts> | undefined;
+
+  constructor(owner: PortOwner) {
     super();
     this.#owner = owner;
-    this.#o = options;
-    this.countsSuccesses = options.window !== undefined;
+    const w = owner.options.window;
+    this.#window = w === undefined ? undefined : newWindow(w.durationMs);
+  }
+
+  get slow(): boolean {
+    return false;
+  }
+
+  get countsSuccesses(): boolean {
+    return this.#window !== undefined;
   }
 
   admit(now: number): Admission {
-    return applyAdmit(this, this.#owner, now, this.#o.limits);
+    return applyAdmit(this, this.#owner, now, this.#owner.options);
   }
 
   settle(epoch: number, outcome: BreakerOutcome, now: number): void {
     if (epoch !== this.epoch) return;
+    const o = this.#owner.options;
+    const window = this.#window;
     let trip: boolean | undefined;
-    const w = this.#o.window;
-    if (w !== undefined && this.state === 'closed' && outcome !== 'neutral') {
-      const window = this.#windowOf();
+    if (window !== undefined && o.window !== undefined && this.state === 'closed' && outcome !== 'neutral') {
       const bucket = window.at(now);
       bucket.calls++;
       if (outcome === 'failure') {
         bucket.failures++;
-        const { calls, failures } = this.#totals(now);
-        trip = calls >= w.minimumCalls && failures / calls >= w.failureRate;
+        const { calls, failures } = totals(window, now);
+        trip = calls >= o.window.minimumCalls && failures / calls >= o.window.failureRate;
       }
     }
-    const before = applyRecord(this, this.#owner, epoch, outcome, now, this.#o.limits, trip);
+    const before = applyRecord(this, this.#owner, epoch, outcome, now, o, trip);
     // A new closed period starts with an empty window.
-    if (before === 'closed' && this.state !== 'closed') this.#window?.clear();
+    if (before === 'closed' && this.state !== 'closed') window?.clear();
   }
 
   force(state: 'closed' | 'isolated'): Promise<void> {
@@ -56,33 +84,12 @@ export class LocalPort extends PortFields implements BreakerPort {
   }
 
   idle(): boolean {
-    return this.state === 'closed' && this.failures === 0 && (this.#window === undefined || this.#totals(this.#o.clock.now()).failures === 0);
+    const window = this.#window;
+    return this.state === 'closed' && this.failures === 0 && (window === undefined || totals(window, this.#owner.options.clock.now()).failures === 0);
   }
 
   describe(now: number): object {
-    const w = this.#o.window;
-    return w === undefined ? { failureThreshold: this.#o.limits.failureThreshold } : { window: { ...w, ...this.#totals(now) } };
-  }
-
-  #windowOf(): TimeBuckets<WindowCounts> {
-    this.#window ??= new TimeBuckets<WindowCounts>(
-      this.#o.window?.durationMs ?? 1,
-      10,
-      () => ({ calls: 0, failures: 0 }),
-      (b) => {
-        b.calls = 0;
-        b.failures = 0;
-      },
-    );
-    return this.#window;
-  }
-
-  #totals(now: number): WindowCounts {
-    const totals = { calls: 0, failures: 0 };
-    this.#window?.forEach(now, (b) => {
-      totals.calls += b.calls;
-      totals.failures += b.failures;
-    });
-    return totals;
+    const o = this.#owner.options;
+    return o.window === undefined ? { failureThreshold: o.failureThreshold } : { window: { ...o.window, ...totals(this.#window, now) } };
   }
 }

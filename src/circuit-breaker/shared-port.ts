@@ -1,6 +1,5 @@
 import type { BreakerStore, StoredAdmission } from '../store/breaker-store.js';
 import { type Admission, type BreakerOutcome, type BreakerRecord, copyBreakerRecord, newBreakerRecord } from '../transitions/breaker-record.js';
-import type { ResolvedBreakerOptions } from './breaker-options.js';
 import { applyAdmit, applyForce, applyRecord, type BreakerPort, PortFields, type PortOwner } from './breaker-port.js';
 import { type HubMember, StoreHub } from './store-hub.js';
 
@@ -27,7 +26,6 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
   readonly syncIntervalMs: number;
   syncedAt = Number.NEGATIVE_INFINITY;
   readonly #owner: PortOwner;
-  readonly #o: ResolvedBreakerOptions;
   readonly #store: BreakerStore;
   readonly #hub: StoreHub;
   // Bumped on every change of the local copy: an answer to a request issued at the current value
@@ -38,11 +36,11 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
   #syncing: Promise<void> | undefined;
   #pendingForce: 'closed' | 'isolated' | undefined;
 
-  constructor(owner: PortOwner, options: ResolvedBreakerOptions, store: BreakerStore) {
+  constructor(owner: PortOwner, store: BreakerStore) {
     super();
     this.name = owner.name;
     this.#owner = owner;
-    this.#o = options;
+    const options = owner.options;
     this.#store = store;
     this.syncIntervalMs = options.syncIntervalMs;
     this.#hub = StoreHub.of(store, options.clock);
@@ -60,7 +58,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
   }
 
   admit(now: number): Admission | Promise<Admission> {
-    if (this.#loading !== undefined) return this.#loading.then(() => this.#admitNow(this.#o.clock.now()));
+    if (this.#loading !== undefined) return this.#loading.then(() => this.#admitNow(this.#owner.options.clock.now()));
     return this.#admitNow(now);
   }
 
@@ -81,9 +79,9 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
       }
     }
     const { name } = this;
-    const { limits } = this.#o;
+    const limits = this.#owner.options;
     this.#hub
-      .call(this.#o.storeTimeoutMs, () => this.#store.breakerRecord(name, epoch, outcome, now, limits))
+      .call(this.#owner.options.storeTimeoutMs, () => this.#store.breakerRecord(name, epoch, outcome, now, limits))
       .then(
         (record) => this.#adopt(record, undefined),
         () => this.#applyRecord(epoch, outcome, now),
@@ -106,7 +104,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
 
   describe(): object {
     return {
-      failureThreshold: this.#o.limits.failureThreshold,
+      failureThreshold: this.#owner.options.failureThreshold,
       store: { available: this.#hub.available, notifies: typeof this.#store.breakerSubscribe === 'function', syncIntervalMs: this.syncIntervalMs },
     };
   }
@@ -115,10 +113,10 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     if (this.#syncing !== undefined) return this.#syncing;
     const gen = this.#gen;
     const done = (): void => {
-      this.syncedAt = this.#o.clock.now();
+      this.syncedAt = this.#owner.options.clock.now();
       this.#syncing = undefined;
     };
-    this.#syncing = this.#hub.call(this.#o.storeTimeoutMs, () => this.#store.breakerGet(this.name)).then(
+    this.#syncing = this.#hub.call(this.#owner.options.storeTimeoutMs, () => this.#store.breakerGet(this.name)).then(
       (record) => {
         done();
         this.#adopt(record ?? newBreakerRecord(), gen);
@@ -144,7 +142,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
   }
 
   #admitNow(now: number): Admission | Promise<Admission> {
-    const { limits } = this.#o;
+    const limits = this.#owner.options;
     switch (this.state) {
       case 'closed':
         return { kind: 'call', epoch: this.epoch };
@@ -167,7 +165,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     const { name } = this;
     const asking = this.#hub
       .call(
-        this.#o.storeTimeoutMs,
+        this.#owner.options.storeTimeoutMs,
         () => this.#store.breakerAdmit(name, now, limits),
         (late) => this.#giveBack(late),
       )
@@ -179,7 +177,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
         },
         (): Admission => {
           this.#asking = undefined;
-          return this.#applyAdmit(this.#o.clock.now());
+          return this.#applyAdmit(this.#owner.options.clock.now());
         },
       );
     this.#asking = asking;
@@ -190,15 +188,15 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
   #giveBack(late: StoredAdmission): void {
     if (late.admission.kind !== 'probe') return;
     const { name } = this;
-    const { limits } = this.#o;
+    const limits = this.#owner.options;
     const epoch = late.admission.epoch;
-    this.#hub.call(this.#o.storeTimeoutMs, () => this.#store.breakerRecord(name, epoch, 'neutral', this.#o.clock.now(), limits)).catch(noop);
+    this.#hub.call(this.#owner.options.storeTimeoutMs, () => this.#store.breakerRecord(name, epoch, 'neutral', this.#owner.options.clock.now(), limits)).catch(noop);
   }
 
   #writeForce(state: 'closed' | 'isolated'): Promise<void> {
     const gen = this.#gen;
     return this.#hub
-      .call(this.#o.storeTimeoutMs, () => this.#store.breakerForce(this.name, state))
+      .call(this.#owner.options.storeTimeoutMs, () => this.#store.breakerForce(this.name, state))
       .then((record) => {
         if (this.#pendingForce === state) this.#pendingForce = undefined;
         this.#adopt(record, gen);
@@ -207,12 +205,12 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
 
   #applyAdmit(now: number): Admission {
     this.#gen++;
-    return applyAdmit(this, this.#owner, now, this.#o.limits);
+    return applyAdmit(this, this.#owner, now, this.#owner.options);
   }
 
   #applyRecord(epoch: number, outcome: BreakerOutcome, now: number): void {
     this.#gen++;
-    applyRecord(this, this.#owner, epoch, outcome, now, this.#o.limits);
+    applyRecord(this, this.#owner, epoch, outcome, now, this.#owner.options);
   }
 
   #adopt(record: BreakerRecord, issuedAt: number | undefined): void {
