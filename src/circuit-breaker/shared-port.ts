@@ -31,6 +31,9 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
   // Bumped on every change of the local copy: an answer to a request issued at the current value
   // is the newest thing known and is taken as it is; anything else must not lower the epoch.
   #gen = 0;
+  // True once this process moved its copy alone (an outage, an optimistic force): its epochs are
+  // then its own, and the next record from the store is taken as it is, whatever its epoch.
+  #diverged = false;
   #loading: Promise<void> | undefined;
   #asking: Promise<Admission> | undefined;
   #syncing: Promise<void> | undefined;
@@ -90,6 +93,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
 
   force(state: 'closed' | 'isolated'): Promise<void> {
     applyForce(this, this.#owner, state);
+    this.#diverged = true;
     this.#pendingForce = state;
     const written = this.#writeForce(state);
     written.catch(noop); // a caller who does not await is not crashed; the state is written later
@@ -205,16 +209,19 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
 
   #applyAdmit(now: number): Admission {
     this.#gen++;
+    this.#diverged = true;
     return applyAdmit(this, this.#owner, now, this.#owner.options);
   }
 
   #applyRecord(epoch: number, outcome: BreakerOutcome, now: number): void {
     this.#gen++;
+    this.#diverged = true;
     applyRecord(this, this.#owner, epoch, outcome, now, this.#owner.options);
   }
 
   #adopt(record: BreakerRecord, issuedAt: number | undefined): void {
-    if (issuedAt !== this.#gen && record.epoch < this.epoch) return;
+    if (!this.#diverged && issuedAt !== this.#gen && record.epoch < this.epoch) return;
+    this.#diverged = false;
     this.#gen++;
     const before = this.state;
     copyBreakerRecord(this, record);

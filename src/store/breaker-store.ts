@@ -42,7 +42,8 @@ export type BreakerChangeListener = (name: string, record: BreakerRecord) => voi
  * - **Time** (`now`) comes from the calling breaker's clock; every process sharing a store must use
  *   one scale — a wall clock (`Date.now()`), which is the default of a breaker with a store. The
  *   store never reads its own clock for these transitions.
- * - **Limits** travel with every call; a store keeps no configuration.
+ * - **Limits** travel with every call; a store keeps no configuration. Read only `failureThreshold`,
+ *   `cooldownMs` and `probeTimeoutMs` (the object may carry the breaker's other options too).
  * - **Errors**: reject (with the driver's error, ideally wrapped in `StoreError`); never resolve with
  *   a made-up record. The breaker treats any rejection, and any call slower than its
  *   `storeTimeoutMs` (250 ms), as the store being unavailable: it goes on from its local copy and

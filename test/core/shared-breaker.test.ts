@@ -352,6 +352,37 @@ describe('circuitBreaker on a shared store', () => {
       expect(calls.get).toBeGreaterThanOrEqual(2);
     });
 
+    it('after an outage the store record wins, even over epochs this process moved alone and while calls go on', async () => {
+      const clock = new VirtualClock(1_000_000);
+      const inner = memoryStore();
+      let down = true;
+      let answerGet: (() => void) | undefined;
+      const store = replacing(inner, {
+        breakerRecord: (...a) => (down ? Promise.reject(new Error('down')) : inner.breakerRecord(...a)),
+        breakerGet: (...a) =>
+          down ? Promise.reject(new Error('down')) : new Promise((r) => (answerGet = () => r(inner.breakerGet(...a)))),
+      });
+      const b = circuitBreaker({ name: 'dep', store, clock, failureThreshold: 2, cooldownMs: 100 });
+      await clock.advance(250); // the first read fails: unavailable from the start
+      await settle();
+      await fail(b);
+      await fail(b); // a local trip
+      await clock.advance(100);
+      await b.execute(() => 'ok'); // a local probe closes it: three epochs the store never saw
+      expect(b.toJSON()).toMatchObject({ state: 'closed', epoch: 3 });
+      down = false;
+      await clock.advance(650); // t = 1 s: the once-a-second recovery read starts …
+      await fail(b); // … while a call still settles locally
+      answerGet!(); // … and then the store answers
+      await settle();
+      expect(b.toJSON()).toMatchObject({ state: 'closed', epoch: 0, store: { available: true } });
+      await fail(b);
+      await fail(b);
+      await settle();
+      expect((await inner.breakerGet('dep'))?.state).toBe('open'); // counted by the store again
+      expect(b.state).toBe('open');
+    });
+
     it('a failing store: the first probe question fails over to a local probe within the same call', async () => {
       const { b, state } = await trippedAndCooled();
       state.mode = 'fail';
