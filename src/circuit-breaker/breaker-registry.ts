@@ -3,7 +3,12 @@ import { checkInteger, checkName, checkOptions, type OptionKeys } from '../optio
 import { BREAKER_KEYS, type BreakerOptions, type ResolvedBreakerOptions, resolveBreakerOptions } from './breaker-options.js';
 import { breakerFromResolved, type CircuitBreaker, SWEEP, type SweptBreaker } from './circuit-breaker.js';
 
-/** Options of {@link BreakerRegistry}: the defaults of its breakers, and how many it keeps. */
+/**
+ * Options of {@link BreakerRegistry}: the defaults of its breakers, and how many it keeps.
+ *
+ * @example
+ * const options: BreakerRegistryOptions = { failureThreshold: 3, cooldownMs: 10_000, maxBreakers: 50_000 }
+ */
 export interface BreakerRegistryOptions extends BreakerOptions {
   /**
    * How many breakers it keeps before it forgets idle ones: closed, no failure counted, not

@@ -14,7 +14,12 @@ import type { BreakerPort, PortOwner } from './breaker-port.js';
 import { LocalPort } from './local-port.js';
 import { SharedPort } from './shared-port.js';
 
-/** The events a breaker emits. */
+/**
+ * The events a breaker emits.
+ *
+ * @example
+ * const watched: BreakerEventType[] = ['state', 'store_unavailable', 'store_recovered']
+ */
 export type BreakerEventType = 'state' | 'reject' | 'timeout' | 'probe_late' | 'store_unavailable' | 'store_recovered';
 
 /**
