@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Clock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import { InvalidResultError } from '../errors/invalid-result-error.js';
-import { checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
+import { checkClock, checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
 import { type WatchOptions, watch } from '../watch/watch.js';
 import { IncompleteStreamError } from './incomplete-stream-error.js';
 
@@ -137,6 +137,7 @@ function watchOptionsOf(o: Partial<StreamMessageOptions>): WatchOptions<MessageS
   if (o.totalMs !== undefined) w.totalMs = checkMs('totalMs', o.totalMs, 1);
   if (w.firstItemMs === undefined && w.idleMs === undefined && w.totalMs === undefined) w.totalMs = NO_LIMIT_MS;
   if (o.signal !== undefined) w.signal = o.signal;
-  if (o.clock !== undefined) w.clock = o.clock;
+  // Checked here, before any request is sent, not on the watch's first use.
+  if (o.clock !== undefined) w.clock = checkClock<Clock>('clock', o.clock);
   return w;
 }

@@ -1,6 +1,6 @@
 import { canonicalJson } from '../canonical/canonical-json.js';
 import { checkKey } from '../idempotency/check-key.js';
-import { checkOptions, type OptionKeys } from '../options/validate-options.js';
+import { checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import { CheckpointCorruptError } from './checkpoint-corrupt-error.js';
 import { type Checkpointer, type DetailedRecovery, RECOVER_DETAILED } from './checkpointer.js';
 
@@ -33,11 +33,11 @@ const RUN_STEPS_KEYS: OptionKeys<RunStepsOptions<unknown>> = { checkpointer: tru
  */
 export async function runSteps<S>(taskId: string, steps: Array<Step<S>>, options: RunStepsOptions<S>): Promise<S> {
   checkKey('taskId', taskId);
-  if (!Array.isArray(steps) || steps.some((s) => typeof s !== 'function')) throw new TypeError('steps must be an array of functions');
+  if (!Array.isArray(steps) || steps.some((s) => typeof s !== 'function')) throw new TypeError(`steps must be an array of functions, got ${showValue(steps)}`);
   const o = checkOptions('runSteps', options, RUN_STEPS_KEYS);
   const checkpointer = o.checkpointer as Partial<Checkpointer> | undefined;
   if (typeof checkpointer?.save !== 'function' || typeof checkpointer.recover !== 'function') {
-    throw new TypeError('checkpointer must be a Checkpointer, e.g. new Checkpointer(store)');
+    throw new TypeError(`checkpointer must be a Checkpointer, e.g. new Checkpointer(store), got ${showValue(o.checkpointer)}`);
   }
   // Refuse a bad initial state before any step's side effect happens.
   const initialText = canonicalJson(o.initialState, 'initialState');

@@ -1,5 +1,6 @@
 import { spawn as spawnChild } from 'node:child_process';
 import type { SpawnedProcess, SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
+import { checkFunction, checkMs, checkOptions, type OptionKeys } from '../options/validate-options.js';
 
 /**
  * Spawns the Claude Code CLI: the shape of the SDK's `spawnClaudeCodeProcess` option.
@@ -23,6 +24,8 @@ export interface CliProcessGuardOptions {
   /** Receives the CLI's stderr, as the SDK's `stderr` option would (a custom spawn bypasses it). Default: discarded. */
   stderr?: (data: string) => void;
 }
+
+const CLI_PROCESS_GUARD_KEYS: OptionKeys<CliProcessGuardOptions> = { spawn: true, graceMs: true, stderr: true };
 
 /**
  * The CLI processes one `query()` started, and the means to stop them now. Pass `spawn` as the
@@ -94,12 +97,11 @@ function defaultSpawn(stderr: ((data: string) => void) | undefined): SpawnCli {
  * // on a stall:
  * q.close(); await guard.terminate()
  */
-export function cliProcessGuard(options: CliProcessGuardOptions = {}): CliProcessGuard {
-  const graceMs = options.graceMs ?? 1000;
-  if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0) {
-    throw new RangeError(`graceMs must be a finite number of ms >= 0, got ${String(graceMs)}`);
-  }
-  const inner = options.spawn ?? defaultSpawn(options.stderr);
+export function cliProcessGuard(guardOptions?: CliProcessGuardOptions): CliProcessGuard {
+  const options = checkOptions('cliProcessGuard', guardOptions, CLI_PROCESS_GUARD_KEYS);
+  const graceMs = options.graceMs === undefined ? 1000 : checkMs('graceMs', options.graceMs);
+  const stderr = options.stderr === undefined ? undefined : checkFunction<(data: string) => void>('stderr', options.stderr);
+  const inner = options.spawn === undefined ? defaultSpawn(stderr) : checkFunction<SpawnCli>('spawn', options.spawn);
   const tracked: Tracked[] = [];
   const pids: number[] = [];
 

@@ -10,7 +10,7 @@ import type { Clock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import { InvalidResultError } from '../errors/invalid-result-error.js';
 import { isStallError } from '../errors/stall-error.js';
-import { checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
+import { checkClock, checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
 import { type WatchOptions, watch } from '../watch/watch.js';
 import { emitModelFallback, isModelFallbackMessage } from './agent-events.js';
 import { agentResultError, noResultError } from './agent-outcome.js';
@@ -247,7 +247,8 @@ function watchOptionsOf(o: Partial<RunQueryOptions>): WatchOptions<SDKMessage> {
   if (totalMs !== undefined) w.totalMs = totalMs;
   else if (idleMs === undefined && firstMs === undefined) w.totalMs = NO_LIMIT_MS;
   w.isProgress = o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress);
-  if (o.clock !== undefined) w.clock = o.clock;
+  // Checked here, before any request is sent, not on the watch's first use.
+  if (o.clock !== undefined) w.clock = checkClock<Clock>('clock', o.clock);
   return w;
 }
 

@@ -1,6 +1,7 @@
 import type { AgentDefinition, Options, SDKResultSuccess, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { CallContext } from '../context/call-context.js';
 import type { FallbackPath } from '../fallback/fallback.js';
+import { checkClock, checkName, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { Policy } from '../policy/policy.js';
 import { type RunQueryOptions, runQuery } from './run-query.js';
 
@@ -13,8 +14,8 @@ import { type RunQueryOptions, runQuery } from './run-query.js';
  * query({ prompt, options: agentOptions('researcher', { description: 'Researches', prompt: 'You research.', model: 'sonnet' }, base) })
  */
 export function agentOptions(name: string, agent: AgentDefinition, base?: Options): Options {
-  if (typeof name !== 'string' || name === '') throw new TypeError(`name must be a non-empty string, got ${JSON.stringify(name)}`);
-  if (typeof agent !== 'object' || agent === null) throw new TypeError('agent must be an AgentDefinition { description, prompt, … }');
+  checkName('name', name);
+  if (typeof agent !== 'object' || agent === null) throw new TypeError(`agent must be an AgentDefinition { description, prompt, … }, got ${showValue(agent)}`);
   return { ...base, agents: { ...base?.agents, [name]: agent }, agent: name };
 }
 
@@ -37,6 +38,24 @@ export interface SubagentPathConfig extends Omit<RunQueryOptions, 'signal'> {
   policy?: Policy;
 }
 
+const SUBAGENT_PATH_KEYS: OptionKeys<SubagentPathConfig> = {
+  name: true,
+  agent: true,
+  prompt: true,
+  options: true,
+  policy: true,
+  firstMessageMs: true,
+  idleMs: true,
+  totalMs: true,
+  validate: true,
+  isProgress: true,
+  onMessage: true,
+  query: true,
+  killGraceMs: true,
+  exitGraceMs: true,
+  clock: true,
+};
+
 /**
  * Turns an `AgentDefinition` into a `fallback` path that runs it with `runQuery` (stall
  * detection, classified failures, no CLI left behind), cancelled by the path's `ctx.signal`.
@@ -51,7 +70,10 @@ export interface SubagentPathConfig extends Omit<RunQueryOptions, 'signal'> {
  * const { value, servedBy, degraded } = await research.execute()
  */
 export function subagentPath(config: SubagentPathConfig): FallbackPath<SDKResultSuccess> {
-  if (typeof config !== 'object' || config === null) throw new TypeError('subagentPath(config) needs { name, agent, prompt, … }');
+  if (typeof config !== 'object' || config === null) throw new TypeError(`subagentPath(config) needs { name, agent, prompt, … }, got ${showValue(config)}`);
+  checkOptions('subagentPath', config, SUBAGENT_PATH_KEYS);
+  // The runQuery options are used on every call: a bad clock must fail here, not on first use.
+  if (config.clock !== undefined) checkClock('clock', config.clock);
   const { name, agent, prompt, options, policy, ...runOptions } = config;
   const sdkOptions = agentOptions(name, agent, options);
   if (typeof prompt !== 'string' && typeof prompt !== 'function' && typeof prompt?.[Symbol.asyncIterator] !== 'function') {

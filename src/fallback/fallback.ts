@@ -5,14 +5,14 @@ import { abortReason } from '../errors/abort-error.js';
 import { Emitter } from '../events/emitter.js';
 import type { Listener, RecourseEventMap } from '../events/event-types.js';
 import { checkName, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
-import { start, terminal } from '../policy/layer.js';
+import { EXECUTE_KEYS, start, terminal } from '../policy/layer.js';
 import type { Policy } from '../policy/policy.js';
 
 // Marks fallback ladders, which look like a policy (`execute`, `on`) but are not one. Registered,
 // so two copies of recourse in one process recognise each other's ladders.
 const LADDER: unique symbol = Symbol.for('recourse.fallback') as never;
 
-const EXECUTE_KEYS: OptionKeys<ExecuteOptions> = { signal: true, idempotencyKey: true };
+const PATH_KEYS: OptionKeys<FallbackPath<unknown>> = { name: true, run: true, policy: true };
 
 /** @internal True for a `fallback(...)` ladder. */
 export function isFallback(value: unknown): boolean {
@@ -76,10 +76,11 @@ export function fallback<T>(paths: Array<FallbackPath<T>>): Fallback<T> {
   const names = new Set<string>();
   paths.forEach((p, i) => {
     if (typeof p !== 'object' || p === null) throw new TypeError(`paths[${i}] must be an object { name, run, policy? }`);
+    checkOptions(`fallback paths[${i}]`, p, PATH_KEYS as OptionKeys<FallbackPath<T>>);
     checkName(`paths[${i}].name`, p.name);
     if (names.has(p.name)) throw new TypeError(`paths[${i}].name "${p.name}" is used twice`);
     names.add(p.name);
-    if (typeof p.run !== 'function') throw new TypeError(`paths[${i}].run must be a function`);
+    if (typeof p.run !== 'function') throw new TypeError(`paths[${i}].run must be a function, got ${showValue(p.run)}`);
     if (isFallback(p.policy)) throw new TypeError(ladderIsNotAPolicy(`paths[${i}].policy`));
     if (p.policy !== undefined && (typeof p.policy !== 'object' || p.policy === null || typeof p.policy.execute !== 'function')) {
       throw new TypeError(`paths[${i}].policy must be a policy, got ${showValue(p.policy)}`);

@@ -2,7 +2,8 @@ import { classify } from '../classify/classify.js';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { Emitter, reportListenerError } from '../events/emitter.js';
 import type { DegradationDirection, Listener, RecourseEventMap } from '../events/event-types.js';
-import { checkFunction, checkInteger, checkMs, checkNumber, checkOptions, type OptionKeys , checkClock, checkName } from '../options/validate-options.js';
+import { checkClock, checkFunction, checkInteger, checkMs, checkName, checkNumber, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import { safeRead } from '../text/safe-text.js';
 import type { ErrorRate, HealthMonitor } from './health-monitor.js';
 
 /** Flags a level carries for the orchestrator to read. */
@@ -55,6 +56,8 @@ export interface DegradationOptions<F extends DegradationFlags> {
   onContextOverflow?: (info: { dependency: string; error: unknown }) => void;
 }
 
+const BASE_LEVEL_KEYS: OptionKeys<BaseLevel<DegradationFlags>> = { name: true, flags: true };
+const LEVEL_KEYS: OptionKeys<DegradationLevel<DegradationFlags>> = { name: true, enterAt: true, exitBelow: true, flags: true };
 const DEGRADATION_KEYS: OptionKeys<DegradationOptions<DegradationFlags>> = { levels: true, monitor: true, dependencies: true, errorRate: true, holdMs: true, minimumCalls: true, name: true, clock: true, onContextOverflow: true };
 
 /** A degradation controller (see {@link degradation}). */
@@ -87,18 +90,23 @@ interface Level<F> {
 const MAX_CHANGES = 100;
 
 function resolveLevels<F extends DegradationFlags>(levels: unknown): Level<F>[] {
-  if (!Array.isArray(levels) || levels.length === 0) throw new TypeError('levels must be a non-empty array, e.g. [{ name: "normal", flags: {…} }, { name: "degraded", enterAt: 0.2, flags: {…} }]');
+  if (!Array.isArray(levels) || levels.length === 0) {
+    throw new TypeError(`levels must be a non-empty array such as [{ name: "normal", flags: {…} }, { name: "degraded", enterAt: 0.2, flags: {…} }], got ${showValue(levels)}`);
+  }
   const names = new Set<string>();
   const base = levels[0] as Partial<BaseLevel<F>> & { enterAt?: unknown };
-  if (typeof base?.flags !== 'object' || base.flags === null) throw new TypeError('levels[0].flags must be an object (the flags of the healthy level)');
-  if (base.enterAt !== undefined) throw new TypeError('levels[0] is the healthy level and takes no enterAt');
+  if (typeof base !== 'object' || base === null) throw new TypeError(`levels[0] must be an object { name, flags }, got ${showValue(base)}`);
+  checkOptions('levels[0]', base, BASE_LEVEL_KEYS as OptionKeys<typeof base>);
+  if (typeof base.flags !== 'object' || base.flags === null) throw new TypeError(`levels[0].flags must be an object (the flags of the healthy level), got ${showValue(base.flags)}`);
+  if (base.enterAt !== undefined) throw new TypeError(`levels[0] is the healthy level and takes no enterAt, got ${showValue(base.enterAt)}`);
   let previous = 0;
   return levels.map((l: Partial<DegradationLevel<F>> | undefined, i): Level<F> => {
-    if (typeof l !== 'object' || l === null) throw new TypeError(`levels[${i}] must be an object { name, enterAt, exitBelow?, flags? }`);
+    if (typeof l !== 'object' || l === null) throw new TypeError(`levels[${i}] must be an object { name, enterAt, exitBelow?, flags? }, got ${showValue(l)}`);
+    if (i > 0) checkOptions(`levels[${i}]`, l, LEVEL_KEYS);
     const name = checkName(`levels[${i}].name`, l.name);
     if (names.has(name)) throw new TypeError(`levels[${i}].name "${name}" is used twice`);
     names.add(name);
-    if (l.flags !== undefined && (typeof l.flags !== 'object' || l.flags === null)) throw new TypeError(`levels[${i}].flags must be an object`);
+    if (l.flags !== undefined && (typeof l.flags !== 'object' || l.flags === null)) throw new TypeError(`levels[${i}].flags must be an object, got ${showValue(l.flags)}`);
     const flags = Object.freeze({ ...base.flags, ...l.flags }) as Readonly<F>;
     if (i === 0) return { name, enterAt: 0, exitBelow: 0, flags };
     const enterAt = checkNumber(`levels[${i}].enterAt`, l.enterAt, Number.MIN_VALUE, 1);
@@ -131,7 +139,7 @@ class Controller<F extends DegradationFlags> implements DegradationController<F>
     if (o.name !== undefined) checkName('name', o.name);
     this.#events = new Emitter('degradation', o.name ?? 'degradation');
     const monitor = o.monitor;
-    if (monitor !== undefined && typeof monitor?.errorRate !== 'function') throw new TypeError('monitor must be a HealthMonitor, e.g. healthMonitor()');
+    if (monitor !== undefined && typeof safeRead(monitor, 'errorRate') !== 'function') throw new TypeError(`monitor must be a HealthMonitor, e.g. healthMonitor(), got ${showValue(monitor)}`);
     if (o.errorRate !== undefined) {
       const read = checkFunction<() => number | ErrorRate>('errorRate', o.errorRate);
       this.#source = () => {

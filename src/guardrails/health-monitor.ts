@@ -5,7 +5,8 @@ import { Emitter } from '../events/emitter.js';
 import { dependencyOf } from '../events/event-scope.js';
 import type { BreakerState, CallOutcome, RecourseEvent } from '../events/event-types.js';
 import { subscribe } from '../events/subscribe.js';
-import { checkInteger, checkMs, checkOptions, type OptionKeys , checkClock, checkName } from '../options/validate-options.js';
+import { checkClock, checkInteger, checkMs, checkName, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import { safeRead } from '../text/safe-text.js';
 import { LatencyHistogram, type LatencyStats } from './latency-histogram.js';
 import { TimeBuckets } from './time-buckets.js';
 
@@ -185,7 +186,7 @@ class Monitor implements HealthMonitor {
   record(dependency: string, sample: HealthSample): void {
     checkName('dependency', dependency);
     if (typeof sample !== 'object' || sample === null || !['success', 'failure', 'cancelled'].includes(sample.outcome)) {
-      throw new TypeError(`sample.outcome must be one of 'success', 'failure', 'cancelled', got ${JSON.stringify(sample?.outcome)}`);
+      throw new TypeError(`sample.outcome must be one of 'success', 'failure', 'cancelled', got ${showValue(safeRead(sample, 'outcome'))}`);
     }
     const b = this.#bucket(dependency);
     b.counts.calls++;

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../clock/clock.js';
-import { checkMs, checkNumber, checkOptions, type OptionKeys , checkClock } from '../options/validate-options.js';
+import { checkClock, checkMs, checkNumber, checkOptions, type OptionKeys } from '../options/validate-options.js';
 import type { RetryBudget } from '../retry/retry-budget.js';
 import { TimeBuckets } from './time-buckets.js';
 

@@ -4,7 +4,7 @@ import { untilAborted } from '../context/until-aborted.js';
 import { abortReason } from '../errors/abort-error.js';
 import { Emitter, eventChannel } from '../events/emitter.js';
 import type { Listener, RecourseEventMap, RecourseEventType } from '../events/event-types.js';
-import { checkName, checkSignal, showValue } from '../options/validate-options.js';
+import { checkName, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { Policy } from './policy.js';
 
 /** @internal Runs the rest of a chain for `fn` in `scope`; may return a plain value or throw. */
@@ -71,6 +71,8 @@ function toPromise<T>(invoke: Invoke, fn: Work<T>, scope: Scope, self: unknown):
   }
 }
 
+/** @internal The keys of `ExecuteOptions`; checked only when options are given (a call without options pays nothing). */
+export const EXECUTE_KEYS: OptionKeys<ExecuteOptions> = { signal: true, idempotencyKey: true };
 /**
  * @internal Starts one call chain: builds its root scope (nested in the ambient one, for the
  * dependency `name` when given) and runs it. `invoke` is called with `self` as `this`, so a policy
@@ -84,8 +86,10 @@ export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | 
   if (ambient?.canAbort && ambient.aborted) return Promise.reject(ambient.reason);
   if (options === undefined) return toPromise(invoke, fn, Scope.root(ambient, undefined, undefined, name), self);
   let signal: AbortSignal | undefined;
-  const key = options.idempotencyKey;
+  let key: string | undefined;
   try {
+    checkOptions('execute', options, EXECUTE_KEYS);
+    key = options.idempotencyKey;
     signal = checkSignal('signal', options.signal);
     if (key !== undefined && (typeof key !== 'string' || key === '')) {
       throw new TypeError(`idempotencyKey must be a non-empty string, got ${showValue(key)}`);

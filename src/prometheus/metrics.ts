@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, type Registry, register as globalRegistry } 
 import type { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
 import type { BreakerState, RecourseEvent } from '../events/event-types.js';
 import { subscribe } from '../events/subscribe.js';
-import { checkOptions, type OptionKeys } from '../options/validate-options.js';
+import { checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import { dependencyOf } from '../events/event-scope.js';
 
 /** Options of {@link prometheusMetrics}. */
@@ -118,10 +118,10 @@ export function prometheusMetrics(options?: PrometheusOptions): PrometheusMetric
   const o = checkOptions('prometheusMetrics', options, PROMETHEUS_KEYS);
   const registry = o.registry ?? globalRegistry;
   const prefix = o.prefix ?? 'recourse_';
-  if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$|^$/.test(prefix)) throw new TypeError(`prefix must be a valid metric name prefix, got ${JSON.stringify(prefix)}`);
+  if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$|^$/.test(prefix)) throw new TypeError(`prefix must be a valid metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*), got ${showValue(prefix)}`);
   const buckets = o.buckets ?? DEFAULT_BUCKETS;
   if (!Array.isArray(buckets) || buckets.length === 0 || buckets.some((b) => typeof b !== 'number' || !(b > 0))) {
-    throw new TypeError(`buckets must be a non-empty array of numbers > 0, got ${JSON.stringify(buckets)}`);
+    throw new TypeError(`buckets must be a non-empty array of numbers > 0, got ${showValue(buckets)}`);
   }
   const breakers = o.breakers;
   let shared = subscriptions.get(registry)?.get(prefix);

@@ -1,3 +1,5 @@
+import { showValue } from '../options/validate-options.js';
+
 /**
  * A deterministic pseudo-random source (mulberry32): the same seed always yields the same
  * sequence of numbers in [0, 1). Small, fast and good enough for fault injection and jitter in
@@ -9,6 +11,7 @@
  * random() // 0.6011037519201636, and the same on every run
  */
 export function seededRandom(seed: number): () => number {
+  if (typeof seed !== 'number' || !Number.isFinite(seed)) throw new TypeError(`seed must be a finite number, got ${showValue(seed)}`);
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) | 0;

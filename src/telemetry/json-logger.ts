@@ -1,6 +1,7 @@
 import type { RecourseEvent } from '../events/event-types.js';
 import { dependencyOf } from '../events/event-scope.js';
 import { type ErrorSummary, summarizeError } from './error-summary.js';
+import { checkOneOf, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import { safeRead, textOf } from '../text/safe-text.js';
 import { wholeMs } from '../text/whole-ms.js';
 import { redact, redactText } from './redact.js';
@@ -9,6 +10,7 @@ import { redact, redactText } from './redact.js';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** Options of {@link jsonLogger}. */
 export interface JsonLoggerOptions {
@@ -17,6 +19,8 @@ export interface JsonLoggerOptions {
   /** Fields added to every line (e.g. `{ service: 'orchestrator' }`), redacted like the rest. */
   fields?: Record<string, unknown>;
 }
+
+const JSON_LOGGER_KEYS: OptionKeys<JsonLoggerOptions> = { level: true, fields: true };
 
 /** One line written by {@link jsonLogger}. */
 export interface LogLine {
@@ -157,10 +161,11 @@ export function toLogLine(e: RecourseEvent, fields?: Record<string, unknown>): L
  * const stop = subscribe(jsonLogger(process.stderr, { level: 'info', fields: { service: 'orchestrator' } }))
  */
 export function jsonLogger(out: { write(line: string): unknown }, options?: JsonLoggerOptions): (event: RecourseEvent) => void {
-  if (typeof out?.write !== 'function') throw new TypeError('jsonLogger(out) needs an object with a write(line) method, e.g. process.stderr');
-  const min = RANK[options?.level ?? 'debug'];
-  if (min === undefined) throw new RangeError(`level must be one of 'debug', 'info', 'warn', 'error', got ${JSON.stringify(options?.level)}`);
-  const fields = options?.fields;
+  if (typeof safeRead(out, 'write') !== 'function') throw new TypeError(`out must be an object with a write(line) method, e.g. process.stderr, got ${showValue(out)}`);
+  const o = checkOptions('jsonLogger', options, JSON_LOGGER_KEYS);
+  const min = RANK[o.level === undefined ? 'debug' : checkOneOf('level', o.level, LEVELS)];
+  const fields = o.fields;
+  if (fields !== undefined && (typeof fields !== 'object' || fields === null || Array.isArray(fields))) throw new TypeError(`fields must be an object, got ${showValue(fields)}`);
   return (event: RecourseEvent): void => {
     const level = levelOf(event);
     if (RANK[level] < min) return;

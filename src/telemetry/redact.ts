@@ -1,3 +1,4 @@
+import { checkInteger, checkOptions, type OptionKeys } from '../options/validate-options.js';
 import { safeField, textOf } from '../text/safe-text.js';
 import { REDACTED, redactText } from './redact-text.js';
 import { isSecretKey } from './secret-names.js';
@@ -14,6 +15,8 @@ export interface RedactOptions {
   /** Arrays and objects keep this many entries. Default 50. */
   maxEntries?: number;
 }
+
+const REDACT_KEYS: OptionKeys<RedactOptions> = { maxDepth: true, maxStringLength: true, maxEntries: true };
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -133,6 +136,11 @@ function walk(value: unknown, depth: number, seen: Set<object>, limits: Limits):
  * // { headers: { 'x-api-key': '[REDACTED]', accept: 'json' } }
  */
 export function redact(value: unknown, options?: RedactOptions): unknown {
-  const limits: Limits = { depth: options?.maxDepth ?? 6, length: options?.maxStringLength ?? 2000, entries: options?.maxEntries ?? 50 };
+  const o = checkOptions('redact', options, REDACT_KEYS);
+  const limits: Limits = {
+    depth: o.maxDepth === undefined ? 6 : checkInteger('maxDepth', o.maxDepth, 0),
+    length: o.maxStringLength === undefined ? 2000 : checkInteger('maxStringLength', o.maxStringLength, 0),
+    entries: o.maxEntries === undefined ? 50 : checkInteger('maxEntries', o.maxEntries, 0),
+  };
   return walk(value, 0, new Set(), limits);
 }

@@ -1,6 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import type { Timer, TimerClock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
+import { showValue } from '../options/validate-options.js';
 
 interface VirtualTimer {
   at: number;
@@ -29,6 +30,7 @@ export class VirtualClock implements TimerClock {
 
   /** @param start the initial time in ms (default 0). */
   constructor(start = 0) {
+    if (typeof start !== 'number' || !Number.isFinite(start)) throw new TypeError(`start must be a finite number (the clock's first time, ms), got ${showValue(start)}`);
     this.#now = start;
   }
 

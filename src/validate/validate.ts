@@ -3,6 +3,7 @@ import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import { InvalidResultError, type ResultIssue } from '../errors/invalid-result-error.js';
 import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
+import { showValue } from '../options/validate-options.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { safeField, textOf } from '../text/safe-text.js';
 
@@ -19,7 +20,7 @@ class ValidatePolicy<T> extends BaseLayer {
   constructor(check: StandardSchemaV1<T> | ResultCheck<T>) {
     super('validate');
     if (typeof check !== 'function' && !isSchema(check)) {
-      throw new TypeError('validate(check) needs a Standard Schema (zod, valibot, arktype, …) or a predicate function');
+      throw new TypeError(`check must be a Standard Schema (zod, valibot, arktype, …) or a predicate function, got ${showValue(check)}`);
     }
     this.#check = check;
   }

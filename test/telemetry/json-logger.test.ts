@@ -9,7 +9,7 @@ import { lines } from './helpers.js';
 
 describe('jsonLogger', () => {
   it('validates its arguments', () => {
-    expect(() => jsonLogger({} as never)).toThrow(/needs an object with a write\(line\) method/);
+    expect(() => jsonLogger({} as never)).toThrow(/^out must be an object with a write\(line\) method, e.g. process.stderr, got {}$/);
     expect(() => jsonLogger(lines(), { level: 'loud' as never })).toThrow(/level must be one of/);
   });
 

@@ -1,0 +1,160 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import * as anthropic from '../../src/anthropic/index.js';
+import * as chaos from '../../src/chaos/index.js';
+import * as agentSdk from '../../src/claude-agent-sdk/index.js';
+import * as core from '../../src/index.js';
+import * as otel from '../../src/otel/index.js';
+import * as prometheus from '../../src/prometheus/index.js';
+import * as sqlite from '../../src/sqlite/index.js';
+import * as testing from '../../src/testing/index.js';
+
+// Issue 11.3 (audit) and 9.13: every options object of the public surface is strict and checked
+// alike when the thing is built: an unknown key throws a TypeError `<owner>: unknown option "<key>"`
+// naming the known ones, a bad value throws `<option> must be …, got <value>`, and every `clock`
+// is checked at once (not on first use, where it would turn a dependency's 503 into a TypeError
+// that no breaker counts).
+
+const ENTRIES = { recourse: core, 'recourse/testing': testing, 'recourse/chaos': chaos, 'recourse/sqlite': sqlite, 'recourse/otel': otel, 'recourse/prometheus': prometheus, 'recourse/anthropic': anthropic, 'recourse/claude-agent-sdk': agentSdk };
+
+type Options = Record<string, unknown>;
+
+interface Row {
+  /** The exported name this row covers (`entry:name`). */
+  covers: string;
+  /** The name the unknown-key message starts with; omitted when the thing takes no options object. */
+  owner?: string;
+  /** Builds it with `extra` merged into its options (or as its only argument when it has none). */
+  build: (extra: Options) => unknown;
+  /** One bad value: the option, the value, and the option's name in the message when it differs. */
+  bad: [option: string, value: unknown, shown?: string];
+  /** It takes a `clock`. */
+  clock?: boolean;
+  /** Checked when called (an async function): the promise rejects instead of a throw. */
+  async?: boolean;
+}
+
+const store = core.memoryStore();
+const levels = [{ name: 'normal', flags: {} }, { name: 'hard', enterAt: 0.5 }];
+const agent = { description: 'd', prompt: 'p' };
+const client = { messages: { stream: () => ({}) } } as never;
+const query = (() => (async function* () {})()) as never;
+
+const ROWS: Row[] = [
+  { covers: 'recourse:exponential', owner: 'exponential', build: (x) => core.exponential(x), bad: ['baseMs', -1] },
+  { covers: 'recourse:constant', build: (x) => core.constant(x.ms as number), bad: ['ms', -5] },
+  { covers: 'recourse:retry', owner: 'retry', build: (x) => core.retry(x), bad: ['maxAttempts', 0], clock: true },
+  { covers: 'recourse:timeout', owner: 'timeout', build: (x) => core.timeout(10, x), bad: ['name', ''], clock: true },
+  { covers: 'recourse:circuitBreaker', owner: 'circuitBreaker', build: (x) => core.circuitBreaker(x), bad: ['cooldownMs', -1], clock: true },
+  { covers: 'recourse:BreakerRegistry', owner: 'circuitBreaker', build: (x) => new core.BreakerRegistry(x), bad: ['failureThreshold', 0], clock: true },
+  { covers: 'BreakerRegistry.get', owner: 'circuitBreaker', build: (x) => new core.BreakerRegistry().get('dep', x), bad: ['probeTimeoutMs', -1], clock: true },
+  { covers: 'recourse:fallback', owner: 'fallback paths[0]', build: (x) => core.fallback([{ name: 'a', run: () => 1, ...x }]), bad: ['policy', 5] },
+  { covers: 'fallback.execute', owner: 'execute', build: (x) => core.fallback([{ name: 'a', run: () => 1 }]).execute(x), bad: ['signal', 5], async: true },
+  { covers: 'policy.execute', owner: 'execute', build: (x) => core.retry().execute(() => 1, x), bad: ['idempotencyKey', ''], async: true },
+  { covers: 'recourse:validate', build: (x) => core.validate(x.check as never), bad: ['check', 5] },
+  { covers: 'recourse:watch', owner: 'watch', build: (x) => core.watch((async function* () {})(), { idleMs: 5, ...x }), bad: ['idleMs', -1], clock: true },
+  { covers: 'recourse:pipeline', build: (x) => core.pipeline(x.policy as never), bad: ['policy', 5, 'pipeline argument 0'] },
+  { covers: 'recourse:subscribe', build: (x) => core.subscribe(x.sink as never), bad: ['sink', 5] },
+  { covers: 'recourse:retryBudget', owner: 'retryBudget', build: (x) => core.retryBudget(x), bad: ['ratio', 2], clock: true },
+  { covers: 'recourse:healthMonitor', owner: 'healthMonitor', build: (x) => core.healthMonitor(x), bad: ['windowMs', 0], clock: true },
+  { covers: 'recourse:degradation', owner: 'degradation', build: (x) => core.degradation({ levels: levels as never, errorRate: () => 0, ...x }), bad: ['holdMs', -1], clock: true },
+  { covers: 'degradation levels', owner: 'levels[1]', build: (x) => core.degradation({ levels: [levels[0]!, { ...levels[1]!, ...x }], errorRate: () => 0 } as never), bad: ['exitBelow', 2] },
+  { covers: 'recourse:instrument', owner: 'instrument', build: (x) => core.instrument({ name: 'a', ...x }), bad: ['per', 'sometimes'], clock: true },
+  { covers: 'recourse:jsonLogger', owner: 'jsonLogger', build: (x) => core.jsonLogger({ write() {} }, x), bad: ['level', 'loud'] },
+  { covers: 'recourse:redact', owner: 'redact', build: (x) => core.redact('text', x), bad: ['maxDepth', -1] },
+  { covers: 'recourse:IdempotencyLedger', owner: 'IdempotencyLedger', build: (x) => new core.IdempotencyLedger(store, x), bad: ['leaseMs', -1], clock: true },
+  { covers: 'IdempotencyLedger.run', owner: 'run', build: (x) => new core.IdempotencyLedger(store).run('k', async () => 1, x), bad: ['signal', 5], async: true },
+  { covers: 'recourse:Checkpointer', owner: 'Checkpointer', build: (x) => new core.Checkpointer(store, x), bad: ['clock', 5], clock: true },
+  { covers: 'recourse:runSteps', owner: 'runSteps', build: (x) => core.runSteps('t', [], { checkpointer: new core.Checkpointer(store), initialState: 1, ...x }), bad: ['checkpointer', 5], async: true },
+  { covers: 'recourse:Saga', owner: 'Saga', build: (x) => new core.Saga('s', x), bad: ['leaseMs', -1], clock: true },
+  { covers: 'Saga.recover', owner: 'recover', build: (x) => new core.Saga('s2', { store }).recover(x), bad: ['signal', 5], async: true },
+  { covers: 'recourse/testing:VirtualClock', build: (x) => new testing.VirtualClock(x.start as number), bad: ['start', 'noon'] },
+  { covers: 'recourse/testing:seededRandom', build: (x) => testing.seededRandom(x.seed as number), bad: ['seed', 'x'] },
+  { covers: 'recourse/chaos:startChaosServer', owner: 'startChaosServer', build: (x) => chaos.startChaosServer({ scenario: { rules: [] }, ...x }), bad: ['port', -1], clock: true, async: true },
+  { covers: 'recourse/sqlite:sqliteStore', owner: 'sqliteStore', build: (x) => sqlite.sqliteStore({ path: '/nonexistent-dir/never.db', ...x }), bad: ['busyTimeoutMs', -1] },
+  { covers: 'recourse/otel:traced', owner: 'traced', build: (x) => otel.traced({ name: 'a', ...x }), bad: ['per', 'sometimes'] },
+  { covers: 'recourse/prometheus:prometheusMetrics', owner: 'prometheusMetrics', build: (x) => prometheus.prometheusMetrics({ registry: new Registry(), ...x }), bad: ['prefix', '1bad'] },
+  { covers: 'recourse/anthropic:streamMessage', owner: 'streamMessage', build: (x) => anthropic.streamMessage(client, {} as never, x), bad: ['idleMs', 0], clock: true, async: true },
+  { covers: 'recourse/claude-agent-sdk:runQuery', owner: 'runQuery', build: (x) => agentSdk.runQuery({ prompt: 'x' }, { query, ...x }), bad: ['idleMs', 0], clock: true, async: true },
+  { covers: 'recourse/claude-agent-sdk:subagentPath', owner: 'subagentPath', build: (x) => agentSdk.subagentPath({ name: 'a', agent, prompt: 'x', ...x }), bad: ['agent', 5], clock: true },
+  { covers: 'recourse/claude-agent-sdk:agentOptions', build: (x) => agentSdk.agentOptions(x.name as string, agent), bad: ['name', ''] },
+  { covers: 'recourse/claude-agent-sdk:agentEnv', owner: 'agentEnv', build: (x) => agentSdk.agentEnv(x), bad: ['maxRetries', -1] },
+  { covers: 'recourse/claude-agent-sdk:cliProcessGuard', owner: 'cliProcessGuard', build: (x) => agentSdk.cliProcessGuard(x), bad: ['graceMs', -1] },
+];
+
+/** Exports that take no options object and no value worth a row, and why. */
+const NO_OPTIONS: Record<string, string> = {
+  'recourse/anthropic:anthropicClientOptions': "passes the Anthropic SDK's own ClientOptions through: unknown keys are the SDK's",
+  'recourse/anthropic:withoutSdkRetries': 'takes a client',
+  'recourse/chaos:parseScenario': 'a scenario document: checked field by field, errors are ChaosScenarioError naming the field path',
+  'recourse/chaos:loadScenario': 'reads a scenario file (see parseScenario)',
+  'recourse/testing:storeConformance': "takes the test runner's describe/it/expect",
+  'recourse:memoryStore': 'takes nothing',
+  'recourse:admitTransition': 'a pure transition of a breaker record (store back ends)',
+  'recourse:recordTransition': 'a pure transition of a breaker record (store back ends)',
+  'recourse:newBreakerRecord': 'takes nothing',
+  'recourse/otel:stopSpanEvents': 'takes nothing',
+  'recourse/claude-agent-sdk:onAgentEvent': 'an event name and a listener',
+};
+const takesNoOptions = (name: string, value: unknown): boolean =>
+  // error classes, their guards and pure functions of a value
+  /Error$|^is[A-Z]/.test(name) ||
+  ['abortReason', 'classify', 'explain', 'explainJSON', 'summarizeError', 'canonicalJson', 'idempotencyKey', 'sha256Hex', 'redactText', 'agentResultError', 'noResultError'].includes(name) ||
+  typeof value !== 'function';
+
+async function failure(run: () => unknown, async: boolean | undefined): Promise<unknown> {
+  if (async) {
+    return Promise.resolve()
+      .then(run)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+  }
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe('every public factory checks its options strictly and alike (11.3, 9.13)', () => {
+  it('the table covers every function exported by every entry', () => {
+    const covered = new Set(ROWS.map((r) => r.covers));
+    const missing: string[] = [];
+    for (const [entry, module] of Object.entries(ENTRIES)) {
+      for (const [name, value] of Object.entries(module)) {
+        const id = `${entry}:${name}`;
+        if (!covered.has(id) && !(id in NO_OPTIONS) && !takesNoOptions(name, value)) missing.push(id);
+      }
+    }
+    expect(missing, 'add a row to ROWS (or a reason to NO_OPTIONS)').toEqual([]);
+  });
+
+  it.each(ROWS.filter((r) => r.owner !== undefined).map((r) => [r.covers, r] as const))('%s: an unknown key throws a TypeError naming it and the known keys', async (_, row) => {
+    const error = await failure(() => row.build({ zzzUnknown: 1 }), row.async);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toMatch(new RegExp(`^${row.owner!.replace(/[[\]]/g, '\\$&')}: unknown option "zzzUnknown"; known options: `));
+  });
+
+  it.each(ROWS.map((r) => [r.covers, r] as const))('%s: a bad value throws when it is built, naming the option', async (_, row) => {
+    const [option, value, shown = option] = row.bad;
+    const error = await failure(() => row.build({ [option]: value }), row.async);
+    expect(error, `${row.covers} accepted ${option}: ${String(value)}`).toBeInstanceOf(Error);
+    expect(['TypeError', 'RangeError']).toContain((error as Error).name);
+    // one format: `<option> must be …, got <value>` (an owner prefix, `startChaosServer: port …`, is allowed)
+    expect((error as Error).message).toMatch(new RegExp(`(^|: |\\.)${shown.replace(/[[\]]/g, '\\$&')} must be .*got `));
+  });
+
+  it.each(ROWS.filter((r) => r.clock).map((r) => [r.covers, r] as const))('%s: clock {} is refused at once (9.13)', async (_, row) => {
+    const error = await failure(() => row.build({ clock: {} }), row.async);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toMatch(/(^|: )clock must be a Clock .*got \{\}$/);
+  });
+
+  it('circuitBreaker({ clock: {} }) throws when built, so an upstream 503 is never turned into an uncounted TypeError', () => {
+    expect(() => core.circuitBreaker({ clock: {} as never })).toThrow(/^clock must be a Clock/);
+    expect(() => core.circuitBreaker({ clock: { now: () => 0 } as never })).toThrow(/^clock must be a Clock/);
+  });
+});
