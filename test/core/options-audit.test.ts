@@ -46,7 +46,7 @@ const ROWS: Row[] = [
   { covers: 'recourse:retry', owner: 'retry', build: (x) => core.retry(x), bad: ['maxAttempts', 0], clock: true },
   { covers: 'recourse:timeout', owner: 'timeout', build: (x) => core.timeout(10, x), bad: ['name', ''], clock: true },
   { covers: 'recourse:circuitBreaker', owner: 'circuitBreaker', build: (x) => core.circuitBreaker(x), bad: ['cooldownMs', -1], clock: true },
-  { covers: 'recourse:BreakerRegistry', owner: 'circuitBreaker', build: (x) => new core.BreakerRegistry(x), bad: ['failureThreshold', 0], clock: true },
+  { covers: 'recourse:BreakerRegistry', owner: 'BreakerRegistry', build: (x) => new core.BreakerRegistry(x), bad: ['failureThreshold', 0], clock: true },
   { covers: 'BreakerRegistry.get', owner: 'circuitBreaker', build: (x) => new core.BreakerRegistry().get('dep', x), bad: ['probeTimeoutMs', -1], clock: true },
   { covers: 'recourse:fallback', owner: 'fallback paths[0]', build: (x) => core.fallback([{ name: 'a', run: () => 1, ...x }]), bad: ['policy', 5] },
   { covers: 'fallback.execute', owner: 'execute', build: (x) => core.fallback([{ name: 'a', run: () => 1 }]).execute(x), bad: ['signal', 5], async: true },
@@ -93,6 +93,9 @@ const NO_OPTIONS: Record<string, string> = {
   'recourse:admitTransition': 'a pure transition of a breaker record (store back ends)',
   'recourse:recordTransition': 'a pure transition of a breaker record (store back ends)',
   'recourse:newBreakerRecord': 'takes nothing',
+  'recourse:copyBreakerRecord': 'a pure helper of breaker records (store back ends)',
+  'recourse:sameBreakerRecord': 'a pure helper of breaker records (store back ends)',
+  'recourse:forceTransition': 'a pure transition of a breaker record (store back ends)',
   'recourse/otel:stopSpanEvents': 'takes nothing',
   'recourse/claude-agent-sdk:onAgentEvent': 'an event name and a listener',
 };
