@@ -31,7 +31,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
   // Bumped on every change of the local copy: an answer to a request issued at the current value
   // is the newest thing known and is taken as it is; anything else must not lower the epoch.
   #gen = 0;
-  // True once this process moved its copy alone (an outage, an optimistic force): its epochs are
+  // True once this process moved its copy alone (during an outage): its epochs are
   // then its own, and the next record from the store is taken as it is, whatever its epoch.
   #diverged = false;
   #loading: Promise<void> | undefined;
@@ -93,7 +93,9 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
 
   force(state: 'closed' | 'isolated'): Promise<void> {
     applyForce(this, this.#owner, state);
-    this.#diverged = true;
+    // An answer to an earlier force (or a notification of it) must not undo this one; the store
+    // will answer this one with the same epoch or a higher one.
+    this.#gen++;
     this.#pendingForce = state;
     const written = this.#writeForce(state);
     written.catch(noop); // a caller who does not await is not crashed; the state is written later

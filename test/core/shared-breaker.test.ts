@@ -446,6 +446,21 @@ describe('circuitBreaker on a shared store', () => {
     });
   });
 
+  it('isolate() then reset() at once: the last one wins, here and in the store, without flickering', async () => {
+    const store = memoryStore();
+    const b = circuitBreaker({ name: 'dep', store, clock: new VirtualClock() });
+    await settle();
+    const states: string[] = [];
+    b.on('state', (e) => states.push(`${e.from}->${e.to}`));
+    const isolated = b.isolate();
+    const reset = b.reset();
+    await Promise.all([isolated, reset]);
+    await settle();
+    expect(b.state).toBe('closed');
+    expect((await store.breakerGet('dep'))?.state).toBe('closed');
+    expect(states).toEqual(['closed->isolated', 'isolated->closed']);
+  });
+
   it('rejects options that need a store without one, and stores that are not BreakerStores', () => {
     expect(() => circuitBreaker({ storeTimeoutMs: 100 })).toThrow('storeTimeoutMs needs a store');
     expect(() => circuitBreaker({ syncIntervalMs: 100 })).toThrow('syncIntervalMs needs a store');
