@@ -446,8 +446,10 @@ describe('circuitBreaker on a shared store', () => {
     });
   });
 
-  it('isolate() then reset() at once: the last one wins, here and in the store, without flickering', async () => {
-    const store = memoryStore();
+  it.each([true, false])('isolate() then reset() at once: the last one wins, here and in the store, without flickering (notifications: %s)', async (notifies) => {
+    const inner = memoryStore();
+    const store = replacing(inner, {});
+    if (!notifies) delete store.breakerSubscribe; // answers are then all it hears
     const b = circuitBreaker({ name: 'dep', store, clock: new VirtualClock() });
     await settle();
     const states: string[] = [];
