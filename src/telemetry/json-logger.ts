@@ -54,6 +54,8 @@ export function levelOf(event: RecourseEvent): LogLevel {
       return event.direction === 'escalate' ? 'warn' : 'info';
     case 'retry':
     case 'reject':
+    case 'probe_late':
+    case 'store_unavailable':
     case 'fallback':
     case 'timeout':
     case 'stall':

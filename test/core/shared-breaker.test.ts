@@ -9,10 +9,12 @@ import {
   circuitBreaker,
   isCircuitOpenError,
   isStoreError,
+  jsonLogger,
   memoryStore,
   pipeline,
   retry,
   type Store,
+  subscribe,
 } from '../../src/index.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
@@ -461,6 +463,28 @@ describe('circuitBreaker on a shared store', () => {
     expect(b.state).toBe('closed');
     expect((await store.breakerGet('dep'))?.state).toBe('closed');
     expect(states).toEqual(['closed->isolated', 'isolated->closed']);
+  });
+
+  it('logs a store outage and a late probe as warnings', async () => {
+    const lines: Array<{ level: string; event: string }> = [];
+    const stop = subscribe(jsonLogger({ write: (line: string) => lines.push(JSON.parse(line)) }));
+    try {
+      const clock = new VirtualClock();
+      const { store, state } = controlled(memoryStore());
+      const b = circuitBreaker({ name: 'logged', store, clock, failureThreshold: 1, cooldownMs: 10, probeTimeoutMs: 20 });
+      await settle();
+      state.mode = 'fail';
+      await fail(b);
+      await clock.advance(10);
+      const probe = b.execute(() => clock.sleep(50).then(() => 'late')).catch(() => undefined);
+      await clock.advance(50);
+      await probe;
+      await settle();
+    } finally {
+      stop();
+    }
+    const levels = Object.fromEntries(lines.filter((l) => l.event === 'store_unavailable' || l.event === 'probe_late').map((l) => [l.event, l.level]));
+    expect(levels).toEqual({ store_unavailable: 'warn', probe_late: 'warn' });
   });
 
   it('rejects options that need a store without one, and stores that are not BreakerStores', () => {
