@@ -66,7 +66,7 @@ export const BREAKER_KEYS: OptionKeys<BreakerOptions> = {
 const WINDOW_KEYS: OptionKeys<BreakerWindow> = { durationMs: true, minimumCalls: true, failureRate: true };
 
 /** Default `probeTimeoutMs`: generous, so a slow but healthy dependency can close the breaker. */
-export const DEFAULT_PROBE_TIMEOUT_MS = 120_000;
+const DEFAULT_PROBE_TIMEOUT_MS = 120_000;
 const DEFAULT_STORE_TIMEOUT_MS = 250;
 const SYNC_WITHOUT_NOTIFICATIONS_MS = 1_000;
 const SYNC_WITH_NOTIFICATIONS_MS = 15_000;

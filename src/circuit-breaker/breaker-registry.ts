@@ -21,7 +21,7 @@ export interface BreakerRegistryOptions extends BreakerOptions {
 const REGISTRY_KEYS: OptionKeys<BreakerRegistryOptions> = { ...BREAKER_KEYS, maxBreakers: true };
 
 /** Default `maxBreakers`: a few MB of idle breakers at most. */
-export const DEFAULT_MAX_BREAKERS = 10_000;
+const DEFAULT_MAX_BREAKERS = 10_000;
 
 /**
  * One breaker per dependency name, shared by every caller in the process. The defaults are
