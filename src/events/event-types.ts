@@ -74,6 +74,15 @@ export interface RecourseEventMap {
   degradation: { from: string; to: string; level: number; direction: DegradationDirection; errorRate: number; calls: number };
   /** The Claude Agent SDK's CLI switched models mid-query (`recourse/claude-agent-sdk`). */
   model_fallback: ModelFallbackEvent;
+  /**
+   * An `IdempotencyLedger` took `key` over from `previousOwner`, which stopped renewing its claim
+   * mid-operation. `outcome`: what `reconcile` said (`done`: its result was recorded, nothing ran
+   * again; `not_done`: the operation runs again), or `unknown` (no `reconcile`: it runs again, and
+   * may now have happened twice).
+   */
+  ledger_takeover: { key: string; previousOwner: string; outcome: 'done' | 'not_done' | 'unknown' };
+  /** An `IdempotencyLedger` ran the operation for `key` but could not record its result (`error`). */
+  ledger_unrecorded: { key: string; error: unknown };
 }
 
 /** An event name: a key of {@link RecourseEventMap}. */
@@ -94,6 +103,8 @@ const TYPES: { readonly [K in RecourseEventType]: true } = {
   store_recovered: true,
   stall: true,
   invalid: true,
+  ledger_takeover: true,
+  ledger_unrecorded: true,
   call: true,
   attempt: true,
   degradation: true,

@@ -1,8 +1,9 @@
 import type { Backoff } from '../backoff/backoff.js';
-import { type Clock, startTimer, type Timer } from '../clock/clock.js';
-import { abortReason } from '../errors/abort-error.js';
-import type { SagaLease, SagaLogEntry, SagaLogStore } from '../store/saga-log-store.js';
-import { holderIsDead, processOwner } from './process-identity.js';
+import type { Clock } from '../clock/clock.js';
+import { awaitLease, type HeldLease, type LeasePort, type TryAnswer, tryLease } from '../lease/lease.js';
+import type { SagaLogEntry, SagaLogStore } from '../store/saga-log-store.js';
+import { asStoreError } from '../store/store-error.js';
+import { holderIsDead, processOwner } from '../lease/process-identity.js';
 import { SagaStateError } from './saga-state-error.js';
 
 /** @internal Settings a writer needs. */
@@ -15,91 +16,108 @@ export interface WriterSettings {
 }
 
 /**
- * @internal The one process allowed to write a saga's log: holds the lease, renews it while the
- * saga runs, and fails loudly when it was lost instead of writing over another process's work.
+ * The saga's lease as a lease port: takes it when free or lapsed, or, on this machine, at once
+ * when its holder's process is gone (a crash): waiting out the dead holder's lease would only
+ * delay recovery.
+ */
+function sagaLease(id: string, owner: string, s: WriterSettings): LeasePort<never> {
+  const { store, clock } = s;
+  return {
+    async tryAcquire(now, leaseMs) {
+      let lease = await store.sagaAcquire(id, owner, now, leaseMs);
+      if (!lease.acquired && holderIsDead(lease.holder)) lease = await store.sagaAcquire(id, owner, clock.now(), leaseMs, lease.holder);
+      return lease.acquired ? { kind: 'acquired' } : { kind: 'held', leaseUntil: lease.leaseUntil, holder: lease.holder };
+    },
+    renew: (now, leaseMs) => store.sagaRenew(id, owner, now, leaseMs),
+    release: () => store.sagaRelease(id, owner),
+  };
+}
+
+/**
+ * @internal The one process allowed to write a saga's log: holds the lease (renewed while the saga
+ * runs), and fails loudly when it was lost instead of writing over another process's work. Store
+ * failures reject with `StoreError` naming the saga.
  */
 export class SagaWriter {
   readonly #id: string;
-  readonly #owner = processOwner();
+  readonly #owner: string;
   readonly #s: WriterSettings;
-  #timer: Timer | undefined;
+  readonly #lease: HeldLease;
   #closed = false;
 
-  private constructor(id: string, settings: WriterSettings) {
+  private constructor(id: string, owner: string, settings: WriterSettings, lease: HeldLease) {
     this.#id = id;
+    this.#owner = owner;
     this.#s = settings;
+    this.#lease = lease;
   }
 
   /** Takes the lease now, or throws `in_progress`. */
   static async take(id: string, s: WriterSettings): Promise<SagaWriter> {
-    const writer = new SagaWriter(id, s);
-    const lease = await writer.#acquire();
-    if (!lease.acquired) {
-      throw new SagaStateError(id, 'in_progress', `another process is running or recovering it (its lease ends at ${lease.leaseUntil})`);
+    const owner = processOwner();
+    let taken: TryAnswer<never>;
+    try {
+      taken = await tryLease(sagaLease(id, owner, s), s);
+    } catch (error) {
+      throw asStoreError(error, `saga ${JSON.stringify(id)}: cannot take its lease, so no step was run`, id);
     }
-    writer.#renewLater();
-    return writer;
+    if (taken.kind === 'held') {
+      throw new SagaStateError(id, 'in_progress', `another process is running or recovering it (its lease ends at ${taken.leaseUntil})`);
+    }
+    return new SagaWriter(id, owner, s, taken.lease);
   }
 
   /** Waits (polling, abortable) until the lease is free or lapsed, then takes it. */
   static async await(id: string, s: WriterSettings, signal: AbortSignal | undefined): Promise<SagaWriter> {
-    const writer = new SagaWriter(id, s);
-    let previous = 0;
-    for (let attempt = 1; ; attempt++) {
-      if (signal?.aborted) throw abortReason(signal);
-      const lease = await writer.#acquire();
-      if (lease.acquired) break;
-      let delay = s.poll.delay(attempt, previous, s.random);
-      if (!(delay >= 0)) delay = 0;
-      previous = delay;
-      await s.clock.sleep(Math.max(1, Math.min(delay, lease.leaseUntil - s.clock.now())), signal);
+    const owner = processOwner();
+    try {
+      const { lease } = await awaitLease(sagaLease(id, owner, s), s, signal);
+      return new SagaWriter(id, owner, s, lease);
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw asStoreError(error, `saga ${JSON.stringify(id)}: cannot take its lease, so nothing was compensated`, id);
     }
-    writer.#renewLater();
-    return writer;
-  }
-
-  /**
-   * Takes the lease if it is free or lapsed, or, on this machine, at once when its holder's
-   * process is gone (a crash): waiting out the dead holder's lease would only delay recovery.
-   */
-  async #acquire(): Promise<SagaLease> {
-    const { store, clock, leaseMs } = this.#s;
-    const lease = await store.sagaAcquire(this.#id, this.#owner, clock.now(), leaseMs);
-    if (lease.acquired || !holderIsDead(lease.holder)) return lease;
-    return store.sagaAcquire(this.#id, this.#owner, clock.now(), leaseMs, lease.holder);
   }
 
   async append(entry: Omit<SagaLogEntry, 'at'>): Promise<void> {
-    const ok = await this.#s.store.sagaAppend(this.#id, this.#owner, { ...entry, at: this.#s.clock.now() });
+    let ok: boolean;
+    try {
+      ok = await this.#s.store.sagaAppend(this.#id, this.#owner, { ...entry, at: this.#s.clock.now() });
+    } catch (error) {
+      throw asStoreError(error, `saga ${JSON.stringify(this.#id)}: cannot log ${entry.type}${entry.step >= 0 ? ` of step ${JSON.stringify(entry.name)}` : ''}`, this.#id);
+    }
     if (!ok) throw this.#lost();
   }
 
+  async read(): Promise<SagaLogEntry[]> {
+    try {
+      return await this.#s.store.sagaRead(this.#id);
+    } catch (error) {
+      throw asStoreError(error, `saga ${JSON.stringify(this.#id)}: cannot read its log`, this.#id);
+    }
+  }
+
   async reset(): Promise<void> {
-    if (!(await this.#s.store.sagaReset(this.#id, this.#owner))) throw this.#lost();
+    let ok: boolean;
+    try {
+      ok = await this.#s.store.sagaReset(this.#id, this.#owner);
+    } catch (error) {
+      throw asStoreError(error, `saga ${JSON.stringify(this.#id)}: cannot clear the finished run's log`, this.#id);
+    }
+    if (!ok) throw this.#lost();
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#timer?.cancel();
-    await this.#s.store.sagaRelease(this.#id, this.#owner);
+    await this.#lease.release();
   }
 
   #lost(): SagaStateError {
-    return new SagaStateError(this.#id, 'lease_lost', `this process lost the saga's lease (it stalled longer than leaseMs, ${this.#s.leaseMs} ms) and another took it over`);
-  }
-
-  #renewLater(): void {
-    if (this.#closed) return;
-    this.#timer = startTimer(this.#s.clock, Math.max(1, Math.floor(this.#s.leaseMs / 3)), () => {
-      if (this.#closed) return;
-      this.#s.store.sagaAcquire(this.#id, this.#owner, this.#s.clock.now(), this.#s.leaseMs).then(
-        (lease) => {
-          if (lease.acquired) this.#renewLater();
-        },
-        () => this.#renewLater(),
-      );
-    });
-    this.#timer.unref?.();
+    return new SagaStateError(
+      this.#id,
+      'lease_lost',
+      `this process lost the saga's lease (it stalled longer than leaseMs, ${this.#s.leaseMs} ms) and another took it over`,
+    );
   }
 }

@@ -4,9 +4,12 @@ import { canonicalJson } from '../canonical/canonical-json.js';
 import { isNotSerializableError, NotSerializableError } from '../canonical/not-serializable-error.js';
 import type { Clock } from '../clock/clock.js';
 import { checkKey } from '../idempotency/check-key.js';
-import { checkFunction, checkInteger, checkMs, checkOptions, checkSignal, type OptionKeys , checkClock } from '../options/validate-options.js';
+import { nextDelay } from '../backoff/next-delay.js';
+import { checkClock, checkFunction, checkInteger, checkMs, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
 import type { SagaLogEntry, SagaLogStore } from '../store/saga-log-store.js';
+import { isStoreError, type StoreError } from '../store/store-error.js';
 import { wallClock } from '../clock/wall-clock.js';
+import { textOf } from '../text/safe-text.js';
 import { defaultSagaStore } from './default-saga-store.js';
 import { type CompensationFailure, SagaFailedError } from './saga-failed-error.js';
 import { SagaStateError } from './saga-state-error.js';
@@ -53,7 +56,6 @@ interface Done {
 }
 
 const parse = (text: string | undefined): unknown => (text === undefined ? undefined : JSON.parse(text));
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * A multi-step change that is undone when it fails half way. Each step is an action and its
@@ -74,7 +76,7 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  *   .step('ship', () => shipping.create(address), (s) => shipping.cancel(s.labelId))
  * await saga.run()   // at start-up after a crash: await saga.recover()
  */
-export class Saga {
+export class Saga<R extends unknown[] = []> {
   readonly id: string;
   readonly #steps: StepDef[] = [];
   readonly #s: WriterSettings;
@@ -103,9 +105,10 @@ export class Saga {
 
   /**
    * Adds a step. `action`'s result is logged (it must be JSON: canonical JSON rules) and handed,
-   * as its JSON round trip, to `compensate` if a later step fails. Names must be unique.
+   * as its JSON round trip, to `compensate` if a later step fails. Names must be unique. Returns
+   * this saga, typed with one more result: chain the calls, so `run()` resolves with a typed tuple.
    */
-  step<R>(name: string, action: () => Promise<R>, compensate: (result: R) => Promise<void>): this {
+  step<T>(name: string, action: () => Promise<T>, compensate: (result: T) => Promise<void>): Saga<[...R, T]> {
     checkKey('name', name);
     if (this.#steps.some((s) => s.name === name)) throw new TypeError(`step names must be unique; ${JSON.stringify(name)} is used twice`);
     this.#steps.push({
@@ -113,19 +116,25 @@ export class Saga {
       action: checkFunction<() => Promise<unknown>>('action', action),
       compensate: checkFunction<(result: never) => Promise<void>>('compensate', compensate),
     });
-    return this;
+    // The same object, its type now knowing one more result.
+    return this as unknown as Saga<[...R, T]>;
   }
 
   /**
-   * Runs the steps in order and resolves with their results. On a failure, compensates the
-   * completed steps in reverse and rejects with `SagaFailedError`. Rejects with `SagaStateError`
-   * when another process holds the saga (`in_progress`) or an earlier run was interrupted
-   * (`needs_recovery`: call `recover()` first). A finished earlier run's log is replaced.
+   * Runs the steps in order and resolves with their results, a tuple typed by the chained
+   * `step()` calls. On a failure, compensates the completed steps in reverse and rejects with
+   * `SagaFailedError`. Fails closed on the store: when the saga's lease or its `begin` line cannot
+   * be written it rejects with `StoreError` before any step runs; when a later line cannot be
+   * written, the steps done so far (the unlogged one included, with the value in hand) are
+   * compensated and it rejects with `SagaFailedError` whose cause is the `StoreError` — no effect is
+   * left in place without its record. Rejects with `SagaStateError` when another process holds the
+   * saga (`in_progress`) or an earlier run was interrupted (`needs_recovery`: call `recover()`
+   * first). A finished earlier run's log is replaced.
    */
-  async run(): Promise<unknown[]> {
+  async run(): Promise<R> {
     const writer = await SagaWriter.take(this.id, this.#s);
     try {
-      const log = await this.#s.store.sagaRead(this.id);
+      const log = await writer.read();
       if (log.length > 0) {
         if (!log.some((e) => e.type === 'end')) {
           throw new SagaStateError(this.id, 'needs_recovery', 'an earlier run was interrupted before it finished; call recover() first');
@@ -141,8 +150,7 @@ export class Saga {
         try {
           result = await step.action();
         } catch (error) {
-          await writer.append({ type: 'step_failed', step: i, name: step.name, data: messageOf(error) });
-          throw await this.#undo(writer, done, step.name, error);
+          throw await this.#undo(writer, done, step.name, error, { type: 'step_failed', step: i, name: step.name, data: textOf(error) });
         }
         let text: string | undefined;
         try {
@@ -150,16 +158,28 @@ export class Saga {
         } catch (error) {
           // The action did happen: undo it too, with the value in hand, then the ones before it.
           const cause = unloggable(this.id, step.name, error);
-          await writer.append({ type: 'step_failed', step: i, name: step.name, data: messageOf(cause) });
           done.push({ index: i, name: step.name, value: result });
-          throw await this.#undo(writer, done, step.name, cause);
+          throw await this.#undo(writer, done, step.name, cause, { type: 'step_failed', step: i, name: step.name, data: textOf(cause) });
         }
-        await writer.append(text === undefined ? { type: 'step', step: i, name: step.name } : { type: 'step', step: i, name: step.name, data: text });
+        try {
+          await writer.append(text === undefined ? { type: 'step', step: i, name: step.name } : { type: 'step', step: i, name: step.name, data: text });
+        } catch (error) {
+          // Unlogged, nobody else would ever undo this step: undo it here, with the value in hand.
+          done.push({ index: i, name: step.name, value: result });
+          if (!isStoreError(error)) throw await this.#undoAlone(done.at(-1)!, error);
+          throw await this.#undo(writer, done, step.name, error);
+        }
         done.push({ index: i, name: step.name, value: parse(text) });
         results.push(result);
       }
-      await writer.append({ type: 'end', step: -1, name: '', data: 'completed' });
-      return results;
+      try {
+        await writer.append({ type: 'end', step: -1, name: '', data: 'completed' });
+      } catch (error) {
+        // Without its end line a later recover() would undo the saga anyway: undo it now, and say so.
+        if (!isStoreError(error)) throw error;
+        throw await this.#undo(writer, done, '(end)', error);
+      }
+      return results as R;
     } finally {
       await writer.close().catch(() => {});
     }
@@ -177,7 +197,7 @@ export class Saga {
     const signal = checkSignal('signal', checkOptions('recover', options, SAGA_RECOVER_KEYS).signal);
     const writer = await SagaWriter.await(this.id, this.#s, signal);
     try {
-      const log = await this.#s.store.sagaRead(this.id);
+      const log = await writer.read();
       if (log.length === 0) return 'nothing_to_do';
       this.#checkDefinition(log);
       const end = log.findLast((e) => e.type === 'end')?.data;
@@ -193,7 +213,7 @@ export class Saga {
       const cause = failed !== undefined ? new Error(failed.data ?? 'step failed') : new Error('interrupted: the process running the saga stopped during this step');
       const failedStep = failed?.name ?? this.#interruptedStep(log);
       const error = await this.#undo(writer, done, failedStep, cause);
-      if (error.compensationErrors.length > 0) throw error;
+      if (error.compensationErrors.length > 0 || error.logError !== undefined) throw error;
       return 'compensated';
     } finally {
       await writer.close().catch(() => {});
@@ -214,24 +234,50 @@ export class Saga {
     return this.#steps[last + 1]?.name ?? '(after the last step)';
   }
 
-  /** Compensates `done` in reverse, logging each outcome, then the end line. */
-  async #undo(writer: SagaWriter, done: Done[], failedStep: string, cause: unknown): Promise<SagaFailedError> {
+  /**
+   * Logs `first` (the failed step), compensates `done` in reverse, logging each outcome, then the
+   * end line. A log line that cannot be written (`StoreError`) does not stop the compensations:
+   * effects are undone even when the store is down, and the error says the log is behind. A lost
+   * lease does stop them: the process that took the saga over compensates from the log.
+   */
+  async #undo(writer: SagaWriter, done: Done[], failedStep: string, cause: unknown, first?: Omit<SagaLogEntry, 'at'>): Promise<SagaFailedError> {
+    let logError: StoreError | undefined = isStoreError(cause) ? cause : undefined;
+    const log = async (entry: Omit<SagaLogEntry, 'at'>): Promise<void> => {
+      if (logError !== undefined) return;
+      try {
+        await writer.append(entry);
+      } catch (error) {
+        if (!isStoreError(error)) throw error;
+        logError = error;
+      }
+    };
+    if (first !== undefined) await log(first);
     const compensated: string[] = [];
     const errors: CompensationFailure[] = [];
     for (const d of [...done].sort((a, b) => b.index - a.index)) {
       const step = this.#steps[d.index];
       if (step === undefined) continue;
-      try {
-        await this.#compensate(step, d.value);
-        await writer.append({ type: 'compensated', step: d.index, name: d.name });
+      const failure = await this.#compensate(step, d.value).then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
+      if (failure === undefined) {
         compensated.push(d.name);
-      } catch (error) {
-        await writer.append({ type: 'compensation_failed', step: d.index, name: d.name, data: messageOf(error) });
-        errors.push({ step: d.name, error });
+        await log({ type: 'compensated', step: d.index, name: d.name });
+      } else {
+        errors.push({ step: d.name, error: failure.error });
+        await log({ type: 'compensation_failed', step: d.index, name: d.name, data: textOf(failure.error) });
       }
     }
-    await writer.append({ type: 'end', step: -1, name: '', data: errors.length > 0 ? 'compensation_failed' : 'compensated' });
-    return new SagaFailedError(this.id, failedStep, cause, compensated, errors);
+    await log({ type: 'end', step: -1, name: '', data: errors.length > 0 ? 'compensation_failed' : 'compensated' });
+    return new SagaFailedError(this.id, failedStep, cause, compensated, errors, logError);
+  }
+
+  /** Undoes one unlogged step after the saga's lease was lost, then returns `lost` to throw. */
+  async #undoAlone(d: Done, lost: unknown): Promise<unknown> {
+    const step = this.#steps[d.index];
+    if (step !== undefined) await this.#compensate(step, d.value).catch(() => {});
+    return lost;
   }
 
   async #compensate(step: StepDef, value: unknown): Promise<void> {
@@ -242,10 +288,8 @@ export class Saga {
         return;
       } catch (error) {
         if (attempt >= this.#attempts) throw error;
-        let delay = this.#backoff.delay(attempt, previous, this.#s.random);
-        if (!(delay >= 0)) delay = 0;
-        previous = delay;
-        await this.#s.clock.sleep(delay);
+        previous = nextDelay(this.#backoff, attempt, previous, this.#s.random);
+        await this.#s.clock.sleep(previous);
       }
     }
   }

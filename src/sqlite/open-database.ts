@@ -1,18 +1,13 @@
 import Database from 'better-sqlite3';
 import { StoreError, type StoreErrorCode } from '../store/store-error.js';
+import { sqliteCode } from './driver-error.js';
 import { migrate } from './schema.js';
-import { safeField, textOf } from '../text/safe-text.js';
-
-function codeOf(error: unknown): string {
-  return safeField(error, 'code') ?? '';
-}
-
-const messageOf: (error: unknown) => string = textOf;
+import { textOf } from '../text/safe-text.js';
 
 /** @internal Maps a driver error met while opening to a StoreError that names the path. */
 function openError(error: unknown, path: string): StoreError {
-  const code = codeOf(error);
-  const detail = messageOf(error);
+  const code = sqliteCode(error);
+  const detail = textOf(error);
   let kind: StoreErrorCode = 'open_failed';
   let hint = '';
   if (code === 'SQLITE_NOTADB') {
@@ -37,7 +32,7 @@ function enableWal(db: Database.Database, busyTimeoutMs: number): void {
       db.pragma('journal_mode = WAL');
       return;
     } catch (error) {
-      if (!codeOf(error).startsWith('SQLITE_BUSY') || Date.now() >= until) throw error;
+      if (!sqliteCode(error).startsWith('SQLITE_BUSY') || Date.now() >= until) throw error;
       sleepSync(10);
     }
   }

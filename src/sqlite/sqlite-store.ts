@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
 import { newBreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
@@ -6,12 +7,19 @@ import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, showValue, type OptionKeys } from '../options/validate-options.js';
 import type { StoredAdmission } from '../store/breaker-store.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
-import { acquireLease } from '../store/lease-transition.js';
 import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
-import { claimTransition, completeTransition, type LedgerWrite, releaseTransition, renewTransition } from '../store/ledger-transitions.js';
 import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
 import type { Store } from '../store/store.js';
 import { StoreError } from '../store/store-error.js';
+import { leaseAcquireTransition, leaseHeldBy, type LeaseRecord, leaseReleaseTransition, leaseRenewTransition } from '../transitions/lease.js';
+import {
+  ledgerClaimTransition,
+  ledgerCompleteTransition,
+  ledgerReleaseTransition,
+  ledgerRenewTransition,
+  type LedgerWrite,
+} from '../transitions/ledger.js';
+import { driverError, type FileIdentity, fileIdentity, sameFile } from './driver-error.js';
 import { openDatabase } from './open-database.js';
 
 /** Options of {@link sqliteStore}. */
@@ -82,8 +90,15 @@ function toBreaker(row: BreakerRow | undefined): BreakerRecord | undefined {
 class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #path: string;
+  readonly #busyTimeoutMs: number;
+  /** Absolute, so a later `process.chdir` cannot make the file look gone. */
+  readonly #absolutePath: string;
+  /** The file opened; undefined for `:memory:`. */
+  readonly #identity: FileIdentity | undefined;
   #claimsSinceSweep = 0;
   #closed = false;
+  /** Set once the file is found deleted or replaced: every later call fails with it. */
+  #gone: StoreError | undefined;
 
   readonly #breakerAdmit;
   readonly #breakerRecord;
@@ -97,14 +112,18 @@ class SqliteStore implements Store {
   readonly #saveCheckpoint;
   readonly #loadCheckpoint;
   readonly #sagaAcquire;
+  readonly #sagaRenew;
   readonly #sagaRelease;
   readonly #sagaAppend;
   readonly #sagaRead;
   readonly #sagaReset;
 
-  constructor(db: Database.Database, path: string) {
+  constructor(db: Database.Database, path: string, busyTimeoutMs: number) {
     this.#db = db;
     this.#path = path;
+    this.#busyTimeoutMs = busyTimeoutMs;
+    this.#absolutePath = resolve(path);
+    this.#identity = path === ':memory:' ? undefined : fileIdentity(this.#absolutePath);
 
     const getBreaker = db.prepare<[string], BreakerRow>('SELECT state, epoch, failures, opened_at, probe_until FROM recourse_breakers WHERE name = ?');
     const putBreaker = db.prepare<[string, string, number, number, number, number]>(
@@ -154,22 +173,22 @@ class SqliteStore implements Store {
         this.#claimsSinceSweep = 0;
         sweepLedger.run(now);
       }
-      const { claim, write } = claimTransition(toEntry(getLedger.get(key)), key, owner, now, leaseMs);
+      const { claim, write } = ledgerClaimTransition(toEntry(getLedger.get(key)), key, owner, now, leaseMs);
       writeLedger(key, write);
       return claim;
     });
     this.#ledgerRenew = db.transaction((key: string, owner: string, now: number, leaseMs: number): boolean => {
-      const { ok, write } = renewTransition(toEntry(getLedger.get(key)), owner, now, leaseMs);
+      const { ok, write } = ledgerRenewTransition(toEntry(getLedger.get(key)), owner, now, leaseMs);
       writeLedger(key, write);
       return ok;
     });
     this.#ledgerComplete = db.transaction((key: string, owner: string, result: string | undefined, now: number, expiresAt: number): boolean => {
-      const { ok, write } = completeTransition(toEntry(getLedger.get(key)), owner, result, now, expiresAt);
+      const { ok, write } = ledgerCompleteTransition(toEntry(getLedger.get(key)), owner, result, now, expiresAt);
       writeLedger(key, write);
       return ok;
     });
     this.#ledgerRelease = db.transaction((key: string, owner: string): void => {
-      writeLedger(key, releaseTransition(toEntry(getLedger.get(key)), owner).write);
+      writeLedger(key, ledgerReleaseTransition(toEntry(getLedger.get(key)), owner).write);
     });
     this.#ledgerGet = (key: string): LedgerEntry | undefined => toEntry(getLedger.get(key));
 
@@ -189,11 +208,14 @@ class SqliteStore implements Store {
     };
 
     const getLease = db.prepare<[string], { owner: string; lease_until: number }>('SELECT owner, lease_until FROM recourse_saga_leases WHERE saga_id = ?');
+    const leaseOf = (sagaId: string): LeaseRecord | undefined => {
+      const row = getLease.get(sagaId);
+      return row === undefined ? undefined : { owner: row.owner, leaseUntil: row.lease_until };
+    };
     const putLease = db.prepare<[string, string, number]>(
       'INSERT INTO recourse_saga_leases (saga_id, owner, lease_until) VALUES (?, ?, ?) ON CONFLICT (saga_id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until',
     );
-    const deleteLease = db.prepare<[string, string]>('DELETE FROM recourse_saga_leases WHERE saga_id = ? AND owner = ?');
-    const ownerOf = db.prepare<[string], string>('SELECT owner FROM recourse_saga_leases WHERE saga_id = ?').pluck();
+    const deleteLease = db.prepare<[string]>('DELETE FROM recourse_saga_leases WHERE saga_id = ?');
     const appendLog = db.prepare<[string, string, string, number, string, string | null, number]>(
       `INSERT INTO recourse_saga_log (saga_id, seq, type, step, name, data, at)
        VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM recourse_saga_log WHERE saga_id = ?), ?, ?, ?, ?, ?)`,
@@ -201,17 +223,20 @@ class SqliteStore implements Store {
     const readLog = db.prepare<[string], SagaRow>('SELECT type, step, name, data, at FROM recourse_saga_log WHERE saga_id = ? ORDER BY seq');
     const deleteLog = db.prepare<[string]>('DELETE FROM recourse_saga_log WHERE saga_id = ?');
     this.#sagaAcquire = db.transaction((sagaId: string, owner: string, now: number, leaseMs: number, replacing: string | undefined): SagaLease => {
-      const row = getLease.get(sagaId);
-      const current = row === undefined ? undefined : { owner: row.owner, leaseUntil: row.lease_until };
-      const { acquired, leaseUntil, holder, write } = acquireLease(current, owner, now, leaseMs, replacing);
+      const { acquired, leaseUntil, holder, write } = leaseAcquireTransition(leaseOf(sagaId), owner, now, leaseMs, replacing);
       if (write !== undefined) putLease.run(sagaId, write.owner, write.leaseUntil);
       return { acquired, leaseUntil, holder };
     });
-    this.#sagaRelease = (sagaId: string, owner: string): void => {
-      deleteLease.run(sagaId, owner);
-    };
+    this.#sagaRenew = db.transaction((sagaId: string, owner: string, now: number, leaseMs: number): boolean => {
+      const { ok, write } = leaseRenewTransition(leaseOf(sagaId), owner, now, leaseMs);
+      if (write !== undefined) putLease.run(sagaId, write.owner, write.leaseUntil);
+      return ok;
+    });
+    this.#sagaRelease = db.transaction((sagaId: string, owner: string): void => {
+      if (leaseReleaseTransition(leaseOf(sagaId), owner).release) deleteLease.run(sagaId);
+    });
     this.#sagaAppend = db.transaction((sagaId: string, owner: string, e: SagaLogEntry): boolean => {
-      if (ownerOf.get(sagaId) !== owner) return false;
+      if (!leaseHeldBy(leaseOf(sagaId), owner)) return false;
       appendLog.run(sagaId, sagaId, e.type, e.step, e.name, e.data ?? null, e.at);
       return true;
     });
@@ -222,94 +247,96 @@ class SqliteStore implements Store {
         return entry;
       });
     this.#sagaReset = db.transaction((sagaId: string, owner: string): boolean => {
-      if (ownerOf.get(sagaId) !== owner) return false;
+      if (!leaseHeldBy(leaseOf(sagaId), owner)) return false;
       deleteLog.run(sagaId);
       return true;
     });
   }
 
-  #open(): void {
-    if (this.#closed) throw new StoreError('closed', `sqliteStore: the store for ${JSON.stringify(this.#path)} is closed`, this.#path);
+  /**
+   * Runs one operation on the database: refuses when the store is closed or its file is gone, and
+   * turns any driver error into a `StoreError` naming the operation and the path.
+   */
+  #use<R>(operation: string, run: () => R): Promise<R> {
+    try {
+      if (this.#closed) throw new StoreError('closed', `sqliteStore: the store for ${JSON.stringify(this.#path)} is closed`, this.#path);
+      if (this.#gone !== undefined) throw this.#gone;
+      if (this.#identity !== undefined) {
+        this.#gone = sameFile(this.#absolutePath, this.#path, this.#identity);
+        if (this.#gone !== undefined) throw this.#gone;
+      }
+      return Promise.resolve(run());
+    } catch (error) {
+      return Promise.reject(driverError(error, operation, this.#path, this.#busyTimeoutMs));
+    }
   }
 
-  async breakerAdmit(name: string, now: number, limits: BreakerLimits): Promise<StoredAdmission> {
-    this.#open();
-    return this.#breakerAdmit.immediate(name, now, limits);
+  breakerAdmit(name: string, now: number, limits: BreakerLimits): Promise<StoredAdmission> {
+    return this.#use('breakerAdmit', () => this.#breakerAdmit.immediate(name, now, limits));
   }
 
-  async breakerRecord(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): Promise<BreakerRecord> {
-    this.#open();
-    return this.#breakerRecord.immediate(name, epoch, outcome, now, limits);
+  breakerRecord(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): Promise<BreakerRecord> {
+    return this.#use('breakerRecord', () => this.#breakerRecord.immediate(name, epoch, outcome, now, limits));
   }
 
-  async breakerGet(name: string): Promise<BreakerRecord | undefined> {
-    this.#open();
-    return this.#breakerGet(name);
+  breakerGet(name: string): Promise<BreakerRecord | undefined> {
+    return this.#use('breakerGet', () => this.#breakerGet(name));
   }
 
-  async breakerForce(name: string, state: 'closed' | 'isolated'): Promise<BreakerRecord> {
-    this.#open();
-    return this.#breakerForce.immediate(name, state);
+  breakerForce(name: string, state: 'closed' | 'isolated'): Promise<BreakerRecord> {
+    return this.#use('breakerForce', () => this.#breakerForce.immediate(name, state));
   }
 
-  async ledgerClaim(key: string, owner: string, now: number, leaseMs: number): Promise<LedgerClaim> {
-    this.#open();
-    return this.#ledgerClaim.immediate(key, owner, now, leaseMs);
+  ledgerClaim(key: string, owner: string, now: number, leaseMs: number): Promise<LedgerClaim> {
+    return this.#use('ledgerClaim', () => this.#ledgerClaim.immediate(key, owner, now, leaseMs));
   }
 
-  async ledgerRenew(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
-    this.#open();
-    return this.#ledgerRenew.immediate(key, owner, now, leaseMs);
+  ledgerRenew(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    return this.#use('ledgerRenew', () => this.#ledgerRenew.immediate(key, owner, now, leaseMs));
   }
 
-  async ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
-    this.#open();
-    return this.#ledgerComplete.immediate(key, owner, result, now, expiresAt);
+  ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
+    return this.#use('ledgerComplete', () => this.#ledgerComplete.immediate(key, owner, result, now, expiresAt));
   }
 
-  async ledgerRelease(key: string, owner: string): Promise<void> {
-    this.#open();
-    this.#ledgerRelease.immediate(key, owner);
+  ledgerRelease(key: string, owner: string): Promise<void> {
+    return this.#use('ledgerRelease', () => this.#ledgerRelease.immediate(key, owner));
   }
 
-  async ledgerGet(key: string): Promise<LedgerEntry | undefined> {
-    this.#open();
-    return this.#ledgerGet(key);
+  ledgerGet(key: string): Promise<LedgerEntry | undefined> {
+    return this.#use('ledgerGet', () => this.#ledgerGet(key));
   }
 
-  async saveCheckpoint(record: CheckpointRecord): Promise<void> {
-    this.#open();
-    this.#saveCheckpoint(record);
+  saveCheckpoint(record: CheckpointRecord): Promise<void> {
+    return this.#use('saveCheckpoint', () => this.#saveCheckpoint(record));
   }
 
-  async loadCheckpoint(taskId: string): Promise<CheckpointRecord | undefined> {
-    this.#open();
-    return this.#loadCheckpoint(taskId);
+  loadCheckpoint(taskId: string): Promise<CheckpointRecord | undefined> {
+    return this.#use('loadCheckpoint', () => this.#loadCheckpoint(taskId));
   }
 
-  async sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease> {
-    this.#open();
-    return this.#sagaAcquire.immediate(sagaId, owner, now, leaseMs, replacing);
+  sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease> {
+    return this.#use('sagaAcquire', () => this.#sagaAcquire.immediate(sagaId, owner, now, leaseMs, replacing));
   }
 
-  async sagaRelease(sagaId: string, owner: string): Promise<void> {
-    this.#open();
-    this.#sagaRelease(sagaId, owner);
+  sagaRenew(sagaId: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    return this.#use('sagaRenew', () => this.#sagaRenew.immediate(sagaId, owner, now, leaseMs));
   }
 
-  async sagaAppend(sagaId: string, owner: string, entry: SagaLogEntry): Promise<boolean> {
-    this.#open();
-    return this.#sagaAppend.immediate(sagaId, owner, entry);
+  sagaRelease(sagaId: string, owner: string): Promise<void> {
+    return this.#use('sagaRelease', () => this.#sagaRelease.immediate(sagaId, owner));
   }
 
-  async sagaRead(sagaId: string): Promise<SagaLogEntry[]> {
-    this.#open();
-    return this.#sagaRead(sagaId);
+  sagaAppend(sagaId: string, owner: string, entry: SagaLogEntry): Promise<boolean> {
+    return this.#use('sagaAppend', () => this.#sagaAppend.immediate(sagaId, owner, entry));
   }
 
-  async sagaReset(sagaId: string, owner: string): Promise<boolean> {
-    this.#open();
-    return this.#sagaReset.immediate(sagaId, owner);
+  sagaRead(sagaId: string): Promise<SagaLogEntry[]> {
+    return this.#use('sagaRead', () => this.#sagaRead(sagaId));
+  }
+
+  sagaReset(sagaId: string, owner: string): Promise<boolean> {
+    return this.#use('sagaReset', () => this.#sagaReset.immediate(sagaId, owner));
   }
 
   async close(): Promise<void> {
@@ -341,5 +368,5 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     throw new TypeError(`path must be a non-empty string naming the database file, got ${showValue(o.path)}`);
   }
   const busyTimeoutMs = o.busyTimeoutMs === undefined ? 5000 : checkMs('busyTimeoutMs', o.busyTimeoutMs);
-  return new SqliteStore(openDatabase(o.path, busyTimeoutMs), o.path);
+  return new SqliteStore(openDatabase(o.path, busyTimeoutMs), o.path, busyTimeoutMs);
 }

@@ -130,7 +130,7 @@ export function storeConformance(
 
       it('hands a lapsed claim to one taker; the old holder can no longer renew or complete it', async () => {
         await store.ledgerClaim('k', 'dead', T0, LEASE);
-        expect(await store.ledgerClaim('k', 'b', T0 + LEASE, LEASE)).toEqual({ kind: 'claimed', takeover: true });
+        expect(await store.ledgerClaim('k', 'b', T0 + LEASE, LEASE)).toEqual({ kind: 'claimed', takeover: true, previousOwner: 'dead' });
         expect(await store.ledgerClaim('k', 'c', T0 + LEASE + 1, LEASE)).toEqual({ kind: 'held', leaseUntil: T0 + 2 * LEASE });
         expect(await store.ledgerRenew('k', 'dead', T0 + LEASE + 2, LEASE)).toBe(false);
         expect(await store.ledgerComplete('k', 'dead', '"late"', T0 + LEASE + 2, T0 + 10 * LEASE)).toBe(false);

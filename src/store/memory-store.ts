@@ -2,9 +2,15 @@ import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transition
 import { MemoryBreakers } from './breaker-memory.js';
 import type { BreakerChangeListener, StoredAdmission } from './breaker-store.js';
 import type { CheckpointRecord } from './checkpoint-store.js';
-import { acquireLease, type LeaseRecord } from './lease-transition.js';
+import { leaseAcquireTransition, leaseHeldBy, type LeaseRecord, leaseReleaseTransition, leaseRenewTransition } from '../transitions/lease.js';
+import {
+  ledgerClaimTransition,
+  ledgerCompleteTransition,
+  ledgerReleaseTransition,
+  ledgerRenewTransition,
+  type LedgerWrite,
+} from '../transitions/ledger.js';
 import type { LedgerClaim, LedgerEntry } from './ledger-store.js';
-import { claimTransition, completeTransition, type LedgerWrite, releaseTransition, renewTransition } from './ledger-transitions.js';
 import type { SagaLease, SagaLogEntry } from './saga-log-store.js';
 import type { Store } from './store.js';
 import { StoreError } from './store-error.js';
@@ -67,28 +73,28 @@ class MemoryStore implements Store {
   async ledgerClaim(key: string, owner: string, now: number, leaseMs: number): Promise<LedgerClaim> {
     this.#open();
     this.#sweep(now);
-    const { claim, write } = claimTransition(this.#ledger.get(key), key, owner, now, leaseMs);
+    const { claim, write } = ledgerClaimTransition(this.#ledger.get(key), key, owner, now, leaseMs);
     this.#write(key, write);
     return claim;
   }
 
   async ledgerRenew(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
     this.#open();
-    const { ok, write } = renewTransition(this.#ledger.get(key), owner, now, leaseMs);
+    const { ok, write } = ledgerRenewTransition(this.#ledger.get(key), owner, now, leaseMs);
     this.#write(key, write);
     return ok;
   }
 
   async ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
     this.#open();
-    const { ok, write } = completeTransition(this.#ledger.get(key), owner, result, now, expiresAt);
+    const { ok, write } = ledgerCompleteTransition(this.#ledger.get(key), owner, result, now, expiresAt);
     this.#write(key, write);
     return ok;
   }
 
   async ledgerRelease(key: string, owner: string): Promise<void> {
     this.#open();
-    this.#write(key, releaseTransition(this.#ledger.get(key), owner).write);
+    this.#write(key, ledgerReleaseTransition(this.#ledger.get(key), owner).write);
   }
 
   async ledgerGet(key: string): Promise<LedgerEntry | undefined> {
@@ -111,19 +117,26 @@ class MemoryStore implements Store {
 
   async sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease> {
     this.#open();
-    const { acquired, leaseUntil, holder, write } = acquireLease(this.#sagaLeases.get(sagaId), owner, now, leaseMs, replacing);
+    const { acquired, leaseUntil, holder, write } = leaseAcquireTransition(this.#sagaLeases.get(sagaId), owner, now, leaseMs, replacing);
     if (write !== undefined) this.#sagaLeases.set(sagaId, write);
     return { acquired, leaseUntil, holder };
   }
 
+  async sagaRenew(sagaId: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    this.#open();
+    const { ok, write } = leaseRenewTransition(this.#sagaLeases.get(sagaId), owner, now, leaseMs);
+    if (write !== undefined) this.#sagaLeases.set(sagaId, write);
+    return ok;
+  }
+
   async sagaRelease(sagaId: string, owner: string): Promise<void> {
     this.#open();
-    if (this.#sagaLeases.get(sagaId)?.owner === owner) this.#sagaLeases.delete(sagaId);
+    if (leaseReleaseTransition(this.#sagaLeases.get(sagaId), owner).release) this.#sagaLeases.delete(sagaId);
   }
 
   async sagaAppend(sagaId: string, owner: string, entry: SagaLogEntry): Promise<boolean> {
     this.#open();
-    if (this.#sagaLeases.get(sagaId)?.owner !== owner) return false;
+    if (!leaseHeldBy(this.#sagaLeases.get(sagaId), owner)) return false;
     let log = this.#sagaLogs.get(sagaId);
     if (log === undefined) {
       log = [];
@@ -140,7 +153,7 @@ class MemoryStore implements Store {
 
   async sagaReset(sagaId: string, owner: string): Promise<boolean> {
     this.#open();
-    if (this.#sagaLeases.get(sagaId)?.owner !== owner) return false;
+    if (!leaseHeldBy(this.#sagaLeases.get(sagaId), owner)) return false;
     this.#sagaLogs.delete(sagaId);
     return true;
   }

@@ -28,7 +28,12 @@ export interface SagaLease {
 /**
  * Where a `Saga` logs what ran. The lease makes one process at a time the saga's writer (running
  * or recovering it); `sagaAppend` and `sagaReset` are fenced: they write only for the current lease
- * holder, so a process that lost its lease (it hung past `leaseMs`) cannot corrupt the log.
+ * holder, so a process that lost its lease (it hung past `leaseMs`) cannot corrupt the log. A
+ * backend implements each method as one atomic transition (one transaction, or one script),
+ * applying `recourse`'s `leaseAcquireTransition` / `leaseRenewTransition` /
+ * `leaseReleaseTransition` to the saga's lease row. Every `now` and `leaseUntil` is in the saga's
+ * clock (`Date.now` by default), one scale for every process sharing the store. A backend that
+ * cannot reach its storage rejects with `StoreError` (the saga then runs no further step).
  *
  * @example
  * const lease = await store.sagaAcquire('order-17', owner, Date.now(), 30_000)
@@ -36,16 +41,24 @@ export interface SagaLease {
  */
 export interface SagaLogStore {
   /**
-   * Takes (or renews) the lease when it is free, lapsed, already `owner`'s, or still held by
-   * `replacing` (a holder the caller found dead; only one caller can replace it).
+   * Atomically takes the lease until `now + leaseMs` when it is free, lapsed
+   * (`leaseUntil <= now`), already `owner`'s, or held by `replacing` (a holder the caller found
+   * dead: of several callers replacing the same holder, one wins). Otherwise resolves
+   * `acquired: false` with the current holder and its end.
    */
   sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease>;
-  /** Gives the lease up; no-op unless `owner` holds it. */
+  /**
+   * Atomically sets `owner`'s lease to end at `now + leaseMs`. Resolves false, writing nothing,
+   * when `owner` no longer holds it (a lapsed lease nobody took still counts as held); unlike
+   * `sagaAcquire` it never takes a lease back from someone else.
+   */
+  sagaRenew(sagaId: string, owner: string, now: number, leaseMs: number): Promise<boolean>;
+  /** Atomically gives the lease up; no-op unless `owner` holds it. */
   sagaRelease(sagaId: string, owner: string): Promise<void>;
-  /** Appends one line if `owner` holds the lease (lapsed but not taken counts); false otherwise. */
+  /** Atomically appends one line if `owner` holds the lease (lapsed but not taken counts); false, writing nothing, otherwise. */
   sagaAppend(sagaId: string, owner: string, entry: SagaLogEntry): Promise<boolean>;
   /** The whole log in append order; [] when the saga never logged anything. */
   sagaRead(sagaId: string): Promise<SagaLogEntry[]>;
-  /** Deletes the log (to run the saga again) if `owner` holds the lease; false otherwise. */
+  /** Atomically deletes the log (to run the saga again) if `owner` holds the lease; false otherwise. */
   sagaReset(sagaId: string, owner: string): Promise<boolean>;
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { holderIsDead, processOwner } from '../../src/saga/process-identity.js';
+import { holderIsDead, processOwner } from '../../src/lease/process-identity.js';
 
 describe('lease holder liveness', () => {
   it('knows a holder in this process, and one on another machine, as alive', () => {
