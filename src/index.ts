@@ -89,9 +89,15 @@ export { idempotencyKey } from './canonical/idempotency-key.js';
 export { isNotSerializableError, NotSerializableError } from './canonical/not-serializable-error.js';
 export { sha256Hex } from './canonical/sha256.js';
 export { CheckpointCorruptError, isCheckpointCorruptError } from './checkpoint/checkpoint-corrupt-error.js';
-export { Checkpointer, type CheckpointerOptions, type Recovery } from './checkpoint/checkpointer.js';
+export { Checkpointer, type CheckpointerOptions, checkpointChecksum, type Recovery } from './checkpoint/checkpointer.js';
 export { type RunStepsOptions, runSteps, type Step } from './checkpoint/run-steps.js';
-export { IdempotencyLedger, type IdempotencyLedgerOptions, type LedgerRunOptions } from './idempotency/idempotency-ledger.js';
+export {
+  IdempotencyLedger,
+  type IdempotencyLedgerOptions,
+  type LedgerEventMap,
+  type LedgerRunOptions,
+  type Reconciliation,
+} from './idempotency/idempotency-ledger.js';
 export { type CompensationFailure, isSagaFailedError, SagaFailedError } from './saga/saga-failed-error.js';
 export { Saga, type SagaOptions, type SagaRecoverOptions } from './saga/saga.js';
 export { isSagaStateError, SagaStateError } from './saga/saga-state-error.js';
@@ -100,4 +106,20 @@ export type { LedgerClaim, LedgerEntry, LedgerStore } from './store/ledger-store
 export { memoryStore } from './store/memory-store.js';
 export type { SagaLease, SagaLogEntry, SagaLogStore } from './store/saga-log-store.js';
 export type { Store } from './store/store.js';
-export { isStoreError, StoreError, type StoreErrorCode } from './store/store-error.js';
+export { isStoreError, StoreError, type StoreErrorCode, type StoreErrorOptions } from './store/store-error.js';
+// pure transitions a third-party store applies inside its own transactions
+export {
+  type LeaseAcquisition,
+  leaseAcquireTransition,
+  leaseHeldBy,
+  type LeaseRecord,
+  leaseReleaseTransition,
+  leaseRenewTransition,
+} from './transitions/lease.js';
+export {
+  ledgerClaimTransition,
+  ledgerCompleteTransition,
+  ledgerReleaseTransition,
+  ledgerRenewTransition,
+  type LedgerWrite,
+} from './transitions/ledger.js';

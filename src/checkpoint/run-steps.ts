@@ -4,8 +4,12 @@ import { checkOptions, type OptionKeys, showValue } from '../options/validate-op
 import { CheckpointCorruptError } from './checkpoint-corrupt-error.js';
 import { type Checkpointer, type DetailedRecovery, RECOVER_DETAILED } from './checkpointer.js';
 
-/** One step of {@link runSteps}: takes the state after the previous step, returns the next. */
-export type Step<S> = (state: S, ctx: { stepIndex: number }) => Promise<S>;
+/**
+ * One step of {@link runSteps}: takes the state after the previous step (`In`), returns the next
+ * (`Out`, by default the same type). Steps whose output type differs from their input let the
+ * state grow step by step.
+ */
+export type Step<In, Out = In> = (state: In, ctx: { stepIndex: number }) => Promise<Out>;
 
 /** Options of {@link runSteps}. */
 export interface RunStepsOptions<S> {
@@ -18,7 +22,9 @@ const RUN_STEPS_KEYS: OptionKeys<RunStepsOptions<unknown>> = { checkpointer: tru
 
 /**
  * Runs `steps` in order, saving a checkpoint after each, and resumes after the last good step when
- * the task ran before (a crash, a failed step): step `i` receives the state step `i - 1` returned,
+ * the task ran before (a crash, a failed step): step `i` receives the state step `i - 1` returned
+ * (typed: with up to 8 steps written inline, each step's input type is the previous step's output,
+ * so the state can grow step by step; longer lists use one state type),
  * as its JSON round trip (the same whether it ran in this process or came from the checkpoint). A
  * finished task returns its final state without running anything. A corrupted checkpoint rejects
  * with `CheckpointCorruptError`: it neither resumes from it nor silently starts over. A step's
@@ -31,7 +37,40 @@ const RUN_STEPS_KEYS: OptionKeys<RunStepsOptions<unknown>> = { checkpointer: tru
  *   initialState: { topic: 'tides' },
  * })
  */
-export async function runSteps<S>(taskId: string, steps: Array<Step<S>>, options: RunStepsOptions<S>): Promise<S> {
+export function runSteps<S0, S1>(taskId: string, steps: [Step<S0, S1>], options: RunStepsOptions<S0>): Promise<S1>;
+export function runSteps<S0, S1, S2>(taskId: string, steps: [Step<S0, S1>, Step<S1, S2>], options: RunStepsOptions<S0>): Promise<S2>;
+export function runSteps<S0, S1, S2, S3>(
+  taskId: string,
+  steps: [Step<S0, S1>, Step<S1, S2>, Step<S2, S3>],
+  options: RunStepsOptions<S0>,
+): Promise<S3>;
+export function runSteps<S0, S1, S2, S3, S4>(
+  taskId: string,
+  steps: [Step<S0, S1>, Step<S1, S2>, Step<S2, S3>, Step<S3, S4>],
+  options: RunStepsOptions<S0>,
+): Promise<S4>;
+export function runSteps<S0, S1, S2, S3, S4, S5>(
+  taskId: string,
+  steps: [Step<S0, S1>, Step<S1, S2>, Step<S2, S3>, Step<S3, S4>, Step<S4, S5>],
+  options: RunStepsOptions<S0>,
+): Promise<S5>;
+export function runSteps<S0, S1, S2, S3, S4, S5, S6>(
+  taskId: string,
+  steps: [Step<S0, S1>, Step<S1, S2>, Step<S2, S3>, Step<S3, S4>, Step<S4, S5>, Step<S5, S6>],
+  options: RunStepsOptions<S0>,
+): Promise<S6>;
+export function runSteps<S0, S1, S2, S3, S4, S5, S6, S7>(
+  taskId: string,
+  steps: [Step<S0, S1>, Step<S1, S2>, Step<S2, S3>, Step<S3, S4>, Step<S4, S5>, Step<S5, S6>, Step<S6, S7>],
+  options: RunStepsOptions<S0>,
+): Promise<S7>;
+export function runSteps<S0, S1, S2, S3, S4, S5, S6, S7, S8>(
+  taskId: string,
+  steps: [Step<S0, S1>, Step<S1, S2>, Step<S2, S3>, Step<S3, S4>, Step<S4, S5>, Step<S5, S6>, Step<S6, S7>, Step<S7, S8>],
+  options: RunStepsOptions<S0>,
+): Promise<S8>;
+export function runSteps<S>(taskId: string, steps: ReadonlyArray<Step<S>>, options: RunStepsOptions<S>): Promise<S>;
+export async function runSteps(taskId: string, steps: ReadonlyArray<Step<unknown>>, options: RunStepsOptions<unknown>): Promise<unknown> {
   checkKey('taskId', taskId);
   if (!Array.isArray(steps) || steps.some((s) => typeof s !== 'function')) throw new TypeError(`steps must be an array of functions, got ${showValue(steps)}`);
   const o = checkOptions('runSteps', options, RUN_STEPS_KEYS);
@@ -45,18 +84,18 @@ export async function runSteps<S>(taskId: string, steps: Array<Step<S>>, options
   // A Checkpointer from another copy of recourse has no detailed form: its plain recover() will do.
   const found: DetailedRecovery =
     typeof checkpointer[RECOVER_DETAILED] === 'function' ? await checkpointer[RECOVER_DETAILED](taskId) : await checkpointer.recover(taskId);
-  let state: S;
+  let state: unknown;
   let next: number;
   if (found.recovered) {
     if (found.resumeFromStep > steps.length) {
       throw new RangeError(`task ${JSON.stringify(taskId)} has a checkpoint at step ${found.stepIndex}, but only ${steps.length} step(s) were given`);
     }
-    state = found.state as S;
+    state = found.state;
     next = found.resumeFromStep;
   } else if (found.reason === 'checkpoint_corrupted') {
     throw new CheckpointCorruptError(taskId, (found as { detail?: string }).detail ?? 'failed its checks');
   } else {
-    state = JSON.parse(initialText) as S;
+    state = JSON.parse(initialText);
     next = 0;
   }
   for (let i = next; i < steps.length; i++) {
@@ -64,7 +103,7 @@ export async function runSteps<S>(taskId: string, steps: Array<Step<S>>, options
     // Continue with the round trip, so a resumed run and an uninterrupted one see the same values.
     const text = canonicalJson(after, 'state');
     await checkpointer.save!(taskId, i, JSON.parse(text));
-    state = JSON.parse(text) as S;
+    state = JSON.parse(text);
   }
   return state;
 }
