@@ -42,6 +42,11 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return undefined;
 }
 
+/** A key of 12 KB in UTF-8 (multi-byte characters included): backends must not truncate or reject it. */
+const LONG_KEY = `long/${'ключ🔑'.repeat(1000)}`;
+
+const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 function countKinds(kinds: string[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const k of kinds) counts[k] = (counts[k] ?? 0) + 1;
@@ -49,10 +54,15 @@ function countKinds(kinds: string[]): Record<string, number> {
 }
 
 /**
- * The behaviour every `Store` backend must have, as a test suite: ledger claims, leases, results
- * and expiry; checkpoints kept verbatim; saga logs fenced by their lease; breaker transitions with
- * exactly one probe among concurrent callers; `close()`. Call it from a test file of the backend;
- * `makeStore` opens a fresh, empty store for each test (it is closed after the test).
+ * The behaviour every `Store` backend must have, as one test suite run against every backend
+ * (memory, SQLite, Redis, PostgreSQL, yours): ledger claims, takeovers, leases, results and
+ * bounded expiry; checkpoints kept verbatim; saga logs fenced by their lease, renewals that never
+ * take a lease back; breaker transitions with exactly one probe among concurrent callers; keys of
+ * 10 KB and more; concurrency cases with many callers; `close()`. Call it from a test file of the
+ * backend; `makeStore` opens a fresh, empty store for each test (a new file, or a unique key prefix
+ * or schema on a shared server), closed after the test. Times passed to the store are wall-clock
+ * sized (around 1.7e12); one test waits 120 ms of real time, for backends that expire entries by
+ * their server's clock (Redis `PX`).
  *
  * @example
  * import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -151,6 +161,65 @@ export function storeConformance(
         expect(countKinds(claims.map((c) => c.kind))).toEqual({ claimed: 1, held: 49 });
       });
 
+      it('renews to exactly now + leaseMs (0 gives the claim up as lapsed: the next claim is a takeover)', async () => {
+        await store.ledgerClaim('k', 'a', T0, LEASE);
+        expect(await store.ledgerRenew('k', 'a', T0 + 500, 100)).toBe(true);
+        expect((await store.ledgerGet('k'))?.leaseUntil).toBe(T0 + 600);
+        expect(await store.ledgerRenew('k', 'a', T0 + 550, 0)).toBe(true);
+        expect(await store.ledgerClaim('k', 'b', T0 + 550, LEASE)).toEqual({ kind: 'claimed', takeover: true, previousOwner: 'a' });
+      });
+
+      it('still counts a lapsed claim nobody took as its holder\'s: renew and complete succeed, once', async () => {
+        await store.ledgerClaim('k', 'slow', T0, LEASE);
+        expect(await store.ledgerRenew('k', 'slow', T0 + 5 * LEASE, LEASE)).toBe(true);
+        await store.ledgerClaim('k2', 'slow', T0, LEASE);
+        expect(await store.ledgerComplete('k2', 'slow', '"late but fine"', T0 + 5 * LEASE, T0 + 10 * LEASE)).toBe(true);
+        expect(await store.ledgerComplete('k2', 'slow', '"again"', T0 + 5 * LEASE, T0 + 10 * LEASE)).toBe(false);
+        expect(await store.ledgerClaim('k2', 'x', T0 + 5 * LEASE, LEASE)).toEqual({ kind: 'completed', result: '"late but fine"' });
+      });
+
+      it('handles a key of 10 KB verbatim', async () => {
+        expect(await store.ledgerClaim(LONG_KEY, 'a', T0, LEASE)).toEqual({ kind: 'claimed', takeover: false });
+        expect(await store.ledgerClaim(`${LONG_KEY}x`, 'b', T0, LEASE)).toEqual({ kind: 'claimed', takeover: false });
+        expect(await store.ledgerComplete(LONG_KEY, 'a', '"ok"', T0, T0 + LEASE)).toBe(true);
+        expect(await store.ledgerClaim(LONG_KEY, 'c', T0 + 1, LEASE)).toEqual({ kind: 'completed', result: '"ok"' });
+        expect((await store.ledgerGet(LONG_KEY))?.key).toBe(LONG_KEY);
+      });
+
+      it('forgets expired results without being asked for them: storage stays bounded', async () => {
+        // Expiry by the `now` given (memory, SQLite: swept as claims go by) or by the server's own
+        // clock (Redis PX): the entry expires 50 ms after completion in both scales.
+        for (let i = 0; i < 20; i++) {
+          await store.ledgerClaim(`old${i}`, 'a', T0, LEASE);
+          await store.ledgerComplete(`old${i}`, 'a', '"x"', T0, T0 + 50);
+        }
+        await realSleep(120);
+        for (let i = 0; i < 300; i++) await store.ledgerClaim(`new${i}`, 'b', T0 + 10 * LEASE, LEASE);
+        const left = await Promise.all(Array.from({ length: 20 }, (_, i) => store.ledgerGet(`old${i}`)));
+        expect(left.filter((e) => e !== undefined).length).toBe(0);
+      });
+
+      it('grants exactly one claim per key among 400 concurrent callers on 20 keys', async () => {
+        const claims = await Promise.all(
+          Array.from({ length: 400 }, (_, i) => store.ledgerClaim(`key${i % 20}`, `o${i}`, T0, LEASE).then((c) => [i % 20, c.kind] as const)),
+        );
+        const claimedPerKey = new Map<number, number>();
+        for (const [k, kind] of claims) if (kind === 'claimed') claimedPerKey.set(k, (claimedPerKey.get(k) ?? 0) + 1);
+        expect([...claimedPerKey.values()]).toEqual(Array.from({ length: 20 }, () => 1));
+      });
+
+      it('a lapsed holder completing while 50 callers claim: either it completes and none runs, or one takes over and it does not', async () => {
+        await store.ledgerClaim('k', 'holder', T0, LEASE);
+        const at = T0 + LEASE;
+        const [completed, ...claims] = await Promise.all([
+          store.ledgerComplete('k', 'holder', '"done"', at, at + LEASE),
+          ...Array.from({ length: 50 }, (_, i) => store.ledgerClaim('k', `t${i}`, at, LEASE)),
+        ]);
+        const kinds = countKinds((claims as Array<{ kind: string }>).map((c) => c.kind));
+        if (completed) expect(kinds.claimed).toBeUndefined();
+        else expect(kinds.claimed).toBe(1);
+      });
+
       it('keeps keys independent', async () => {
         await store.ledgerClaim('k1', 'a', T0, LEASE);
         expect(await store.ledgerClaim('k2', 'b', T0, LEASE)).toEqual({ kind: 'claimed', takeover: false });
@@ -183,6 +252,13 @@ export function storeConformance(
         const bad = { taskId: 't', stepIndex: 2, state: '{not json', checksum: '0'.repeat(64), savedAt: T0 };
         await store.saveCheckpoint(bad);
         expect(await store.loadCheckpoint('t')).toEqual(bad);
+      });
+
+      it('keeps a task id of 10 KB and a fractional savedAt verbatim', async () => {
+        const r = { taskId: LONG_KEY, stepIndex: 2, state: '{"a":1}', checksum: 'c'.repeat(64), savedAt: T0 + 0.123456789 };
+        await store.saveCheckpoint(r);
+        expect(await store.loadCheckpoint(LONG_KEY)).toEqual(r);
+        expect(await store.loadCheckpoint(`${LONG_KEY}x`)).toBeUndefined();
       });
 
       it('returns copies: changing a loaded record changes nothing stored', async () => {
@@ -228,6 +304,37 @@ export function storeConformance(
         expect(leases.filter((l) => l.acquired).length).toBe(1);
       });
 
+      it('renews only for the holder, to exactly now + leaseMs, and never takes a lease back', async () => {
+        expect(await store.sagaRenew('s', 'a', T0, LEASE)).toBe(false); // nothing to renew
+        await store.sagaAcquire('s', 'a', T0, LEASE);
+        expect(await store.sagaRenew('s', 'b', T0 + 1, LEASE)).toBe(false);
+        expect(await store.sagaRenew('s', 'a', T0 + 500, 100)).toBe(true);
+        expect(await store.sagaAcquire('s', 'b', T0 + 599, LEASE)).toEqual({ acquired: false, leaseUntil: T0 + 600, holder: 'a' });
+        // Lapsed, nobody took it: still a's.
+        expect(await store.sagaRenew('s', 'a', T0 + 2 * LEASE, LEASE)).toBe(true);
+        // Taken over, then released by the taker: a renewal must not make a the holder again.
+        await store.sagaAcquire('s', 'b', T0 + 4 * LEASE, LEASE);
+        expect(await store.sagaRenew('s', 'a', T0 + 4 * LEASE + 1, LEASE)).toBe(false);
+        await store.sagaRelease('s', 'b');
+        expect(await store.sagaRenew('s', 'a', T0 + 4 * LEASE + 2, LEASE)).toBe(false);
+        expect(await store.sagaAppend('s', 'a', line('step', 0, 'x'))).toBe(false);
+      });
+
+      it('keeps a saga id of 10 KB apart from its neighbours', async () => {
+        expect((await store.sagaAcquire(LONG_KEY, 'a', T0, LEASE)).acquired).toBe(true);
+        expect(await store.sagaAppend(LONG_KEY, 'a', line('begin', -1, '', '[]'))).toBe(true);
+        expect(await store.sagaRead(LONG_KEY)).toEqual([line('begin', -1, '', '[]')]);
+        expect(await store.sagaRead(`${LONG_KEY}x`)).toEqual([]);
+      });
+
+      it('keeps every one of 100 concurrent appends by the holder', async () => {
+        await store.sagaAcquire('s', 'a', T0, LEASE);
+        const oks = await Promise.all(Array.from({ length: 100 }, (_, i) => store.sagaAppend('s', 'a', line('step', i, `n${i}`))));
+        expect(oks.every((ok) => ok)).toBe(true);
+        const steps = (await store.sagaRead('s')).map((e) => e.step).sort((x, y) => x - y);
+        expect(steps).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      });
+
       it('appends in order for the lease holder only, and resets for it only', async () => {
         await store.sagaAcquire('s', 'a', T0, LEASE);
         const entries = [line('begin', -1, '', '["x","y"]'), line('step', 0, 'x', '{"id":1}'), line('step', 1, 'y'), line('end', -1, '', 'completed')];
@@ -260,8 +367,18 @@ export function storeConformance(
         await store.close();
         const errors = await Promise.all([
           rejection(store.ledgerClaim('k', 'a', T0, LEASE)),
+          rejection(store.ledgerRenew('k', 'a', T0, LEASE)),
+          rejection(store.ledgerComplete('k', 'a', '1', T0, T0 + 1)),
+          rejection(store.ledgerRelease('k', 'a')),
+          rejection(store.ledgerGet('k')),
+          rejection(store.saveCheckpoint({ taskId: 't', stepIndex: 0, state: '{}', checksum: 'c'.repeat(64), savedAt: T0 })),
           rejection(store.loadCheckpoint('t')),
+          rejection(store.sagaAcquire('s', 'a', T0, LEASE)),
+          rejection(store.sagaRenew('s', 'a', T0, LEASE)),
+          rejection(store.sagaRelease('s', 'a')),
+          rejection(store.sagaAppend('s', 'a', { type: 'begin', step: -1, name: '', at: T0 })),
           rejection(store.sagaRead('s')),
+          rejection(store.sagaReset('s', 'a')),
           rejection(store.breakerGet('b')),
         ]);
         for (const e of errors) expect([(e as Error | undefined)?.name, (e as { code?: string } | undefined)?.code]).toEqual(['StoreError', 'closed']);

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/canonical/sha256.js';
-import { isCheckpointCorruptError } from '../../src/checkpoint/checkpoint-corrupt-error.js';
-import { Checkpointer } from '../../src/checkpoint/checkpointer.js';
+import { type CheckpointCorruptError, isCheckpointCorruptError } from '../../src/checkpoint/checkpoint-corrupt-error.js';
+import { Checkpointer, checkpointChecksum } from '../../src/checkpoint/checkpointer.js';
 import { runSteps, type Step } from '../../src/checkpoint/run-steps.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
 import type { CheckpointStore } from '../../src/store/checkpoint-store.js';
@@ -47,7 +47,8 @@ describe.each(backends)('Checkpointer on the %s store', (_name, open) => {
     await cp.save('t', 1, { rows: 20, at: new Date(0) });
     expect(await cp.recover('t')).toEqual({ recovered: true, stepIndex: 1, state: { rows: 20, at: '1970-01-01T00:00:00.000Z' }, resumeFromStep: 2 });
     const record = await store.loadCheckpoint('t');
-    expect(record).toEqual({ taskId: 't', stepIndex: 1, state: '{"at":"1970-01-01T00:00:00.000Z","rows":20}', checksum: sha256Hex(record!.state), savedAt: 42 });
+    expect(record).toEqual({ taskId: 't', stepIndex: 1, state: '{"at":"1970-01-01T00:00:00.000Z","rows":20}', checksum: checkpointChecksum({ taskId: 't', stepIndex: 1, state: record!.state, savedAt: 42 }), savedAt: 42 });
+    expect(record!.checksum).toMatch(/^[0-9a-f]{64}$/);
     await store.close();
   });
 
@@ -104,6 +105,10 @@ describe.each(backends)('Checkpointer on the %s store', (_name, open) => {
       (r) => ({ ...r, state: '{"amount":', checksum: sha256Hex('{"amount":') }), // unparsable, consistent checksum
       (r) => ({ ...r, stepIndex: -3 }),
       (r) => ({ ...r, checksum: 'not hex' }),
+      (r) => ({ ...r, stepIndex: r.stepIndex + 1 }), // a bumped index would skip a step (issue 9 hazard)
+      (r) => ({ ...r, stepIndex: r.stepIndex - 1 }), // a lowered one would repeat one
+      (r) => ({ ...r, savedAt: r.savedAt + 1 }),
+      (r) => ({ ...r, savedAt: 'yesterday' }),
     ];
     for (const [i, tamper] of tamperings.entries()) {
       const taskId = `task-${i}`;
@@ -125,7 +130,58 @@ describe.each(backends)('Checkpointer on the %s store', (_name, open) => {
   });
 });
 
+describe('checkpoints written by recourse 0.1 (checksum of the state only)', () => {
+  async function legacy(store: CheckpointStore, taskId: string, stepIndex: number, state: string): Promise<void> {
+    await store.saveCheckpoint({ taskId, stepIndex, state, checksum: sha256Hex(state), savedAt: 1 });
+  }
+  const steps = (log: number[]): Array<Step<{ n: number }>> =>
+    [0, 1, 2, 3].map((i) => async (s) => {
+      log.push(i);
+      return { n: s.n + 1 };
+    });
+
+  it('are refused by default, saying why and how to accept them', async () => {
+    const store = memoryStore();
+    await legacy(store, 'old', 1, '{"n":2}');
+    const cp = new Checkpointer(store);
+    expect(await cp.recover('old')).toEqual({ recovered: false, reason: 'checkpoint_corrupted' });
+    const log: number[] = [];
+    const e = await rejection(runSteps('old', steps(log), { checkpointer: cp, initialState: { n: 0 } }));
+    expect(isCheckpointCorruptError(e)).toBe(true);
+    expect((e as CheckpointCorruptError).detail).toMatch(/checksum covers the state only \(a record written by recourse 0.1\).*legacyChecksums: 'accept'/);
+    expect(log).toEqual([]);
+  });
+
+  it("are resumed from with legacyChecksums: 'accept' (the state still checked), and rewritten in the new format", async () => {
+    const store = memoryStore();
+    await legacy(store, 'old', 1, '{"n":2}');
+    const cp = new Checkpointer(store, { legacyChecksums: 'accept' });
+    const log: number[] = [];
+    expect(await runSteps('old', steps(log), { checkpointer: cp, initialState: { n: 0 } })).toEqual({ n: 4 });
+    expect(log).toEqual([2, 3]);
+    const rewritten = (await store.loadCheckpoint('old'))!;
+    expect(rewritten.checksum).toBe(checkpointChecksum(rewritten));
+    // Accepting the old format does not accept a changed state.
+    await store.saveCheckpoint({ taskId: 'bad', stepIndex: 0, state: '{"n":9}', checksum: sha256Hex('{"n":1}'), savedAt: 1 });
+    expect(await cp.recover('bad')).toEqual({ recovered: false, reason: 'checkpoint_corrupted' });
+    expect(() => new Checkpointer(store, { legacyChecksums: 'yes' as never })).toThrow(/legacyChecksums must be one of 'reject', 'accept', got "yes"/);
+  });
+});
+
 describe('a checkpoint tampered inside the SQLite file', () => {
+  it('is reported corrupted when only its step index was changed (it would skip a step)', async () => {
+    const path = join(dir, 'raw-step-tamper.db');
+    const store = sqliteStore({ path });
+    const cp = new Checkpointer(store);
+    await cp.save('import', 0, { rows: 100 });
+    const raw = new Database(path);
+    raw.prepare("UPDATE recourse_checkpoints SET step_index = 1 WHERE task_id = 'import'").run();
+    raw.close();
+    const e = await rejection(runSteps('import', [async (s) => s, async (s) => s], { checkpointer: cp, initialState: {} }));
+    expect((e as CheckpointCorruptError).detail).toMatch(/^checksum mismatch: the record \(its state, stepIndex or savedAt\) was changed/);
+    await store.close();
+  });
+
   it('is reported corrupted', async () => {
     const path = join(dir, 'raw-tamper.db');
     const store = sqliteStore({ path });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BreakerLimits } from '../../src/circuit-breaker/breaker-record.js';
+import type { BreakerLimits } from '../../src/transitions/breaker-record.js';
 import { classify } from '../../src/classify/classify.js';
 import { IdempotencyLedger } from '../../src/idempotency/idempotency-ledger.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
@@ -69,7 +69,7 @@ describe('sqliteStore: driver errors are StoreErrors (issue 9.3)', () => {
     expect(await store.breakerGet('b')).toBeUndefined();
     locker.exec('ROLLBACK');
     locker.close();
-    expect((await store.breakerAdmit('b', 1, LIMITS)).kind).toBe('call');
+    expect((await store.breakerAdmit('b', 1, LIMITS)).admission.kind).toBe('call');
     await store.close();
   });
 });
