@@ -53,6 +53,42 @@ describe('crash recovery across processes (SIGKILL)', () => {
     expect(lines(effects).length).toBe(1);
   });
 
+  it('a holder killed after its effect but before recording it: the taker reconciles instead of running again (12.6)', async () => {
+    const db = join(dir, 'ledger-reconcile.db');
+    const effects = join(dir, 'ledger-reconcile.effects');
+    writeFileSync(effects, '');
+    const leaseMs = 600;
+    const holder = spawnFixture('ledger-worker.mjs', [db, 'pay:7', effects, 'effect-then-hang', String(leaseMs), '0', '0']);
+    await holder.line('CLAIMED');
+    await killHard(holder);
+    expect(lines(effects).length).toBe(1);
+
+    const taker = spawnFixture('ledger-worker.mjs', [db, 'pay:7', effects, 'reconcile', String(leaseMs), '0', '0']);
+    expect(await taker.line('TAKEOVER')).toBe('done');
+    const result = JSON.parse(await taker.line('RESULT')) as { pid: number };
+    expect((await taker.exited).code).toBe(0);
+    expect(result).toEqual({ pid: holder.child.pid, sentAt: '1970-01-01T00:00:00.000Z' });
+    expect(lines(effects).length).toBe(1); // the effect was not repeated
+
+    // The reconciled result is recorded: a later process gets it without asking anything.
+    const late = spawnFixture('ledger-worker.mjs', [db, 'pay:7', effects, 'run', String(leaseMs), '0', '0']);
+    expect(JSON.parse(await late.line('RESULT'))).toEqual(result);
+    expect(late.stdout()).not.toContain('TAKEOVER');
+  });
+
+  it('without reconcile the taker runs again and says the outcome was unknown (12.6)', async () => {
+    const db = join(dir, 'ledger-unknown.db');
+    const effects = join(dir, 'ledger-unknown.effects');
+    writeFileSync(effects, '');
+    const holder = spawnFixture('ledger-worker.mjs', [db, 'pay:8', effects, 'effect-then-hang', '600', '0', '0']);
+    await holder.line('CLAIMED');
+    await killHard(holder);
+    const taker = spawnFixture('ledger-worker.mjs', [db, 'pay:8', effects, 'run', '600', '0', '0']);
+    expect(await taker.line('TAKEOVER')).toBe('unknown');
+    await taker.line('RESULT');
+    expect(lines(effects).length).toBe(2);
+  });
+
   it('runSteps killed during step 3 resumes in a new process at step 3 with step 2 state', async () => {
     const db = join(dir, 'steps-crash.db');
     const log = join(dir, 'steps-crash.log');

@@ -207,7 +207,11 @@ describe('IdempotencyLedger: outcome unknown (issue 12.6)', () => {
     const events: unknown[] = [];
     ledger.on('ledger_takeover', (e) => events.push(e));
     let asked = 0;
-    expect(await ledger.run('k', async () => 1, { reconcile: async () => (asked++, { done: false }) })).toBe(1);
+    const reconcile = async () => {
+      asked++;
+      return { done: false as const };
+    };
+    expect(await ledger.run('k', async () => 1, { reconcile })).toBe(1);
     expect([events, asked]).toEqual([[], 0]);
   });
 
