@@ -13,7 +13,7 @@ export function requireBuild(): void {
 /** A fixture process with its stdout split into lines. */
 export interface Worker {
   child: ChildProcess;
-  /** Resolves with the first stdout line starting with `prefix` (rejects if the process exits first). */
+  /** Resolves with the first whole stdout line starting with `prefix` (rejects if the process exits first). */
   line(prefix: string, timeoutMs?: number): Promise<string>;
   /** Resolves when the process exits, with its code and signal. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -49,7 +49,8 @@ export function spawnFixture(name: string, args: string[], options: SpawnOptions
     new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${name}: no "${prefix}" line within ${timeoutMs} ms; stdout: ${out} stderr: ${err}`)), timeoutMs);
       const check = (): void => {
-        const found = out.split('\n').find((l) => l.startsWith(prefix));
+        // Whole lines only: a chunk may end mid-line ("TAKEOVER do" before "ne\n" arrives).
+        const found = out.split('\n').slice(0, -1).find((l) => l.startsWith(prefix));
         if (found !== undefined) {
           clearTimeout(timer);
           resolve(found.slice(prefix.length).trim());
