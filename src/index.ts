@@ -74,6 +74,7 @@ export {
   type HealthSnapshot,
   healthMonitor,
   type RecordedSample,
+  OTHER_DEPENDENCY,
   UNNAMED_DEPENDENCY,
 } from './guardrails/health-monitor.js';
 export type { LatencyStats } from './guardrails/latency-histogram.js';

@@ -6,7 +6,7 @@ import { dependencyOf } from '../events/event-scope.js';
 import type { BreakerState, CallOutcome, RecourseEvent } from '../events/event-types.js';
 import { subscribe } from '../events/subscribe.js';
 import { checkClock, checkInteger, checkMs, checkName, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
-import { safeRead } from '../text/safe-text.js';
+import { safeRead, textOf } from '../text/safe-text.js';
 import { LatencyHistogram, type LatencyStats } from './latency-histogram.js';
 import { TimeBuckets } from './time-buckets.js';
 
@@ -16,10 +16,17 @@ export interface HealthMonitorOptions {
   windowMs?: number;
   /** Time buckets in the window; counts expire one bucket at a time. Default 12 (5 s each). */
   buckets?: number;
+  /**
+   * The most dependencies tracked at once. A name with nothing left in the window is forgotten when
+   * room is needed (never one whose breaker is open, half-open or isolated); past the limit, new
+   * names are counted under `'other'`, with one `RecourseCardinalityWarning`. Keeps memory bounded
+   * when names come from requests (a tool-call id, a URL). Default 1000.
+   */
+  maxDependencies?: number;
   clock?: Clock;
 }
 
-const HEALTH_MONITOR_KEYS: OptionKeys<HealthMonitorOptions> = { windowMs: true, buckets: true, clock: true };
+const HEALTH_MONITOR_KEYS: OptionKeys<HealthMonitorOptions> = { windowMs: true, buckets: true, maxDependencies: true, clock: true };
 
 /** One call's outcome, as `record` takes it (what an `instrument()` `call` event carries). */
 export interface HealthSample {
@@ -109,6 +116,22 @@ export interface HealthMonitor {
  */
 export const UNNAMED_DEPENDENCY = 'unnamed';
 
+/**
+ * Where a health monitor counts dependencies past `maxDependencies`, and the label value
+ * `recourse/prometheus` uses past `maxLabelValues`.
+ *
+ * @example
+ * health.snapshot().dependencies[OTHER_DEPENDENCY]?.calls // calls of names past the limit
+ */
+export const OTHER_DEPENDENCY = 'other';
+
+/** One tracked dependency: its window, when it was last touched, and its breaker's latest state. */
+interface DependencyEntry {
+  readonly window: TimeBuckets<HealthBucket>;
+  lastAt: number;
+  breaker: BreakerState | undefined;
+}
+
 const KINDS: readonly FailureKind[] = ['transient', 'persistent', 'logical', 'fatal', 'cancelled'];
 
 class HealthBucket {
@@ -154,8 +177,11 @@ class Monitor implements HealthMonitor {
   readonly #windowMs: number;
   readonly #buckets: number;
   readonly #clock: Clock;
-  readonly #deps = new Map<string, TimeBuckets<HealthBucket>>();
-  readonly #breakers = new Map<string, BreakerState>();
+  readonly #deps = new Map<string, DependencyEntry>();
+  readonly #maxDependencies: number;
+  // No sweep can free a name before this clock time (every entry was touched too recently).
+  #sweepAfter = Number.NEGATIVE_INFINITY;
+  #warned = false;
   readonly #fallback: TimeBuckets<FallbackBucket>;
   // Samples reach onSample listeners only: they are the `call` events again, not events of their own.
   readonly #samples = new Emitter<{ sample: RecordedSample }>('health-monitor', undefined, false);
@@ -165,6 +191,7 @@ class Monitor implements HealthMonitor {
     const o = checkOptions('healthMonitor', options, HEALTH_MONITOR_KEYS);
     this.#windowMs = o.windowMs === undefined ? 60_000 : checkMs('windowMs', o.windowMs, 1);
     this.#buckets = o.buckets === undefined ? 12 : checkInteger('buckets', o.buckets, 1);
+    this.#maxDependencies = o.maxDependencies === undefined ? 1000 : checkInteger('maxDependencies', o.maxDependencies, 1);
     this.#clock = checkClock<Clock>('clock', o.clock ?? systemClock);
     this.#fallback = new TimeBuckets<FallbackBucket>(
       this.#windowMs,
@@ -215,7 +242,7 @@ class Monitor implements HealthMonitor {
     let failures = 0;
     const names = dependencies ?? [...this.#deps.keys()];
     for (const name of names) {
-      this.#deps.get(name)?.forEach(now, (b) => {
+      this.#deps.get(name)?.window.forEach(now, (b) => {
         successes += b.counts.successes;
         failures += b.counts.countedFailures;
       });
@@ -231,8 +258,8 @@ class Monitor implements HealthMonitor {
     let failures = 0;
     let decided = 0;
     let counted = 0;
-    for (const [name, window] of this.#deps) {
-      const health = this.#health(name, window, now);
+    for (const [name, entry] of this.#deps) {
+      const health = this.#health(entry, now);
       dependencies[name] = health;
       calls += health.calls;
       failures += health.failures;
@@ -258,17 +285,17 @@ class Monitor implements HealthMonitor {
 
   reset(): void {
     this.#deps.clear();
-    this.#breakers.clear();
+    this.#sweepAfter = Number.NEGATIVE_INFINITY;
     this.#fallback.clear();
   }
 
-  #health(name: string, window: TimeBuckets<HealthBucket>, now: number): DependencyHealth {
+  #health(entry: DependencyEntry, now: number): DependencyHealth {
     const counts = Object.fromEntries(COUNTERS.map((c) => [c, 0])) as Record<Counter, number>;
     const failuresByKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<FailureKind, number>;
     const failuresByReason: Record<string, number> = {};
     const giveupsByReason: Record<string, number> = {};
     const latencies: LatencyHistogram[] = [];
-    window.forEach(now, (b) => {
+    entry.window.forEach(now, (b) => {
       for (const c of COUNTERS) counts[c] += b.counts[c];
       for (const [k, n] of b.kinds) failuresByKind[k] += n;
       addInto(failuresByReason, b.reasons);
@@ -279,23 +306,63 @@ class Monitor implements HealthMonitor {
     const health: DependencyHealth = { ...counts, errorRate: decided === 0 ? 0 : counts.countedFailures / decided, failuresByKind, failuresByReason, giveupsByReason };
     const latency = LatencyHistogram.stats(latencies);
     if (latency !== undefined) health.latencyMs = latency;
-    const breaker = this.#breakers.get(name);
-    if (breaker !== undefined) health.breaker = breaker;
+    if (entry.breaker !== undefined) health.breaker = entry.breaker;
     return health;
   }
 
   #bucket(dependency: string): HealthBucket {
-    let window = this.#deps.get(dependency);
-    if (window === undefined) {
-      window = new TimeBuckets(
-        this.#windowMs,
-        this.#buckets,
-        () => new HealthBucket(),
-        (b) => b.clear(),
-      );
-      this.#deps.set(dependency, window);
+    const now = this.#clock.now();
+    return this.#entry(dependency, now).window.at(now);
+  }
+
+  /** The entry of `dependency`, made room for when the monitor is full; `'other'` past the limit. */
+  #entry(dependency: string, now: number): DependencyEntry {
+    let entry = this.#deps.get(dependency);
+    if (entry === undefined) {
+      let name = dependency;
+      if (this.#full()) {
+        this.#forgetIdle(now);
+        if (this.#full()) {
+          this.#warnFull();
+          name = OTHER_DEPENDENCY;
+          entry = this.#deps.get(name);
+        }
+      }
+      if (entry === undefined) {
+        entry = { window: new TimeBuckets(this.#windowMs, this.#buckets, () => new HealthBucket(), (b) => b.clear()), lastAt: now, breaker: undefined };
+        this.#deps.set(name, entry);
+      }
     }
-    return window.at(this.#clock.now());
+    entry.lastAt = now;
+    return entry;
+  }
+
+  /** `'other'` is not one of the maxDependencies names. */
+  #full(): boolean {
+    return this.#deps.size - (this.#deps.has(OTHER_DEPENDENCY) ? 1 : 0) >= this.#maxDependencies;
+  }
+
+  /** Forgets the dependencies with nothing left in the window, unless their breaker is not closed. */
+  #forgetIdle(now: number): void {
+    if (now < this.#sweepAfter) return;
+    // Data recorded at `lastAt` stays visible until its bucket leaves the window.
+    const visibleMs = this.#windowMs + this.#windowMs / this.#buckets;
+    let oldest = now;
+    for (const [name, entry] of this.#deps) {
+      if (name === OTHER_DEPENDENCY || (entry.breaker !== undefined && entry.breaker !== 'closed')) continue;
+      if (now - entry.lastAt > visibleMs) this.#deps.delete(name);
+      else if (entry.lastAt < oldest) oldest = entry.lastAt;
+    }
+    this.#sweepAfter = oldest + visibleMs;
+  }
+
+  #warnFull(): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    process.emitWarning(
+      `recourse healthMonitor: ${this.#maxDependencies} dependencies are active in one window; further names are counted as "${OTHER_DEPENDENCY}". Name dependencies by kind, not by request (a tool-call id, a URL), or raise maxDependencies.`,
+      'RecourseCardinalityWarning',
+    );
   }
 
   #observe(e: RecourseEvent): void {
@@ -314,7 +381,7 @@ class Monitor implements HealthMonitor {
         this.#count(e, 'retries');
         return;
       case 'giveup':
-        bump(this.#bucket(dependencyOf(e) ?? UNNAMED_DEPENDENCY).giveups, String(e.reason));
+        bump(this.#bucket(dependencyOf(e) ?? UNNAMED_DEPENDENCY).giveups, textOf(e.reason));
         this.#count(e, 'giveups');
         return;
       case 'stall':
@@ -329,10 +396,13 @@ class Monitor implements HealthMonitor {
       case 'invalid':
         this.#count(e, 'invalid');
         return;
-      case 'state':
-        this.#breakers.set(dependencyOf(e) ?? UNNAMED_DEPENDENCY, e.to as BreakerState);
-        this.#count(e, 'breakerTransitions');
+      case 'state': {
+        const now = this.#clock.now();
+        const entry = this.#entry(dependencyOf(e) ?? UNNAMED_DEPENDENCY, now);
+        entry.breaker = e.to as BreakerState;
+        entry.window.at(now).counts.breakerTransitions++;
         return;
+      }
       case 'fallback':
         // Counted against the path that failed over, whatever policy it ran under.
         if (typeof e.from === 'string') this.#bucket(e.from).counts.fallbacks++;
@@ -341,7 +411,8 @@ class Monitor implements HealthMonitor {
         const b = this.#fallback.at(this.#clock.now());
         b.served++;
         if (e.degraded === true) b.degraded++;
-        if (typeof e.servedBy === 'string') bump(b.byPath, e.servedBy);
+        // Path names of one window, bounded like dependency names.
+        if (typeof e.servedBy === 'string') bump(b.byPath, b.byPath.has(e.servedBy) || b.byPath.size < this.#maxDependencies ? e.servedBy : OTHER_DEPENDENCY);
         return;
       }
       default:

@@ -2,8 +2,10 @@ import { Counter, Gauge, Histogram, type Registry, register as globalRegistry } 
 import type { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
 import type { BreakerState, RecourseEvent } from '../events/event-types.js';
 import { subscribe } from '../events/subscribe.js';
-import { checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import { dependencyOf } from '../events/event-scope.js';
+import { checkInteger, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import { safeRead } from '../text/safe-text.js';
+import { LabelCap, OTHER_LABEL_VALUE } from './label-cap.js';
 
 /** Options of {@link prometheusMetrics}. */
 export interface PrometheusOptions {
@@ -15,9 +17,16 @@ export interface PrometheusOptions {
   buckets?: number[];
   /** Breakers whose state the gauge reads at every scrape (a `BreakerRegistry` or a list), so idle dependencies show up too. */
   breakers?: { entries(): Iterable<[string, CircuitBreaker]> } | Iterable<CircuitBreaker>;
+  /**
+   * The most distinct values one label (`dependency`, `path`, `from`, `to`, `controller`, …) may
+   * take; later values are counted under `other`, and a `RecourseCardinalityWarning` is emitted
+   * once per label. Keeps the registry and every scrape bounded when names come from requests.
+   * Default 500.
+   */
+  maxLabelValues?: number;
 }
 
-const PROMETHEUS_KEYS: OptionKeys<PrometheusOptions> = { registry: true, prefix: true, buckets: true, breakers: true };
+const PROMETHEUS_KEYS: OptionKeys<PrometheusOptions> = { registry: true, prefix: true, buckets: true, breakers: true, maxLabelValues: true };
 
 /** The metrics of {@link prometheusMetrics}. */
 export interface PrometheusMetrics {
@@ -38,6 +47,7 @@ export const BREAKER_STATE_VALUE: Readonly<Record<BreakerState, number>> = Objec
 
 const DEFAULT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const UNNAMED = 'unnamed';
+const DEFAULT_MAX_LABEL_VALUES = 500;
 
 /** One metric of {@link prometheusMetrics}: its type, help text and label names. */
 export interface MetricSpec {
@@ -124,9 +134,13 @@ export function prometheusMetrics(options?: PrometheusOptions): PrometheusMetric
     throw new TypeError(`buckets must be a non-empty array of numbers > 0, got ${showValue(buckets)}`);
   }
   const breakers = o.breakers;
+  if (breakers !== undefined && typeof safeRead(breakers, 'entries') !== 'function' && typeof safeRead(breakers, Symbol.iterator) !== 'function') {
+    throw new TypeError(`breakers must be a BreakerRegistry or a list of circuit breakers, got ${showValue(breakers)}`);
+  }
+  const maxLabelValues = o.maxLabelValues === undefined ? DEFAULT_MAX_LABEL_VALUES : checkInteger('maxLabelValues', o.maxLabelValues, 1);
   let shared = subscriptions.get(registry)?.get(prefix);
   if (shared === undefined) {
-    shared = { observe: build(registry, prefix, buckets, breakers), refs: 0, detach: undefined };
+    shared = { observe: build(registry, prefix, buckets, breakers, new LabelCap(maxLabelValues, warnCardinality)), refs: 0, detach: undefined };
     const byPrefix = subscriptions.get(registry) ?? new Map<string, Shared>();
     byPrefix.set(prefix, shared);
     subscriptions.set(registry, byPrefix);
@@ -159,7 +173,17 @@ interface Shared {
 // One set of metrics and one subscription per registry and prefix, however often it is built.
 const subscriptions = new WeakMap<Registry, Map<string, Shared>>();
 
-function build(registry: Registry, prefix: string, buckets: number[], breakers: PrometheusOptions['breakers']): (event: RecourseEvent) => void {
+function warnCardinality(label: string, max: number): void {
+  process.emitWarning(
+    `recourse/prometheus: label "${label}" reached ${max} distinct values; further values are counted as "${OTHER_LABEL_VALUE}". Name dependencies by kind, not by request (a tool-call id, a URL), or raise maxLabelValues.`,
+    'RecourseCardinalityWarning',
+  );
+}
+
+function build(registry: Registry, prefix: string, buckets: number[], breakers: PrometheusOptions['breakers'], cap: LabelCap): (event: RecourseEvent) => void {
+  // Series the breaker-state gauge set at the last scrape: a breaker that left the registry
+  // (evicted when idle) must not stay on every scrape with its last state.
+  let scraped = new Set<string>();
   const make = <M extends AnyMetric>(short: MetricName): M => {
     const name = prefix + short;
     const existing = registry.getSingleMetric(name);
@@ -173,7 +197,14 @@ function build(registry: Registry, prefix: string, buckets: number[], breakers: 
         ...base,
         collect(this: Gauge<string>) {
           // Read at scrape time, so breakers that never changed state are reported as well.
-          for (const [name, breaker] of listBreakers(breakers)) this.set({ dependency: name }, BREAKER_STATE_VALUE[breaker.state]);
+          const now = new Set<string>();
+          for (const [name, breaker] of listBreakers(breakers)) {
+            const dependency = cap.value('dependency', name);
+            now.add(dependency);
+            this.set({ dependency }, BREAKER_STATE_VALUE[breaker.state]);
+          }
+          for (const dependency of scraped) if (!now.has(dependency)) this.remove({ dependency });
+          scraped = now;
         },
       }) as M;
     }
@@ -198,11 +229,12 @@ function build(registry: Registry, prefix: string, buckets: number[], breakers: 
   const levelChanges = make<Counter<string>>('degradation_changes_total');
 
   const observe = (e: RecourseEvent): void => {
-    const dependency = dependencyOf(e) ?? UNNAMED;
+    const dependency = cap.value('dependency', dependencyOf(e) ?? UNNAMED);
+    const label = (name: string, value: unknown): string => cap.value(name, value);
     switch (e.type) {
       case 'call':
       case 'attempt': {
-        const labels = { dependency, outcome: String(e.outcome) };
+        const labels = { dependency, outcome: label('outcome', e.outcome) };
         (e.type === 'call' ? calls : attempts).inc(labels);
         if (typeof e.durationMs === 'number') (e.type === 'call' ? callDuration : attemptDuration).observe(labels, e.durationMs / 1000);
         return;
@@ -211,10 +243,10 @@ function build(registry: Registry, prefix: string, buckets: number[], breakers: 
         retries.inc({ dependency });
         return;
       case 'giveup':
-        giveups.inc({ dependency, reason: String(e.reason) });
+        giveups.inc({ dependency, reason: label('reason', e.reason) });
         return;
       case 'stall':
-        stalls.inc({ dependency, phase: String(e.phase) });
+        stalls.inc({ dependency, phase: label('phase', e.phase) });
         return;
       case 'timeout':
         timeouts.inc({ dependency });
@@ -226,20 +258,20 @@ function build(registry: Registry, prefix: string, buckets: number[], breakers: 
         invalid.inc({ dependency });
         return;
       case 'fallback':
-        fallbacks.inc({ from: String(e.from), to: String(e.to) });
+        fallbacks.inc({ from: label('dependency', e.from), to: label('dependency', e.to) });
         return;
       case 'served':
-        served.inc({ path: String(e.servedBy), degraded: String(e.degraded === true) });
+        served.inc({ path: label('dependency', e.servedBy), degraded: String(e.degraded === true) });
         return;
       case 'state': {
         const to = e.to as BreakerState;
         breakerState.set({ dependency }, BREAKER_STATE_VALUE[to] ?? -1);
-        transitions.inc({ dependency, to });
+        transitions.inc({ dependency, to: label('to', to) });
         return;
       }
       case 'degradation':
         level.set({ controller: dependency }, Number(e.level));
-        levelChanges.inc({ controller: dependency, to: String(e.to), direction: String(e.direction) });
+        levelChanges.inc({ controller: dependency, to: label('level', e.to), direction: label('direction', e.direction) });
         return;
       default:
         return;

@@ -174,6 +174,76 @@ describe('healthMonitor', () => {
   });
 });
 
+describe('healthMonitor: per-name state is bounded (issue 9.15)', () => {
+  function watchWarnings(): { warnings: string[]; stop(): void } {
+    const warnings: string[] = [];
+    const on = (w: Error): void => {
+      if (w.name === 'RecourseCardinalityWarning') warnings.push(w.message);
+    };
+    process.on('warning', on);
+    return { warnings, stop: () => process.off('warning', on) };
+  }
+
+  it('past maxDependencies, new names are counted as `other`, with one warning; idle names make room again', async () => {
+    const clock = new VirtualClock();
+    const monitor = healthMonitor({ clock, windowMs: 10_000, buckets: 10, maxDependencies: 3 });
+    const seen = watchWarnings();
+    try {
+      for (const name of ['a', 'b', 'c', 'd', 'e']) monitor.record(name, { outcome: 'failure', error: httpError(503) });
+      await new Promise((r) => setImmediate(r));
+      expect(Object.keys(monitor.snapshot().dependencies).sort()).toEqual(['a', 'b', 'c', 'other']);
+      expect(monitor.snapshot().dependencies.other).toMatchObject({ calls: 2, failures: 2 });
+      expect(monitor.errorRate()).toEqual({ calls: 5, failures: 5, rate: 1 });
+      expect(seen.warnings).toEqual([expect.stringMatching(/^recourse healthMonitor: 3 dependencies are active in one window; further names are counted as "other"/)]);
+      // a and b stay busy; c falls out of the window and makes room for f
+      await clock.advance(6_000);
+      monitor.record('a', { outcome: 'success' });
+      monitor.record('b', { outcome: 'success' });
+      await clock.advance(5_500);
+      monitor.record('f', { outcome: 'success' });
+      expect(Object.keys(monitor.snapshot().dependencies).sort()).toEqual(['a', 'b', 'f', 'other']);
+      expect(seen.warnings).toHaveLength(1);
+    } finally {
+      seen.stop();
+    }
+  });
+
+  it('never forgets a dependency whose breaker is open, however idle', async () => {
+    const clock = new VirtualClock();
+    const monitor = healthMonitor({ clock, windowMs: 1_000, buckets: 2, maxDependencies: 2 });
+    const seen = watchWarnings();
+    try {
+      monitor.observe({ type: 'state', policy: 'circuit-breaker', name: 'llm', from: 'closed', to: 'open', at: 0 });
+      monitor.record('tool', { outcome: 'success' });
+      await clock.advance(60_000);
+      monitor.record('next', { outcome: 'success' });
+      const deps = monitor.snapshot().dependencies;
+      expect(Object.keys(deps).sort()).toEqual(['llm', 'next']);
+      expect(deps.llm?.breaker).toBe('open');
+    } finally {
+      seen.stop();
+    }
+  });
+
+  it('100,000 names, one per request: the monitor keeps at most maxDependencies + 1 of them', async () => {
+    const clock = new VirtualClock();
+    const monitor = healthMonitor({ clock, maxDependencies: 100 });
+    const seen = watchWarnings();
+    try {
+      for (let i = 0; i < 100_000; i++) {
+        monitor.record(`call-${i}`, { outcome: 'success', durationMs: 5 });
+        if (i % 1000 === 0) await clock.advance(1_000);
+      }
+    } finally {
+      seen.stop();
+    }
+    const deps = monitor.snapshot().dependencies;
+    expect(Object.keys(deps).length).toBeLessThanOrEqual(101);
+    expect(deps.other?.calls).toBeGreaterThan(0);
+    expect(() => healthMonitor({ maxDependencies: 0 })).toThrow(/^maxDependencies must be an integer >= 1, got 0$/);
+  });
+});
+
 describe('LatencyHistogram', () => {
   it('property: every percentile is within 2 % of the exact nearest-rank percentile', () => {
     fc.assert(

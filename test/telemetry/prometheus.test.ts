@@ -170,4 +170,47 @@ describe('recourse/prometheus', () => {
     expect(() => prometheusMetrics({ registry, prefix: 'bad prefix' })).toThrow(/prefix must be a valid metric name prefix/);
     expect(() => prometheusMetrics({ registry, buckets: [] })).toThrow(/buckets must be a non-empty array/);
   });
+
+  it('caps the distinct values of each label: later names are counted as `other`, with one warning (issue 9.15)', async () => {
+    const registry = new Registry();
+    const metrics = prometheusMetrics({ registry, maxLabelValues: 3 });
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      if (w.name === 'RecourseCardinalityWarning') warnings.push(w.message);
+    };
+    process.on('warning', onWarning);
+    try {
+      // a careless caller names the dependency after each request
+      for (let i = 0; i < 10; i++) await instrument({ name: `tool-call-${i}` }).execute(() => 'ok');
+      for (let i = 0; i < 3; i++) await instrument({ name: `tool-call-${i}` }).execute(() => 'again');
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+      metrics.stop();
+    }
+    const series = (await registry.getMetricsAsJSON()).find((m) => m.name === 'recourse_calls_total')!.values;
+    expect(series.map((v) => [v.labels.dependency, v.value]).sort()).toEqual([
+      ['other', 7],
+      ['tool-call-0', 2],
+      ['tool-call-1', 2],
+      ['tool-call-2', 2],
+    ]);
+    expect(warnings).toEqual([expect.stringMatching(/^recourse\/prometheus: label "dependency" reached 3 distinct values; further values are counted as "other"/)]);
+    expect(() => prometheusMetrics({ registry: new Registry(), maxLabelValues: 0 })).toThrow(/^maxLabelValues must be an integer >= 1, got 0$/);
+  });
+
+  it('a breaker that left the list it reads (evicted when idle) leaves the state gauge at the next scrape', async () => {
+    const registry = new Registry();
+    const breakers = new BreakerRegistry();
+    const kept = breakers.get('kept');
+    const gone = breakers.get('gone');
+    const list = [kept, gone];
+    const metrics = prometheusMetrics({ registry, breakers: list });
+    metrics.stop();
+    expect(await metricValue(registry, 'recourse_breaker_state', { dependency: 'gone' })).toBe(0);
+    list.pop();
+    expect(await metricValue(registry, 'recourse_breaker_state', { dependency: 'gone' })).toBeUndefined();
+    expect(await metricValue(registry, 'recourse_breaker_state', { dependency: 'kept' })).toBe(0);
+    expect(() => prometheusMetrics({ registry: new Registry(), breakers: 5 as never })).toThrow(/^breakers must be a BreakerRegistry or a list of circuit breakers, got 5$/);
+  });
 });
