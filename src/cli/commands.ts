@@ -2,6 +2,7 @@ import { chaosGroup } from './chaos-serve-command.js';
 import type { Command, CommandGroup } from './command.js';
 import { demoCommand } from './demo-command.js';
 import type { Flags } from './flags.js';
+import { reportCommand } from './report-command.js';
 
 /**
  * Every `recourse` command, in the order `recourse --help` lists them.
@@ -9,4 +10,4 @@ import type { Flags } from './flags.js';
  * @example
  * await runCli(process.argv.slice(2), io, COMMANDS)
  */
-export const COMMANDS: ReadonlyArray<Command<Flags> | CommandGroup> = [demoCommand, chaosGroup];
+export const COMMANDS: ReadonlyArray<Command<Flags> | CommandGroup> = [demoCommand, reportCommand, chaosGroup];

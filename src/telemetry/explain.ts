@@ -207,7 +207,14 @@ function render(n: ExplainedError, prefix: string, lines: string[]): void {
  * // └─ path "quick-search": CircuitOpenError: circuit "quick" is open; next probe in 30000 ms  [breaker quick, state open, retryAfterMs 30000]
  */
 export function explain(error: unknown): string {
-  const root = explainJSON(error);
+  return explainText(explainJSON(error));
+}
+
+/**
+ * @internal An {@link explainJSON} tree as the indented text {@link explain} prints (for trees read
+ * back from a log, as `recourse report` does).
+ */
+export function explainText(root: ExplainedError): string {
   const lines = [`${root.type}: ${root.message}${annotations(root)}`];
   render(root, '', lines);
   return lines.join('\n');

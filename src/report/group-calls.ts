@@ -1,0 +1,127 @@
+import type { LogEvent } from './log-event.js';
+
+/** The events of one logical call (indexes into the log's events, in time order). */
+export interface CallGroup {
+  id: string;
+  events: number[];
+}
+
+// Events that describe a run as a whole, not a call: drawn in their own lanes only.
+const RUN_EVENTS = new Set(['degradation', 'store_unavailable', 'store_recovered']);
+
+/** Slack for "inside a call's span": log timestamps are whole milliseconds. */
+export const SLACK_MS = 2;
+
+function spanOf(e: LogEvent): [number, number] {
+  return [e.at - (e.durationMs ?? 0), e.at];
+}
+
+/**
+ * Groups events into logical calls. With call ids (`call_id`, which `jsonLogger` writes for every
+ * event emitted inside a call) that is exact. Events without one fall back to time: each `call`
+ * event is a call of its own, and the other events of its dependency that happened within it join
+ * it; what fits nowhere is gathered per dependency ("without a call"). Breaker state changes join
+ * only a call they carry the id of; degradation and store events belong to the run.
+ *
+ * @example
+ * groupCalls(log.events).map((g) => g.id) // ['41.1', '41.2', …]
+ */
+export function groupCalls(events: readonly LogEvent[]): CallGroup[] {
+  const byId = new Map<string, CallGroup>();
+  const loose: number[] = [];
+  events.forEach((e, i) => {
+    if (RUN_EVENTS.has(e.type)) return;
+    if (e.callId === undefined) {
+      if (e.type !== 'state') loose.push(i);
+      return;
+    }
+    let group = byId.get(e.callId);
+    if (group === undefined) {
+      group = { id: e.callId, events: [] };
+      byId.set(e.callId, group);
+    }
+    group.events.push(i);
+  });
+  const groups = [...byId.values()];
+  if (loose.length === 0) return groups;
+
+  // Without ids: one call per `call` event (a named pipeline or instrument).
+  const all = new Spans();
+  const byDep = new Map<string | undefined, Spans>();
+  for (const i of loose) {
+    const e = events[i]!;
+    if (e.type !== 'call') continue;
+    const [from, to] = spanOf(e);
+    const group = { id: `line ${e.line}`, events: [i] };
+    groups.push(group);
+    const span = { group, from, to };
+    all.add(span);
+    let spans = byDep.get(e.dependency);
+    if (spans === undefined) byDep.set(e.dependency, (spans = new Spans()));
+    spans.add(span);
+  }
+  const orphans = new Map<string, CallGroup>();
+  for (const i of loose) {
+    const e = events[i]!;
+    if (e.type === 'call') continue;
+    const dep = e.type === 'fallback' ? e.from : e.dependency;
+    // The innermost call of the same dependency running then; an event without one joins any call.
+    const home = (dep === undefined ? all : byDep.get(dep))?.innermostAt(e.at);
+    if (home !== undefined) {
+      home.events.push(i);
+      continue;
+    }
+    const key = `without a call: ${dep ?? 'unnamed'}`;
+    let group = orphans.get(key);
+    if (group === undefined) {
+      group = { id: key, events: [] };
+      orphans.set(key, group);
+      groups.push(group);
+    }
+    group.events.push(i);
+  }
+  for (const g of groups) g.events.sort((a, b) => a - b);
+  return groups;
+}
+
+interface Span {
+  group: CallGroup;
+  from: number;
+  to: number;
+}
+
+/** Call spans by start time; finds the shortest one running at a time without a full scan. */
+class Spans {
+  readonly #spans: Span[] = [];
+  #longest = 0;
+  #sorted = true;
+
+  add(span: Span): void {
+    const last = this.#spans.at(-1);
+    if (last !== undefined && span.from < last.from) this.#sorted = false;
+    this.#spans.push(span);
+    this.#longest = Math.max(this.#longest, span.to - span.from);
+  }
+
+  innermostAt(at: number): CallGroup | undefined {
+    if (!this.#sorted) {
+      this.#spans.sort((a, b) => a.from - b.from);
+      this.#sorted = true;
+    }
+    // The last span starting by `at`, then back while a span that long could still cover it.
+    let lo = 0;
+    let hi = this.#spans.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#spans[mid]!.from <= at + SLACK_MS) lo = mid + 1;
+      else hi = mid;
+    }
+    let best: Span | undefined;
+    for (let i = lo - 1; i >= 0; i--) {
+      const s = this.#spans[i]!;
+      if (s.from < at - this.#longest - SLACK_MS) break;
+      if (at <= s.to + SLACK_MS && (best === undefined || s.to - s.from < best.to - best.from)) best = s;
+    }
+    return best?.group;
+  }
+}

@@ -1,0 +1,72 @@
+import type { ExplainedError } from '../telemetry/explain.js';
+
+/** An error as a log line carries it (jsonLogger's `error` field), already redacted. */
+export interface LoggedError {
+  type: string;
+  message: string;
+  kind?: string;
+  reason?: string;
+  status?: number;
+  code?: string;
+}
+
+/** A node of an `explain` tree as a log line may carry it (`explainJSON`'s shape), redacted. */
+export type ExplainNode = ExplainedError;
+
+/**
+ * One event of a run as the report reads it from a `jsonLogger` line: the fields the report draws
+ * with, normalised (camelCase, numbers checked), every string redacted.
+ */
+export interface LogEvent {
+  /** 1-based line number in the log. */
+  line: number;
+  /** Epoch ms. */
+  at: number;
+  type: string;
+  dependency?: string;
+  /** The logical call the event belongs to (`call_id`): its row in the timeline. */
+  callId?: string;
+  attempt?: number;
+  maxAttempts?: number;
+  /** `call` / `attempt`: how long it took. */
+  durationMs?: number;
+  /** `retry`: the backoff before the next attempt. */
+  delayMs?: number;
+  outcome?: string;
+  from?: string;
+  to?: string;
+  servedBy?: string;
+  degraded?: boolean;
+  level?: number;
+  phase?: string;
+  reason?: string;
+  error?: LoggedError;
+  explain?: ExplainNode;
+  /** The line's own summary sentence. */
+  msg?: string;
+  /** The line's other fields (for the hover card), redacted. */
+  extra: Record<string, unknown>;
+}
+
+/**
+ * Event types the report draws. Lines of other types are listed as skipped (the page says so),
+ * never guessed at.
+ */
+export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'retry',
+  'giveup',
+  'state',
+  'reject',
+  'fallback',
+  'served',
+  'timeout',
+  'stall',
+  'invalid',
+  'call',
+  'attempt',
+  'degradation',
+  'model_fallback',
+  'resume',
+  'store_unavailable',
+  'store_recovered',
+]);
