@@ -1,8 +1,15 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { writeReport } from '../report/write-report.js';
 import { command, usageError } from './command.js';
 import { colorEnabled } from './color.js';
 import { DEMO_BACKEND_NAMES, DEMO_BACKENDS, type DemoBackendName } from './demo/demo-backends.js';
 import { runDemo, TOPICS } from './demo/run-demo.js';
-import { booleanFlag, choiceFlag, integerFlag } from './flags.js';
+import { eventLogFile } from './event-log-file.js';
+import { booleanFlag, choiceFlag, integerFlag, textFlag } from './flags.js';
+import { openInBrowser } from './open-in-browser.js';
+import { packageVersion } from './version.js';
 
 const NAME = 'demo';
 
@@ -13,7 +20,22 @@ const flags = {
   live: booleanFlag('talk to the real Anthropic API (needs ANTHROPIC_API_KEY) instead of the embedded chaos server'),
   seed: integerFlag('N', 'seed of the fault scenario, so a run repeats request by request (default 7)', 0, 2 ** 32 - 1),
   topics: integerFlag('N', `how many topics to research (default ${TOPICS.length}; 6 with the Agent SDK)`, 1, TOPICS.length),
+  report: textFlag('FILE', 'where to write the run\'s report page (default: report.html in a new folder under the temp dir)'),
+  log: textFlag('FILE', 'where to write the run\'s JSON event log (default: the report\'s name with .jsonl)'),
+  open: booleanFlag('open the report in a browser at the end'),
 };
+
+/** Where the demo writes its log and report: the flags, else a fresh folder under the temp dir. */
+function outputPaths(report: string | undefined, log: string | undefined): { report: string; log: string } {
+  let page = report;
+  if (page === undefined) {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    page = join(tmpdir(), `recourse-demo-${stamp}-${process.pid}`, 'report.html');
+  }
+  page = resolve(page);
+  const events = resolve(log ?? (/\.html?$/i.test(page) ? page.replace(/\.html?$/i, '.jsonl') : `${page}.jsonl`));
+  return { report: page, log: events };
+}
 
 /**
  * `recourse demo`: the research orchestrator (deep-research → quick-search, each behind a breaker
@@ -26,13 +48,14 @@ const flags = {
 export const demoCommand = command({
   name: NAME,
   summary: 'watch recourse handle 529s, stalls and empty answers in a research-agent loop',
-  synopsis: 'demo [--backend NAME | --agent-sdk | --simulated] [--live] [--seed N] [--topics N]',
+  synopsis: 'demo [--backend NAME | --agent-sdk | --simulated] [--live] [--seed N] [--topics N] [--report FILE] [--log FILE] [--open]',
   description: [
     'Runs a research orchestrator: each topic goes to a deep-research subagent and falls back to',
     'quick-search; every path has its own circuit breaker, retry with jittered backoff, stall',
     'detection per streamed message and a check that rejects empty answers. Faults come from a',
     'seeded scenario (a 529 outage at the start, then stalls, 529s and empty answers), so a run',
     'repeats. A terminal gets a live table (colours off with NO_COLOR); a pipe gets one line per event.',
+    'Every event goes to a JSON log, and the run ends with the path of its report page (recourse report).',
     '',
     'Backends:',
     ...DEMO_BACKEND_NAMES.map((n) => `  ${n.padEnd(10)} ${DEMO_BACKENDS[n].summary}`),
@@ -50,8 +73,24 @@ export const demoCommand = command({
     const live = f.live === true;
     if (live && !choice.canGoLive) return usageError(io, NAME, `--live cannot be used with --backend ${name}`);
     if (live && !io.env.ANTHROPIC_API_KEY) return usageError(io, NAME, '--live needs ANTHROPIC_API_KEY in the environment');
+    const paths = outputPaths(f.report, f.log);
+    if (paths.log === paths.report) return usageError(io, NAME, `--log and --report are the same file (${paths.log})`);
+    for (const file of [paths.report, paths.log]) mkdirSync(dirname(file), { recursive: true });
     const backend = await choice.create({ seed: f.seed ?? 7, live });
-    const summary = await runDemo({ stdout: io.stdout, color: colorEnabled(io.stdout, io.env) }, backend, TOPICS.slice(0, f.topics ?? choice.defaultTopics));
-    return summary.failed === summary.topics ? 1 : 0;
+    const log = await eventLogFile(paths.log);
+    let failedAll: boolean;
+    try {
+      const summary = await runDemo({ stdout: io.stdout, color: colorEnabled(io.stdout, io.env) }, backend, TOPICS.slice(0, f.topics ?? choice.defaultTopics));
+      failedAll = summary.failed === summary.topics;
+    } finally {
+      await log.close();
+    }
+    const written = await writeReport(paths.log, paths.report, { version: packageVersion(), title: `recourse demo (${name}, seed ${f.seed ?? 7})` });
+    io.stdout.write(`\n  event log             ${paths.log}\n  report                ${written.output} (${written.calls} calls, ${written.events} events)\n`);
+    if (f.open === true) {
+      const problem = await openInBrowser(written.output, io.env);
+      if (problem !== undefined) io.stderr.write(`recourse ${NAME}: could not open a browser (${problem})\n`);
+    }
+    return failedAll ? 1 : 0;
   },
 });

@@ -16,6 +16,8 @@ export interface PageBox {
 export interface PageHandle {
   rows: number;
   view(): { from: number; to: number };
+  /** The viewport x of time `t` (ms since the first event) on the timeline. */
+  xOf(t: number): number;
   /** Scrolls row `r` into view and returns its box. */
   rowBox(r: number): PageBox;
   /** The drawn items of row `r` (scrolled into view): kind, event id and box. */
@@ -483,6 +485,7 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
   const handle: PageHandle = {
     rows: nRows,
     view: () => ({ from: view.from, to: view.to }),
+    xOf: (t) => rows.getBoundingClientRect().left + x(t),
     rowBox: (r) => {
       const top = r * ROW_H;
       if (top < scroller.scrollTop || top + ROW_H > scroller.scrollTop + rowsH) scroller.scrollTop = Math.max(0, top - rowsH / 2);

@@ -3,7 +3,7 @@ import { BreakerRegistry } from '../../circuit-breaker/breaker-registry.js';
 import { exponential } from '../../backoff/exponential.js';
 import type { Clock } from '../../clock/clock.js';
 import type { CallContext } from '../../context/call-context.js';
-import { type Fallback, fallback } from '../../fallback/fallback.js';
+import { type Fallback, fallback, type Served } from '../../fallback/fallback.js';
 import { pipeline } from '../../pipeline/pipeline.js';
 import type { Policy } from '../../policy/policy.js';
 import { retry } from '../../retry/retry.js';
@@ -33,6 +33,12 @@ export interface OrchestratorTiming {
 export interface ResearchOrchestrator {
   breakers: BreakerRegistry;
   ladder(topic: string): Fallback<ResearchResult>;
+  /**
+   * Runs a topic's ladder as one logical call named `research` (inside an instrumented call), so
+   * every event of every path carries one call id, and the call's outcome (with the whole failure
+   * when all paths failed) is one `call` event.
+   */
+  research(ladder: Fallback<ResearchResult>): Promise<Served<ResearchResult>>;
   paths: Array<{ name: string; policy: Policy; breaker: CircuitBreaker }>;
 }
 
@@ -77,13 +83,16 @@ export function researchOrchestrator(
     return { name, policy, breaker };
   };
   const paths = [pathPolicy('deep-research'), pathPolicy('quick-search')];
+  const ladder = (topic: string): Fallback<ResearchResult> =>
+    fallback<ResearchResult>([
+      { name: 'deep-research', run: (ctx) => subagents.deep(topic, ctx), policy: paths[0]!.policy },
+      { name: 'quick-search', run: (ctx) => subagents.quick(topic, ctx), policy: paths[1]!.policy },
+    ]);
+  const research = instrument({ name: 'research', ...(clock ? { clock } : {}) });
   return {
     breakers,
     paths,
-    ladder: (topic) =>
-      fallback<ResearchResult>([
-        { name: 'deep-research', run: (ctx) => subagents.deep(topic, ctx), policy: paths[0]!.policy },
-        { name: 'quick-search', run: (ctx) => subagents.quick(topic, ctx), policy: paths[1]!.policy },
-      ]),
+    ladder,
+    research: (l) => research.execute(() => l.execute()),
   };
 }

@@ -120,11 +120,17 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     }
   };
   backend.setNote?.((topic, path, text) => update(topic, { path }, text));
+  const orchestrator = researchOrchestrator(
+    { deep: traced('deep-research', backend.subagents.deep), quick: traced('quick-search', backend.subagents.quick) },
+    backend.timing,
+  );
   // The seeds' hard degradation: the orchestrator reads the level's flags; here it just reports them.
   const health = healthMonitor({ windowMs: 10_000, buckets: 10 });
   const detachHealth = health.attach();
   const levels = degradation({
     monitor: health,
+    // the paths' own calls: a `research` call is served by a fallback even when a path is down
+    dependencies: orchestrator.paths.map((p) => p.name),
     levels: [
       { name: 'normal', flags: { parallelTopics: true, maxTokens: 1024 } },
       { name: 'degraded', enterAt: 0.3, flags: { parallelTopics: true, maxTokens: 512 } },
@@ -134,10 +140,6 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     minimumCalls: 5,
   });
   levels.on('degradation', (e) => view.note(`degradation ${e.from} → ${e.to} (error rate ${(100 * e.errorRate).toFixed(0)}% over ${e.calls} calls)`));
-  const orchestrator = researchOrchestrator(
-    { deep: traced('deep-research', backend.subagents.deep), quick: traced('quick-search', backend.subagents.quick) },
-    backend.timing,
-  );
   for (const { name, policy, breaker } of orchestrator.paths) {
     breaker.on('state', () => view.breakers(orchestrator.breakers.states()));
     policy.on('invalid', (e) => {
@@ -155,7 +157,7 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
       const t = topic;
       ladder.on('fallback', (e) => update(t, {}, `fallback ${e.from} → ${e.to} (${classify(e.error).reason})`));
       try {
-        const served = await ladder.execute();
+        const served = await orchestrator.research(ladder);
         summary.servedBy[served.servedBy] = (summary.servedBy[served.servedBy] ?? 0) + 1;
         if (served.degraded) summary.degraded++;
         const text = served.value.text.replace(/\s+/g, ' ').slice(0, 60);
