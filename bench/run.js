@@ -17,8 +17,9 @@ import * as memory from './cases/breaker-memory.js';
 import * as amplification from './cases/amplification.js';
 import * as jitter from './cases/jitter.js';
 import * as chaos from './cases/chaos.js';
+import * as report from './cases/report.js';
 
-const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos];
+const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos, report];
 
 let args;
 try {

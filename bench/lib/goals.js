@@ -77,6 +77,15 @@ export function evaluateGoals(results) {
       d.maxDiffRerun <= 0.15 && d.maxDiffBrooker <= 0.15,
     );
   }
+  if (c.report?.data) {
+    const d = c.report.data;
+    add(
+      `recourse report reads a log of ${fmt(d.events)} events in under 2 s`,
+      results.runtimes[0].version,
+      `${fmt(d.totalMs.median)} ms wall (${fmt(d.cpuMs.median)} ms CPU), page ${fmt(d.htmlMB, 1)} MB${d.browser ? `; Chromium: first drawing ${fmt(d.browser.loadMs)} ms, redraw ${fmt(d.browser.scrollMs, 1)} ms, ${fmt(d.browser.domNodes)} DOM elements` : ''}`,
+      d.totalMs.median < 2000,
+    );
+  }
   if (c.chaos?.data?.recourse) {
     const r = c.chaos.data.recourse;
     add(

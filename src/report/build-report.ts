@@ -29,7 +29,9 @@ const rel = (at: number, t0: number): number => Math.round((at - t0) * 10) / 10;
 export function buildReport(log: EventLog, title: string): Report {
   const { events } = log;
   const strings = new StringTable();
-  const t0 = events[0]?.at ?? 0;
+  // A call is logged when it ends: the run starts at the earliest call's start, not its first line.
+  let t0 = events[0]?.at ?? 0;
+  for (const e of events) if (e.durationMs !== undefined) t0 = Math.min(t0, e.at - e.durationMs);
   const last = events.at(-1)?.at ?? t0;
   const span = Math.max(1, last - t0);
 

@@ -15,8 +15,9 @@ function attemptText(e: LogEvent): string {
   return e.maxAttempts === undefined ? `attempt ${e.attempt}` : `attempt ${e.attempt} of ${e.maxAttempts}`;
 }
 
-function extraLines(extra: Record<string, unknown>): string[] {
+function extraLines(extra: Record<string, unknown> | undefined): string[] {
   const lines: string[] = [];
+  if (extra === undefined) return lines;
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined || value === null) continue;
     // Whole numbers: float dust (471.18832399) makes every card unique and says nothing more.

@@ -20,7 +20,8 @@ function spanOf(e: LogEvent): [number, number] {
  * Groups events into logical calls. With call ids (`call_id`, which `jsonLogger` writes for every
  * event emitted inside a call) that is exact. Events without one fall back to time: each `call`
  * event is a call of its own, and the other events of its dependency that happened within it join
- * it; what fits nowhere is gathered per dependency ("without a call"). Breaker state changes join
+ * it (else the innermost call running then); what fits nowhere is gathered per dependency
+ * ("without a call"). Breaker state changes join
  * only a call they carry the id of; degradation and store events belong to the run.
  *
  * @example
@@ -65,8 +66,8 @@ export function groupCalls(events: readonly LogEvent[]): CallGroup[] {
     const e = events[i]!;
     if (e.type === 'call') continue;
     const dep = e.type === 'fallback' ? e.from : e.dependency;
-    // The innermost call of the same dependency running then; an event without one joins any call.
-    const home = (dep === undefined ? all : byDep.get(dep))?.innermostAt(e.at);
+    // The innermost call of the same dependency running then, else the innermost call of any.
+    const home = (dep === undefined ? undefined : byDep.get(dep)?.innermostAt(e.at)) ?? all.innermostAt(e.at);
     if (home !== undefined) {
       home.events.push(i);
       continue;
@@ -90,38 +91,38 @@ interface Span {
   to: number;
 }
 
-/** Call spans by start time; finds the shortest one running at a time without a full scan. */
+/**
+ * Call spans by start time, asked in time order for the shortest one running at a time: a sweep
+ * that keeps only the spans running then (about as many as calls run at once), so a log of many
+ * calls costs no more per event than a log of few.
+ */
 class Spans {
   readonly #spans: Span[] = [];
-  #longest = 0;
   #sorted = true;
+  #next = 0;
+  #active: Span[] = [];
 
   add(span: Span): void {
     const last = this.#spans.at(-1);
     if (last !== undefined && span.from < last.from) this.#sorted = false;
     this.#spans.push(span);
-    this.#longest = Math.max(this.#longest, span.to - span.from);
   }
 
+  /** The shortest span running at `at`; `at` must not decrease from one call to the next. */
   innermostAt(at: number): CallGroup | undefined {
     if (!this.#sorted) {
       this.#spans.sort((a, b) => a.from - b.from);
       this.#sorted = true;
     }
-    // The last span starting by `at`, then back while a span that long could still cover it.
-    let lo = 0;
-    let hi = this.#spans.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.#spans[mid]!.from <= at + SLACK_MS) lo = mid + 1;
-      else hi = mid;
-    }
+    while (this.#next < this.#spans.length && this.#spans[this.#next]!.from <= at + SLACK_MS) this.#active.push(this.#spans[this.#next++]!);
     let best: Span | undefined;
-    for (let i = lo - 1; i >= 0; i--) {
-      const s = this.#spans[i]!;
-      if (s.from < at - this.#longest - SLACK_MS) break;
-      if (at <= s.to + SLACK_MS && (best === undefined || s.to - s.from < best.to - best.from)) best = s;
+    let kept = 0;
+    for (const s of this.#active) {
+      if (s.to < at - SLACK_MS) continue; // over for good: later questions are later still
+      this.#active[kept++] = s;
+      if (best === undefined || s.to - s.from < best.to - best.from) best = s;
     }
+    this.#active.length = kept;
     return best?.group;
   }
 }

@@ -42,10 +42,10 @@ export interface LogEvent {
   reason?: string;
   error?: LoggedError;
   explain?: ExplainNode;
-  /** The line's own summary sentence. */
+  /** The line's own summary sentence (kept only for types outside {@link DESCRIBED_TYPES}). */
   msg?: string;
-  /** The line's other fields (for the hover card), redacted. */
-  extra: Record<string, unknown>;
+  /** The line's other fields (for the hover card), redacted; absent when there are none. */
+  extra?: Record<string, unknown>;
 }
 
 /**
@@ -70,3 +70,6 @@ export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set([
   'store_unavailable',
   'store_recovered',
 ]);
+
+/** Types whose hover card the report words itself (describeEvent); others show the line's `msg`. */
+export const DESCRIBED_TYPES: ReadonlySet<string> = new Set(['retry', 'giveup', 'call', 'attempt', 'state', 'reject', 'fallback', 'served', 'stall', 'degradation']);

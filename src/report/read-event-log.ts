@@ -1,5 +1,5 @@
 import { redact, redactText } from '../telemetry/redact.js';
-import { type ExplainNode, KNOWN_EVENT_TYPES, type LogEvent, type LoggedError } from './log-event.js';
+import { DESCRIBED_TYPES, type ExplainNode, KNOWN_EVENT_TYPES, type LogEvent, type LoggedError } from './log-event.js';
 
 /** What the reader left out, so the page can say so. */
 export interface SkippedLines {
@@ -88,6 +88,16 @@ function loggedError(value: unknown, r: Redactor): LoggedError | undefined {
   return out;
 }
 
+/** A flat record of a log line: strings redacted once each (cached), numbers and booleans as they are. */
+function scalars(bag: Bag, r: Redactor): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(bag)) {
+    const v = bag[key];
+    out[key] = typeof v === 'string' ? r.text(v) : typeof v === 'object' && v !== null ? redact(v) : v;
+  }
+  return out;
+}
+
 function explainNode(value: unknown, r: Redactor, depth: number): ExplainNode | undefined {
   if (!isBag(value) || depth > MAX_EXPLAIN_DEPTH) return undefined;
   const node: ExplainNode = { type: r.text(value.type) ?? 'Error', message: r.text(value.message) ?? '', children: [] };
@@ -101,7 +111,7 @@ function explainNode(value: unknown, r: Redactor, depth: number): ExplainNode | 
   if (reason !== undefined) node.reason = reason;
   if (code !== undefined) node.code = code;
   if (status !== undefined) node.status = status;
-  if (isBag(value.details)) node.details = redact(value.details) as Record<string, unknown>;
+  if (isBag(value.details)) node.details = scalars(value.details, r);
   if (Array.isArray(value.issues)) {
     node.issues = value.issues.slice(0, MAX_EXPLAIN_CHILDREN).flatMap((i) => {
       if (!isBag(i)) return [];
@@ -129,7 +139,7 @@ function timeOf(line: Bag): number | undefined {
 function toEvent(line: Bag, lineNo: number, type: string, at: number, r: Redactor): LogEvent {
   const error = loggedError(line.error, r);
   const errorBag = isBag(line.error) ? line.error : undefined;
-  const event: LogEvent = { line: lineNo, at, type, extra: {} };
+  const event: LogEvent = { line: lineNo, at, type };
   const dependency = r.text(line.dependency);
   if (dependency !== undefined) event.dependency = dependency;
   const call = typeof line.call_id === 'number' ? String(line.call_id) : r.text(line.call_id);
@@ -142,9 +152,15 @@ function toEvent(line: Bag, lineNo: number, type: string, at: number, r: Redacto
   if (duration !== undefined && duration >= 0) event.durationMs = duration;
   const delay = num(line.delay_ms);
   if (delay !== undefined && delay >= 0) event.delayMs = delay;
-  for (const key of ['outcome', 'from', 'to', 'phase', 'reason', 'msg'] as const) {
+  for (const key of ['outcome', 'from', 'to', 'phase', 'reason'] as const) {
     const v = r.text(line[key]);
     if (v !== undefined) event[key] = v;
+  }
+  // The sentence is shown only for types the report has no words of its own for; it differs on
+  // every line (delays, durations), so redacting it for every event would be most of the work.
+  if (!DESCRIBED_TYPES.has(type)) {
+    const msg = r.text(line.msg);
+    if (msg !== undefined) event.msg = msg;
   }
   const servedBy = r.text(line.served_by);
   if (servedBy !== undefined) event.servedBy = servedBy;
@@ -158,6 +174,7 @@ function toEvent(line: Bag, lineNo: number, type: string, at: number, r: Redacto
   for (const key of Object.keys(line)) {
     if (CONSUMED.has(key)) continue;
     const v = line[key];
+    event.extra ??= {};
     event.extra[key] = typeof v === 'string' ? r.text(v) : typeof v === 'object' && v !== null ? redact(v) : v;
   }
   return event;

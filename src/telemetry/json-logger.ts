@@ -4,6 +4,7 @@ import { type ErrorSummary, summarizeError } from './error-summary.js';
 import { checkOneOf, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import { safeRead, textOf } from '../text/safe-text.js';
 import { wholeMs } from '../text/whole-ms.js';
+import { explainJSON } from './explain.js';
 import { redact, redactText } from './redact.js';
 
 /** Severity of a log line. */
@@ -141,8 +142,13 @@ export function toLogLine(e: RecourseEvent, fields?: Record<string, unknown>): L
     // Times and limits in whole milliseconds (a measured duration keeps its microseconds above).
     // A wait is rounded up, as CircuitOpenError.retryAfterMs is: who waits that long is never early.
     const value = typeof raw === 'number' && key.endsWith('Ms') && Number.isFinite(raw) ? (key === 'retryAfterMs' ? Math.ceil(raw) : Math.round(raw)) : redact(raw);
-    if (value !== undefined) line[snake(key)] = value;
+    if (value === undefined) continue;
+    // A field named like one of the line's own (a degradation's `level`) must not replace it.
+    const name = snake(key);
+    line[Object.hasOwn(line, name) ? `${snake(e.type)}_${name}` : name] = value;
   }
+  // A failed call's whole causal chain (attempts, paths, causes), for `recourse report` and readers.
+  if (e.type === 'call' && e.outcome === 'failure' && e.error !== undefined) line.explain = explainJSON(e.error);
   if (fields !== undefined) {
     const extra = redact(fields) as Record<string, unknown>;
     for (const key of Object.keys(extra)) if (!(key in line)) line[key] = extra[key];

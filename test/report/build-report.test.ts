@@ -147,8 +147,9 @@ describe('report: the run lanes and the summary', () => {
 
   it('puts every call, event, band and level into the page data', () => {
     const { data } = buildReport(parseEventLog(ladderLog().join('\n')), 'ladder');
-    expect(data.t0).toBe(BASE + 1100);
-    expect(data.span).toBe(2900);
+    // the run starts when the first call started (c1 at 1000), not at its first line (1100)
+    expect(data.t0).toBe(BASE + 1000);
+    expect(data.span).toBe(3000);
     expect(data.calls.id.map((i) => data.strings[i])).toEqual(['c1', 'c2', 'c3']);
     expect(data.calls.itemStart).toEqual([0, 9, 16]);
     // c3: its path, the attempt, the breaker it closed (the probe), the answer
