@@ -52,7 +52,7 @@ export const reportCommand = command({
       io.stderr.write(`recourse ${NAME}: ${errorText(error)}\n`);
       return 1;
     }
-    for (const note of written.notes) io.stderr.write(`recourse ${NAME}: skipped ${note}\n`);
+    for (const note of written.notes) io.stderr.write(`recourse ${NAME}: ${note}\n`);
     io.stdout.write(`report: ${resolve(written.output)} (${written.calls} calls, ${written.events} events)\n`);
     if (f.open === true) {
       const problem = await openInBrowser(resolve(written.output), io.env);

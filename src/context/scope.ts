@@ -71,9 +71,9 @@ export class Scope implements CallContext {
     this.#external = external;
     this.#ownsAbort = ownsAbort;
     this.canAbort = ownsAbort || external !== undefined || (parent?.canAbort ?? false);
-    // A name is read only by event sinks, so it alone is worth carrying only while one is attached.
-    this.propagates =
-      this.canAbort || deadline !== undefined || idempotencyKey !== undefined || slots !== undefined || (name !== undefined && namesObserved());
+    // A name and the call an event belongs to are read only by event sinks: while one is attached,
+    // nested calls must see this scope (their events then name the outermost call, see `root`).
+    this.propagates = this.canAbort || deadline !== undefined || idempotencyKey !== undefined || slots !== undefined || namesObserved();
   }
 
   /** The scope of a call that carries nothing: no deadline, no signal, no key, no name. */
@@ -85,7 +85,8 @@ export class Scope implements CallContext {
    */
   static root(ambient: Scope | undefined, signal: AbortSignal | undefined, idempotencyKey: string | undefined, name: string | undefined): Scope {
     if (ambient === undefined) {
-      if (signal === undefined && idempotencyKey === undefined && name === undefined) return Scope.EMPTY;
+      // While a sink is attached every outermost call gets a scope of its own: its events say which call they belong to.
+      if (signal === undefined && idempotencyKey === undefined && name === undefined && !namesObserved()) return Scope.EMPTY;
       return new Scope(undefined, 1, undefined, undefined, idempotencyKey, name, undefined, signal, false);
     }
     if (signal === undefined && (idempotencyKey === undefined || idempotencyKey === ambient.idempotencyKey) && (name === undefined || name === ambient.name)) {
@@ -102,6 +103,17 @@ export class Scope implements CallContext {
       signal,
       false,
     );
+  }
+
+  /**
+   * The outermost scope of this call chain: the logical call that everything nested in it belongs
+   * to (a ladder's paths, a retry's attempts, a timeout's work). {@link Scope.EMPTY} and the scopes
+   * it starts stand for no call in particular.
+   */
+  get root(): Scope {
+    let scope: Scope = this;
+    while (scope.#parent !== undefined && scope.#parent !== Scope.EMPTY) scope = scope.#parent;
+    return scope;
   }
 
   /** The same scope as seen by attempt `n` of a retry. */

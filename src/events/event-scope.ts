@@ -1,4 +1,4 @@
-import type { Scope } from '../context/scope.js';
+import { Scope } from '../context/scope.js';
 import type { RecourseEvent } from './event-types.js';
 
 // The scope of the call an event belongs to rides on the published event under a symbol, not
@@ -22,4 +22,25 @@ export function scopeOfEvent(event: object): Scope | undefined {
  */
 export function dependencyOf(event: RecourseEvent): string | undefined {
   return typeof event.name === 'string' ? event.name : undefined;
+}
+
+const callIds = new WeakMap<Scope, string>();
+let lastCallId = 0;
+
+/**
+ * @internal The id of the logical call an event belongs to: one per outermost call (see
+ * `Scope.root`), `"<pid>.<n>"` so logs of several processes can be merged. Undefined for events
+ * outside any call, and while no sink was attached when the call started.
+ */
+export function callIdOf(event: object): string | undefined {
+  const scope = scopeOfEvent(event);
+  if (scope === undefined) return undefined;
+  const root = scope.root;
+  if (root === Scope.EMPTY) return undefined;
+  let id = callIds.get(root);
+  if (id === undefined) {
+    id = `${process.pid}.${++lastCallId}`;
+    callIds.set(root, id);
+  }
+  return id;
 }

@@ -70,8 +70,13 @@ export function buildReport(log: EventLog, title: string): Report {
     if (!breakerDeps.includes(d)) breakerDeps.push(d);
   }
   const steps = degradationSteps(events, t0);
-  const withIds = events.filter((e) => e.callId !== undefined).length;
-  const grouped = withIds === 0 && events.length > 0 ? 'by-time' : events.some((e) => e.callId === undefined && (e.type === 'call' || e.type === 'retry')) ? 'mixed' : 'by-id';
+  let withIds = 0;
+  let callsWithout = 0;
+  for (const e of events) {
+    if (e.callId !== undefined) withIds++;
+    else if (e.type === 'call' || e.type === 'retry') callsWithout++;
+  }
+  const grouped = withIds === 0 && events.length > 0 ? 'by-time' : callsWithout > 0 ? 'mixed' : 'by-id';
 
   return {
     data: {

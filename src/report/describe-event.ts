@@ -81,6 +81,5 @@ export function describeEvent(e: LogEvent): string {
   }
   lines.push(...errorLines(e.error));
   lines.push(...extraLines(e.extra));
-  if (e.callId !== undefined) lines.push(`call ${e.callId}`);
   return lines.join('\n');
 }

@@ -2,8 +2,8 @@ import { escapeHtml } from './escape-html.js';
 import { quantile } from './summary.js';
 
 const WIDTH = 360;
-const HEIGHT = 140;
-const PAD = { left: 34, right: 8, top: 12, bottom: 18 };
+const HEIGHT = 150;
+const PAD = { left: 34, right: 8, top: 26, bottom: 18 };
 const BUCKETS = 24;
 
 /** `1.2 s`, `340 ms`, `0.8 ms`. */
@@ -23,7 +23,7 @@ export function formatMs(ms: number): string {
  * latencyHistogram('deep-research', [120, 130, 800], [2100])
  */
 export function latencyHistogram(title: string, okMs: readonly number[], failedMs: readonly number[]): string {
-  const all = [...okMs, ...failedMs].sort((a, b) => a - b);
+  const all = Float64Array.from([...okMs, ...failedMs]).sort();
   const head = `<svg class="histogram" role="img" aria-label="${escapeHtml(`latency of ${title}`)}" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}">`;
   if (all.length === 0) return `${head}<text x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle" class="muted">no call durations</text></svg>`;
   const lo = Math.max(0.1, all[0]!);
@@ -59,7 +59,7 @@ export function latencyHistogram(title: string, okMs: readonly number[], failedM
     if (bad[i]! > 0) parts.push(`<rect x="${(x + 0.5).toFixed(1)}" y="${(PAD.top + plotH - okH - badH).toFixed(1)}" width="${(barW - 1).toFixed(1)}" height="${badH.toFixed(1)}" class="bad"/>`);
     parts.push('</g>');
   }
-  // p50 / p99 as dashed lines, labelled at the top (kept inside the plot so the text is never cut).
+  // p50 / p99 as dashed lines, labelled above the bars (kept inside the picture so the text is never cut).
   for (const [p, name] of [
     [0.5, 'p50'],
     [0.99, 'p99'],
@@ -68,9 +68,9 @@ export function latencyHistogram(title: string, okMs: readonly number[], failedM
     const x = log ? Math.log(Math.max(v, lo) / lo) / Math.log(hi / lo) : (v - lo) / (hi - lo);
     const px = PAD.left + Math.min(1, Math.max(0, x)) * plotW;
     const anchor = px > WIDTH - 70 ? 'end' : px < PAD.left + 50 ? 'start' : 'middle';
-    const dy = name === 'p50' ? 0 : 11;
-    parts.push(`<line x1="${px.toFixed(1)}" y1="${PAD.top}" x2="${px.toFixed(1)}" y2="${PAD.top + plotH}" class="quantile"/>`);
-    parts.push(`<text x="${(px + (anchor === 'end' ? -3 : anchor === 'start' ? 3 : 0)).toFixed(1)}" y="${PAD.top + 8 + dy}" text-anchor="${anchor}" class="tick q">${name} ${escapeHtml(formatMs(v))}</text>`);
+    const y = name === 'p50' ? 9 : 20;
+    parts.push(`<line x1="${px.toFixed(1)}" y1="${y + 2}" x2="${px.toFixed(1)}" y2="${PAD.top + plotH}" class="quantile"/>`);
+    parts.push(`<text x="${(px + (anchor === 'end' ? -3 : anchor === 'start' ? 3 : 0)).toFixed(1)}" y="${y}" text-anchor="${anchor}" class="tick q">${name} ${escapeHtml(formatMs(v))}</text>`);
   }
   parts.push(`<text x="${PAD.left}" y="${PAD.top + plotH + 12}" class="tick">${escapeHtml(formatMs(lo))}</text>`);
   parts.push(`<text x="${WIDTH - PAD.right}" y="${PAD.top + plotH + 12}" text-anchor="end" class="tick">${escapeHtml(formatMs(hi))}${log ? ' (log)' : ''}</text>`);

@@ -160,7 +160,9 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
       ctx.moveTo(px, AXIS_H - 4);
       ctx.lineTo(px, lanesH);
       ctx.stroke();
-      ctx.fillText(`+${fmtT(t)}`, px, AXIS_H / 2);
+      // the first label would be cut by the label column: start it at the tick instead
+      ctx.textAlign = px - LABEL_W < 30 ? 'left' : 'center';
+      ctx.fillText(`+${fmtT(t)}`, px + (px - LABEL_W < 30 ? 2 : 0), AXIS_H / 2);
     }
     // degradation level
     const ly = AXIS_H;
@@ -371,7 +373,8 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
       const ev = C.items[i * 5 + 4] ?? -1;
       const what = data.kinds[C.items[i * 5] ?? 0] ?? '';
       if (ev < 0) return what;
-      return `${what === 'path' ? `path ${str(C.items[i * 5 + 3])} — ` : what === 'backoff' ? 'backoff after — ' : ''}${card(ev)}`;
+      const prefix = what === 'path' ? `path ${str(C.items[i * 5 + 3])} — ` : what === 'backoff' ? 'backoff after — ' : '';
+      return `${prefix}${card(ev)}\ncall ${str(C.id[r])}`;
     }
     const py = e.clientY - box.top;
     const hit = laneBoxes.findLast((b) => px >= b.x - 1 && px <= b.x + b.w + 1 && py >= b.y - 2 && py <= b.y + b.h + 2);

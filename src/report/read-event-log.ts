@@ -19,7 +19,7 @@ export interface EventLog {
   /** Non-empty lines read. */
   lines: number;
   skipped: SkippedLines;
-  /** Events whose timestamp is earlier than the line before them (they were sorted into place). */
+  /** Places where the log goes back in time: events earlier than the event before them (all are sorted into place). */
   outOfOrder: number;
 }
 
@@ -230,7 +230,7 @@ export function parseEventLog(text: string): EventLog {
       continue;
     }
     if (at < previous) outOfOrder++;
-    previous = Math.max(previous, at);
+    previous = at;
     events.push(toEvent(parsed, lineNo, type, at, r));
   }
   skipped.unknownTypes = [...unknown.values()];

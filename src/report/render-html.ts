@@ -12,10 +12,10 @@ const lines = (list: readonly number[], count: number): string => `line${count =
 /** The sentences that say what the report left out or changed; empty when nothing. */
 export function skippedNotes(skipped: SkippedLines, outOfOrder: number): string[] {
   const notes: string[] = [];
-  if (skipped.malformedCount > 0) notes.push(`${skipped.malformedCount} line(s) that are not JSON (${lines(skipped.malformed, skipped.malformedCount)})`);
-  if (skipped.notEventsCount > 0) notes.push(`${skipped.notEventsCount} JSON line(s) without an event name or timestamp (${lines(skipped.notEvents, skipped.notEventsCount)})`);
-  for (const u of skipped.unknownTypes) notes.push(`${u.count} event(s) of unknown type "${u.type}" (first on line ${u.firstLine})`);
-  if (outOfOrder > 0) notes.push(`${outOfOrder} event(s) were out of time order: sorted by timestamp`);
+  if (skipped.malformedCount > 0) notes.push(`skipped ${skipped.malformedCount} line(s) that are not JSON (${lines(skipped.malformed, skipped.malformedCount)})`);
+  if (skipped.notEventsCount > 0) notes.push(`skipped ${skipped.notEventsCount} JSON line(s) without an event name or timestamp (${lines(skipped.notEvents, skipped.notEventsCount)})`);
+  for (const u of skipped.unknownTypes) notes.push(`skipped ${u.count} event(s) of unknown type "${u.type}" (first on line ${u.firstLine})`);
+  if (outOfOrder > 0) notes.push(`the log goes back in time at ${outOfOrder} line(s): events sorted by timestamp`);
   return notes;
 }
 
@@ -28,7 +28,7 @@ function summaryTable(report: Report): string {
   const depRows = report.summary.dependencies
     .map(
       (d) =>
-        `<tr><th scope="row">${escapeHtml(d.dependency)}</th><td>${d.calls}</td><td>${d.failures} <span class="muted">${pct(d.failures, d.calls)}</span></td><td>${d.retries}</td><td>${d.stalls}</td><td>${d.timeouts}</td><td>${d.invalid}</td><td>${d.rejects}</td><td>${d.opened}</td><td>${d.requests}</td><td>${ms(d.p50)}</td><td>${ms(d.p95)}</td><td>${ms(d.p99)}</td></tr>`,
+        `<tr><th scope="row">${escapeHtml(d.dependency)}</th><td>${d.calls}</td><td>${d.failures} <span class="muted">${pct(d.failures, d.calls)}</span></td><td>${d.retries}</td><td>${d.stalls}</td><td>${d.timeouts}</td><td>${d.invalid}</td><td>${d.rejects}</td><td>${d.opened}</td><td>${d.requests ?? '–'}</td><td>${ms(d.p50)}</td><td>${ms(d.p95)}</td><td>${ms(d.p99)}</td></tr>`,
     )
     .join('');
   return `<h3>Logical calls</h3><table id="summary-calls">${head}${row}</table>
@@ -75,7 +75,7 @@ export function renderReportHtml(report: Report, o: { version: string; source: s
   const skippedHtml =
     notes.length === 0
       ? `<p id="skipped" class="muted" data-skipped="0">Every line of the log was read.</p>`
-      : `<div id="skipped" class="note" data-skipped="${notes.length}"><strong>Skipped or changed while reading the log:</strong><ul>${notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul></div>`;
+      : `<div id="skipped" class="note" data-skipped="${notes.length}"><strong>While reading the log:</strong><ul>${notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul></div>`;
   const body =
     log.events === 0
       ? '<p class="note">The log has no events to draw.</p>'

@@ -25,7 +25,8 @@ export interface DependencySummary {
   rejects: number;
   timeouts: number;
   invalid: number;
-  requests: number;
+  /** Attempts that reached it; undefined when it was never a path of a call (only an outer call). */
+  requests: number | undefined;
   opened: number;
   p50?: number;
   p95?: number;
@@ -36,9 +37,9 @@ export interface DependencySummary {
 }
 
 /** The p-quantile of sorted values (nearest rank). */
-export function quantile(sorted: readonly number[], p: number): number | undefined {
+export function quantile(sorted: ArrayLike<number>, p: number): number | undefined {
   if (sorted.length === 0) return undefined;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 }
 
 /**
@@ -56,7 +57,7 @@ export function summarize(events: readonly LogEvent[], rows: readonly CallRow[])
     const key = name ?? 'unnamed';
     let d = deps.get(key);
     if (d === undefined) {
-      d = { dependency: key, calls: 0, failures: 0, retries: 0, stalls: 0, rejects: 0, timeouts: 0, invalid: 0, requests: 0, opened: 0, okMs: [], failedMs: [] };
+      d = { dependency: key, calls: 0, failures: 0, retries: 0, stalls: 0, rejects: 0, timeouts: 0, invalid: 0, requests: undefined, opened: 0, okMs: [], failedMs: [] };
       deps.set(key, d);
     }
     return d;
@@ -66,7 +67,10 @@ export function summarize(events: readonly LogEvent[], rows: readonly CallRow[])
     calls.retries += row.retries;
     calls.stalls += row.stalls;
     calls.requests += row.requests;
-    for (const p of row.paths) dep(p.dependency).requests += p.requests;
+    for (const p of row.paths) {
+      const d = dep(p.dependency);
+      d.requests = (d.requests ?? 0) + p.requests;
+    }
   }
   for (const e of events) {
     switch (e.type) {
@@ -100,7 +104,8 @@ export function summarize(events: readonly LogEvent[], rows: readonly CallRow[])
     }
   }
   for (const d of deps.values()) {
-    const all = [...d.okMs, ...d.failedMs].sort((a, b) => a - b);
+    // A typed array sorts numbers natively: several times faster than sort with a comparator.
+    const all = Float64Array.from([...d.okMs, ...d.failedMs]).sort();
     const p50 = quantile(all, 0.5);
     const p95 = quantile(all, 0.95);
     const p99 = quantile(all, 0.99);

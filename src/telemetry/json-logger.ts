@@ -1,5 +1,5 @@
 import type { RecourseEvent } from '../events/event-types.js';
-import { dependencyOf } from '../events/event-scope.js';
+import { callIdOf, dependencyOf } from '../events/event-scope.js';
 import { type ErrorSummary, summarizeError } from './error-summary.js';
 import { checkOneOf, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import { safeRead, textOf } from '../text/safe-text.js';
@@ -32,6 +32,8 @@ export interface LogLine {
   /** The kind of policy that emitted it: `retry`, `circuit-breaker`, `timeout`, `watch`, `fallback`, `instrument`, … */
   operation: string;
   dependency?: string;
+  /** The logical call the event belongs to (its outermost call): `"<pid>.<n>"`; absent outside a call. */
+  call_id?: string;
   msg: string;
   error?: ErrorSummary & { attempt?: number; maxAttempts?: number };
   duration_ms?: number;
@@ -109,12 +111,14 @@ function describe(e: RecourseEvent, dependency: string | undefined, error: Error
 export function toLogLine(e: RecourseEvent, fields?: Record<string, unknown>): LogLine {
   const dependency = e.type === 'fallback' ? (typeof e.from === 'string' ? e.from : undefined) : dependencyOf(e);
   const summary = e.error === undefined ? undefined : summarizeError(e.error);
+  const callId = callIdOf(e);
   const line: LogLine = {
     timestamp: new Date(typeof e.at === 'number' ? e.at : Date.now()).toISOString(),
     level: levelOf(e),
     event: e.type,
     operation: e.policy,
     ...(dependency === undefined ? {} : { dependency }),
+    ...(callId === undefined ? {} : { call_id: callId }),
     // Event fields such as an invalid result's reason come from user code: redact the sentence too.
     msg: redactText(describe(e, dependency, summary)),
   };
@@ -160,7 +164,8 @@ export function toLogLine(e: RecourseEvent, fields?: Record<string, unknown>): L
  * A sink that writes one JSON line per event to `out` (anything with `write(string)`: a stream,
  * `process.stderr`, a pino destination such as `pino.destination(2)`). Line shape: `timestamp`
  * (ISO), `level`, `event`, `operation` (the policy kind), `dependency` (the policy's name, or the
- * instrumented call it ran inside), `msg`, `error` {type, message, kind, reason, retryable, status?,
+ * instrumented call it ran inside), `call_id` (the same for every event of one logical call — its
+ * outermost call — when the call started while a sink was attached), `msg`, `error` {type, message, kind, reason, retryable, status?,
  * code?, attempt?, maxAttempts?}, `duration_ms`, and the event's other fields in snake_case.
  * Secrets are redacted (see `redact`); headers, bodies and stacks of errors are never written.
  * Defaults: level 'debug' (every event).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fallback, jsonLogger, pipeline, retry, subscribe } from '../../src/index.js';
+import { fallback, jsonLogger, pipeline, retry, subscribe, timeout } from '../../src/index.js';
 import { toLogLine } from '../../src/telemetry/json-logger.js';
 import { instrument } from '../../src/telemetry/instrument.js';
 import { parseEventLog } from '../../src/report/read-event-log.js';
@@ -42,4 +42,48 @@ describe('the event log, as the report reads it', () => {
     // successes carry none
     expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.outcome === 'success' && 'explain' in l)).toEqual([]);
   });
+
+  it('every event of one logical call carries one call id; concurrent calls carry different ones', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const stop = subscribe(jsonLogger({ write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) }));
+    const fail = (status: number) => () => Promise.reject(Object.assign(new Error(`${status}`), { status }));
+    const path = (name: string) => pipeline(instrument({ name }), retry({ name, maxAttempts: 2, backoff: { delay: () => 1 } }));
+    const research = instrument({ name: 'research' });
+    const ladder = () =>
+      fallback([
+        { name: 'deep', run: fail(529), policy: path('deep') },
+        { name: 'quick', run: async () => 'ok', policy: path('quick') },
+      ]);
+    // unnamed policies too: the attempts of one top-level retry are one call
+    const bare = pipeline(retry({ maxAttempts: 3, backoff: { delay: () => 1 } }), timeout(1_000));
+    try {
+      await Promise.all([
+        research.execute(() => ladder().execute()),
+        research.execute(() => ladder().execute()),
+        bare.execute(fail(503)).catch(() => {}),
+      ]);
+    } finally {
+      stop();
+    }
+    const ids = [...new Set(lines.map((l) => l.call_id))];
+    expect(ids).toHaveLength(3);
+    expect(ids.every((id) => typeof id === 'string' && new RegExp(`^${process.pid}\\.\\d+$`).test(id))).toBe(true);
+    const byId = ids.map((id) => lines.filter((l) => l.call_id === id).map((l) => `${l.event}:${l.dependency ?? ''}`).sort());
+    const ladderEvents = ['call:deep', 'call:quick', 'call:research', 'fallback:deep', 'giveup:deep', 'retry:deep', 'served:research'];
+    expect(byId).toContainEqual(ladderEvents);
+    expect(byId.filter((events) => events.join() === ladderEvents.join())).toHaveLength(2);
+    expect(byId).toContainEqual(['giveup:', 'retry:', 'retry:']);
+  });
+
+  it('events outside any call carry no call id, and neither do calls made while no sink listened', async () => {
+    const p = pipeline(retry({ maxAttempts: 2, backoff: { delay: () => 1 } }));
+    const lines: Array<Record<string, unknown>> = [];
+    const stop = subscribe(jsonLogger({ write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) }));
+    stop();
+    await p.execute(() => Promise.reject(new Error('x'))).catch(() => {});
+    expect(lines).toEqual([]);
+    const line = toLogLine({ type: 'degradation', policy: 'degradation', at: 0, from: 'a', to: 'b', level: 1, direction: 'escalate', errorRate: 1, calls: 1 });
+    expect(line.call_id).toBeUndefined();
+  });
 });
+

@@ -38,11 +38,11 @@ describe('reading an event log', () => {
       ],
     });
     expect(skippedNotes(log.skipped, log.outOfOrder)).toEqual([
-      "2 line(s) that are not JSON (lines 2, 10)",
-      '2 JSON line(s) without an event name or timestamp (lines 4, 7)',
-      '2 event(s) of unknown type "teleport" (first on line 5)',
-      '1 event(s) of unknown type "__proto__" (first on line 8)',
-      '1 event(s) were out of time order: sorted by timestamp',
+      'skipped 2 line(s) that are not JSON (lines 2, 10)',
+      'skipped 2 JSON line(s) without an event name or timestamp (lines 4, 7)',
+      'skipped 2 event(s) of unknown type "teleport" (first on line 5)',
+      'skipped 1 event(s) of unknown type "__proto__" (first on line 8)',
+      'the log goes back in time at 1 line(s): events sorted by timestamp',
     ]);
   });
 
