@@ -109,6 +109,17 @@ export const VARIANTS = [
       return exec(r.pipeline(r.circuitBreaker(), r.retry(), r.timeout(30_000)));
     },
   },
+  {
+    name: 'recourse-pipeline3-named',
+    lib: 'recourse',
+    label: 'recourse pipeline({ name }, breaker, retry, timeout)',
+    extra: true,
+    // The dependency's name rides on the call's scope: no extra context switch, no cost per layer.
+    setup: async () => {
+      const r = await recourse();
+      return exec(r.pipeline({ name: 'search' }, r.circuitBreaker({ name: 'search' }), r.retry(), r.timeout(30_000)));
+    },
+  },
   // ---- cockatiel ----
   { name: 'cockatiel-retry', lib: 'cockatiel', label: 'cockatiel retry', setup: async () => exec((await cockatiel()).retry()) },
   { name: 'cockatiel-breaker', lib: 'cockatiel', label: 'cockatiel circuitBreaker', setup: async () => exec((await cockatiel()).breaker()) },

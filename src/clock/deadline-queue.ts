@@ -1,4 +1,12 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Clock, startTimer, type Timer } from './clock.js';
+
+// The queue's one timer serves every call, so it is armed outside any call's async context (the
+// context recourse was loaded in): otherwise its callbacks would run in the context of whichever
+// call armed it, and code reacting to another call's expiry would see that call's context
+// (AsyncLocalStorage stores, an OpenTelemetry context manager's active span). Each entry then runs
+// its expiry in its own call's scope.
+const inRootContext = AsyncLocalStorage.snapshot();
 
 /**
  * @internal One scheduled expiry. The queue calls `expire()` once at `at` unless the entry was
@@ -60,7 +68,7 @@ export class DeadlineQueue {
     this.#timer?.cancel();
     this.#armedAt = at;
     this.#refed = true;
-    this.#timer = startTimer(this.#clock, Math.max(0, at - this.#clock.now()), this.#onTimer);
+    this.#timer = inRootContext(startTimer, this.#clock, Math.max(0, at - this.#clock.now()), this.#onTimer);
   }
 
   #idle(): void {

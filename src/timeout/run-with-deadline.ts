@@ -10,15 +10,18 @@ import { asPromise, type Invoke, isThenable } from '../policy/layer.js';
  */
 class DeadlineRace implements DeadlineEntry {
   live = true;
-  resolve!: (value: unknown) => void;
-  reject!: (error: unknown) => void;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
   constructor(
     readonly at: number,
     readonly child: Scope,
     readonly queue: DeadlineQueue,
     readonly makeError: () => Error,
     readonly onExpire: ((error: Error, scope: Scope) => void) | undefined,
-  ) {}
+  ) {
+    this.resolve = captured.resolve;
+    this.reject = captured.reject;
+  }
 
   expire(): void {
     // The shared timer fires in the async context of whichever call armed it: run this call's
@@ -34,6 +37,14 @@ class DeadlineRace implements DeadlineEntry {
     else this.reject(value);
   }
 }
+
+// One executor for every race: it hands the settle functions over without a closure per call.
+const captured: { resolve: (value: unknown) => void; reject: (error: unknown) => void } = { resolve: noop, reject: noop };
+function capture(resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
+  captured.resolve = resolve;
+  captured.reject = reject;
+}
+function noop(): void {}
 
 function expireRace(race: DeadlineRace): void {
   // An enclosing deadline or the caller ended this call first: this deadline cut nothing, so it
@@ -75,16 +86,22 @@ export function runWithDeadline(
     child.dispose();
     return result;
   }
-  const queue = deadlineQueue(clock);
+  const queue = clock === lastClock ? lastQueue! : queueOf(clock);
+  const promise = new Promise<unknown>(capture);
   const race = new DeadlineRace(at, child, queue, makeError, onExpire);
-  const promise = new Promise<unknown>((resolve, reject) => {
-    race.resolve = resolve;
-    race.reject = reject;
-  });
   queue.schedule(race);
   asPromise(result).then(
     (value) => race.settle(true, value),
     (error: unknown) => race.settle(false, error),
   );
   return promise;
+}
+
+// The queue of the clock used last: one timeout policy after another skips the WeakMap lookup.
+let lastClock: Clock | undefined;
+let lastQueue: DeadlineQueue | undefined;
+function queueOf(clock: Clock): DeadlineQueue {
+  lastQueue = deadlineQueue(clock);
+  lastClock = clock;
+  return lastQueue;
 }

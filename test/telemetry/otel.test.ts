@@ -1,5 +1,6 @@
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { SpanStatusCode } from '@opentelemetry/api';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type Context, type ContextManager, context, ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { circuitBreaker, constant, fallback, pipeline, retry, timeout, watch } from '../../src/index.js';
 import { stopSpanEvents, traced } from '../../src/otel/index.js';
@@ -152,6 +153,46 @@ describe('recourse/otel', () => {
     for (const [name, ms] of [['a', 100], ['b', 300], ['c', 200]] as const) {
       expect(eventNames(byName[name]!)).toEqual(['recourse.timeout', 'exception']);
       expect(byName[name]!.events[0]!.attributes).toMatchObject({ 'recourse.timeout_ms': ms, 'recourse.dependency': name });
+    }
+  });
+
+  it('with a context manager registered, the attempt after a timed-out one runs in its own call\'s context', async () => {
+    // A minimal AsyncLocalStorage context manager (what @opentelemetry/context-async-hooks does).
+    const store = new AsyncLocalStorage<Context>();
+    const manager: ContextManager = {
+      active: () => store.getStore() ?? ROOT_CONTEXT,
+      with: (ctx, fn, thisArg, ...args) => store.run(ctx, () => fn.apply(thisArg, args)),
+      bind: (_ctx, target) => target,
+      enable() {
+        return this;
+      },
+      disable() {
+        return this;
+      },
+    };
+    context.setGlobalContextManager(manager);
+    try {
+      const { exporter, tracer } = setup();
+      const clock = new VirtualClock();
+      // retry right over timeout: an expired attempt is handed to retry without another promise.
+      const policy = (name: string) => pipeline({ name }, traced({ tracer }), retry({ maxAttempts: 2, clock, backoff: constant(0) }), timeout(100, { clock }));
+      // `a` arms the shared deadline timer (inside a's span) and finishes; b's first attempt hangs,
+      // so its expiry is fired by that timer, and b's retry starts its second attempt from there.
+      const a = policy('a').execute(() => clock.sleep(50).then(() => 'a'));
+      await clock.advance(10);
+      const seen: Array<string | undefined> = [];
+      const b = policy('b').execute((ctx) => {
+        seen.push(trace.getActiveSpan()?.spanContext().spanId);
+        return ctx.attempt === 1 ? new Promise<string>(() => {}) : 'b';
+      });
+      await clock.advance(200);
+      await expect(a).resolves.toBe('a');
+      await expect(b).resolves.toBe('b');
+      const bSpan = exporter.getFinishedSpans().find((s) => s.attributes['recourse.dependency'] === 'b')!;
+      expect(seen).toEqual([idOf(bSpan), idOf(bSpan)]);
+      expect(eventNames(bSpan)).toEqual(['recourse.timeout', 'recourse.retry']);
+    } finally {
+      context.disable();
     }
   });
 });
