@@ -1,4 +1,4 @@
-import type { BreakerState, PolicyEventMap } from '../events/event-types.js';
+import type { BreakerState, RecourseEventMap } from '../events/event-types.js';
 import type { ResolvedBreakerOptions } from './breaker-options.js';
 import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
 import { admitTransition, forceTransition, recordTransition } from '../transitions/breaker-transitions.js';
@@ -8,7 +8,7 @@ export interface PortOwner {
   readonly name: string;
   readonly options: ResolvedBreakerOptions;
   changed(from: BreakerState, to: BreakerState): void;
-  emit<K extends 'store_unavailable' | 'store_recovered'>(type: K, payload: PolicyEventMap[K]): void;
+  emit<K extends 'store_unavailable' | 'store_recovered'>(type: K, payload: RecourseEventMap[K]): void;
 }
 
 /**

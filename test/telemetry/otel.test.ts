@@ -135,6 +135,13 @@ describe('recourse/otel', () => {
     expect(exporter.getFinishedSpans()).toHaveLength(0);
     await expect(traced({ tracer, name: 'sync' }).execute(() => 42)).resolves.toBe(42);
     expect(exporter.getFinishedSpans().map((s) => [s.name, s.attributes['recourse.outcome']])).toEqual([['recourse.call', 'success']]);
+    // 'execute' is the deprecated name of per: 'call' (one vocabulary with instrument's `per`).
+    await traced({ tracer, name: 'old', per: 'execute' }).execute(() => 1);
+    await traced({ tracer, name: 'new', per: 'call' }).execute(() => 1);
+    expect(exporter.getFinishedSpans().slice(1).map((s) => [s.name, s.attributes['recourse.dependency']])).toEqual([
+      ['recourse.call', 'old'],
+      ['recourse.call', 'new'],
+    ]);
   });
 
   it('a timeout fired by the shared deadline timer is an event on its own call\'s span', async () => {
