@@ -260,4 +260,31 @@ describe('IdempotencyLedger', () => {
     expect(sent).toBe(1);
     expect(receipt).toEqual({ messageId: 'm1' });
   });
+
+  it('a fresh key costs two store calls (claim, complete); a stored result one (issue 12: <= 2 round trips on Redis)', async () => {
+    const store = memoryStore();
+    const calls: string[] = [];
+    const log =
+      <A extends unknown[], R>(name: string, f: (...a: A) => Promise<R>) =>
+      (...a: A): Promise<R> => {
+        calls.push(name);
+        return f(...a);
+      };
+    const counting: LedgerStore = {
+      ledgerClaim: log('claim', (...a: Parameters<LedgerStore['ledgerClaim']>) => store.ledgerClaim(...a)),
+      ledgerRenew: log('renew', (...a: Parameters<LedgerStore['ledgerRenew']>) => store.ledgerRenew(...a)),
+      ledgerComplete: log('complete', (...a: Parameters<LedgerStore['ledgerComplete']>) => store.ledgerComplete(...a)),
+      ledgerRelease: log('release', (...a: Parameters<LedgerStore['ledgerRelease']>) => store.ledgerRelease(...a)),
+      ledgerGet: log('get', (...a: Parameters<LedgerStore['ledgerGet']>) => store.ledgerGet(...a)),
+    };
+    const ledger = new IdempotencyLedger(counting);
+    expect(await ledger.run('fresh', async () => 'sent')).toBe('sent');
+    expect(calls).toEqual(['claim', 'complete']);
+    calls.length = 0;
+    expect(await ledger.run('fresh', async () => 'again')).toBe('sent');
+    expect(calls).toEqual(['claim']);
+    calls.length = 0;
+    await expect(ledger.run('failing', async () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    expect(calls).toEqual(['claim', 'release']);
+  });
 });
