@@ -186,18 +186,20 @@ describe('IdempotencyLedger: the store fails (issues 9.3, 12.5)', () => {
 });
 
 describe('IdempotencyLedger: outcome unknown (issue 12.6)', () => {
-  async function deadHolder(store: Store, clock: VirtualClock, key: string): Promise<void> {
-    await store.ledgerClaim(key, 'host|4242|dead', clock.now(), LEASE); // claimed, then never renewed
+  /** A store where `key`'s holder died mid-call (claimed, then never renewed), its lease lapsed; a ledger on it and its events. */
+  async function takeover(key: string) {
+    const store = memoryStore();
+    const clock = new VirtualClock(0);
+    await store.ledgerClaim(key, 'host|4242|dead', clock.now(), LEASE);
     await clock.advance(LEASE);
+    const ledger = new IdempotencyLedger(store, { clock, leaseMs: LEASE });
+    const events: Array<{ key: string; previousOwner: string; outcome: string }> = [];
+    ledger.on('ledger_takeover', (e) => events.push(e));
+    return { store, clock, ledger, events };
   }
 
   it('without reconcile, a takeover runs again and says the outcome was unknown', async () => {
-    const store = memoryStore();
-    const clock = new VirtualClock(0);
-    await deadHolder(store, clock, 'pay:1');
-    const ledger = new IdempotencyLedger(store, { clock, leaseMs: LEASE });
-    const events: unknown[] = [];
-    ledger.on('ledger_takeover', (e) => events.push(e));
+    const { ledger, events } = await takeover('pay:1');
     expect(await ledger.run('pay:1', async () => 'charged')).toBe('charged');
     expect(events).toEqual([{ key: 'pay:1', previousOwner: 'host|4242|dead', outcome: 'unknown' }]);
   });
@@ -216,12 +218,7 @@ describe('IdempotencyLedger: outcome unknown (issue 12.6)', () => {
   });
 
   it('reconcile says done: its result is recorded and returned, fn is not run again', async () => {
-    const store = memoryStore();
-    const clock = new VirtualClock(0);
-    await deadHolder(store, clock, 'pay:1');
-    const ledger = new IdempotencyLedger(store, { clock, leaseMs: LEASE });
-    const events: unknown[] = [];
-    ledger.on('ledger_takeover', (e) => events.push(e));
+    const { store, clock, ledger, events } = await takeover('pay:1');
     const asked: string[] = [];
     let runs = 0;
     const result = await ledger.run('pay:1', async () => ({ chargeId: `new-${++runs}` }), {
@@ -240,22 +237,14 @@ describe('IdempotencyLedger: outcome unknown (issue 12.6)', () => {
   });
 
   it('reconcile says not done: fn runs and its result is recorded', async () => {
-    const store = memoryStore();
-    const clock = new VirtualClock(0);
-    await deadHolder(store, clock, 'pay:1');
-    const ledger = new IdempotencyLedger(store, { clock, leaseMs: LEASE });
-    const events: Array<{ outcome: string }> = [];
-    ledger.on('ledger_takeover', (e) => events.push(e));
+    const { store, ledger, events } = await takeover('pay:1');
     expect(await ledger.run('pay:1', async () => 'charged', { reconcile: async () => ({ done: false }) })).toBe('charged');
     expect(events.map((e) => e.outcome)).toEqual(['not_done']);
     expect((await store.ledgerGet('pay:1'))?.result).toBe('"charged"');
   });
 
   it('reconcile throws: run rejects with its error, runs nothing, and the next caller reconciles again at once', async () => {
-    const store = memoryStore();
-    const clock = new VirtualClock(0);
-    await deadHolder(store, clock, 'pay:1');
-    const ledger = new IdempotencyLedger(store, { clock, leaseMs: LEASE });
+    const { store, clock, ledger } = await takeover('pay:1');
     const lookupDown = new Error('payments API 503');
     let runs = 0;
     const r = await settle(ledger.run('pay:1', async () => ++runs, { reconcile: async () => Promise.reject(lookupDown) }));
@@ -274,10 +263,7 @@ describe('IdempotencyLedger: outcome unknown (issue 12.6)', () => {
   });
 
   it('reconcile answering something else is a TypeError naming the shape; the key stays for the next reconcile', async () => {
-    const store = memoryStore();
-    const clock = new VirtualClock(0);
-    await deadHolder(store, clock, 'k');
-    const ledger = new IdempotencyLedger(store, { clock, leaseMs: LEASE });
+    const { store, ledger } = await takeover('k');
     const bad = [undefined, { done: 'yes' }, { done: true }];
     for (const answer of bad) {
       const r = await settle(ledger.run('k', async () => 1, { reconcile: async () => answer as never }));
