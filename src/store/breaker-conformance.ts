@@ -37,6 +37,57 @@ class Heard {
 
 const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Options of {@link breakerStoreConformance}. */
+export interface BreakerConformanceOptions {
+  /**
+   * Opens a second, independent handle on the backend the latest `makeStore()` call opened (a
+   * second connection to the same server or file). Enables the tests of one probe among handles
+   * and of notifications between them.
+   */
+  openAnother?: () => BreakerStore | Promise<BreakerStore>;
+}
+
+type Closable = BreakerStore & { close?: () => Promise<void> };
+
+/**
+ * The `BreakerStore` contract as a test suite, for a store that keeps only breakers (a full
+ * `Store` runs it inside `storeConformance`). `makeStore` opens a fresh, empty store for each test;
+ * a store with `close()` is closed after it.
+ *
+ * @example
+ * import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+ * import { breakerStoreConformance } from 'recourse/testing'
+ * breakerStoreConformance('map', () => mapBreakerStore(), { describe, it, expect, beforeEach, afterEach })
+ */
+export function breakerStoreConformance(
+  name: string,
+  makeStore: () => BreakerStore | Promise<BreakerStore>,
+  api: ConformanceTestApi,
+  options: BreakerConformanceOptions = {},
+): void {
+  let store: Closable;
+  const extra: Closable[] = [];
+  const openAnother = options.openAnother;
+  api.describe(`${name} breaker store conformance`, () => {
+    api.beforeEach(async () => {
+      store = await makeStore();
+    });
+    api.afterEach(async () => {
+      for (const s of extra.splice(0)) await s.close?.();
+      await store.close?.();
+    });
+    const another =
+      openAnother === undefined
+        ? undefined
+        : async (): Promise<BreakerStore> => {
+            const s: Closable = await openAnother();
+            extra.push(s);
+            return s;
+          };
+    breakerConformance(api, () => store, another);
+  });
+}
+
 /**
  * @internal The breaker part of `storeConformance`: the `BreakerStore` contract (see its JSDoc),
  * as tests. `current()` is the store of the running test; `another()` opens a second handle on the

@@ -6,4 +6,5 @@ export {
   type ConformanceTestApi,
   storeConformance,
 } from '../store/conformance.js';
+export { type BreakerConformanceOptions, breakerStoreConformance } from '../store/breaker-conformance.js';
 export { seededRandom } from '../random/seeded-random.js';
