@@ -261,7 +261,8 @@ class Controller<F extends DegradationFlags> implements DegradationController<F>
  * when the rate is below its `exitBelow` (then to the highest level whose `exitBelow` the rate
  * still meets), so a rate oscillating around a threshold does not flap. Recovery is automatic.
  * The rate comes from a health monitor's window (evaluated on every recorded call and whenever
- * `level` or `flags` is read: no timers). Every change is a `degradation` event and is kept in
+ * `level` or `flags` is read: no timers) and counts only failures of the dependency: a caller's
+ * own 400s and bugs never escalate it. Every change is a `degradation` event and is kept in
  * `changes`. `onContextOverflow` is called for each call that failed with `context_overflow`.
  * Defaults: holdMs 30000, minimumCalls 10, exitBelow enterAt / 2, name 'degradation'.
  *

@@ -432,7 +432,10 @@ class Monitor implements HealthMonitor {
  * every ladder. Fed by recourse events (`attach()` subscribes to all of them; calls and latencies
  * come from `instrument()` layers) or by `record`; runs on the injected clock. Events are
  * attributed to their policy's `name`, else to the instrumented call they ran inside, else to
- * `'unnamed'`. Defaults: windowMs 60000, buckets 12.
+ * `'unnamed'`. The error rate counts only failures of the dependency (`countedFailures`), not a
+ * caller's own 400s or bugs. At most `maxDependencies` names are tracked: idle ones are forgotten
+ * when room is needed, and past the limit new names count as `'other'`.
+ * Defaults: windowMs 60000, buckets 12, maxDependencies 1000.
  *
  * @example
  * const health = healthMonitor()

@@ -76,8 +76,8 @@ export type MetricName =
   | 'degradation_changes_total';
 
 /**
- * Every metric, by name without the prefix: its type, help text and labels. The README's table
- * lists the same (a test checks it).
+ * Every metric, by name without the prefix: its type, help text and labels. The table in
+ * docs/observability.md lists the same (a test checks it).
  *
  * @example
  * METRICS.retries_total.labels // ['dependency']
@@ -115,10 +115,12 @@ function listBreakers(source: PrometheusOptions['breakers']): Array<[string, Cir
  * Prometheus metrics (prom-client) for every recourse event: calls, attempts, retries, give-ups,
  * stalls, timeouts, rejections, invalid results, fallbacks by path, call and attempt duration
  * histograms, a breaker-state gauge per dependency and the level of each degradation controller
- * (names and labels in the README's Observability section). Subscribes at once; `stop()`
- * unsubscribes. Building it again on the same registry and prefix shares the metrics and the
- * subscription (events are never counted twice; the subscription ends with the last `stop()`).
- * Labels never carry error text. Defaults: prom-client's global registry, prefix 'recourse_'.
+ * (names and labels in docs/observability.md). Subscribes at once; `stop()` unsubscribes.
+ * Building it again on the same registry and prefix shares the metrics and the subscription
+ * (events are never counted twice; the first build's options hold; the subscription ends with the
+ * last `stop()`). Labels never carry error text, and each label takes at most `maxLabelValues`
+ * distinct values (later ones count as `'other'`, with one `RecourseCardinalityWarning`).
+ * Defaults: prom-client's global registry, prefix 'recourse_', maxLabelValues 500.
  *
  * @example
  * const metrics = prometheusMetrics({ breakers })

@@ -23,9 +23,9 @@ async function metricValue(registry: Registry, name: string, labels: Labels): Pr
   return undefined;
 }
 
-/** The metric table of the README's Observability section: name → { type, labels }. */
+/** The metric table of docs/observability.md: name → { type, labels }. */
 function documentedMetrics(): Map<string, { type: string; labels: string[] }> {
-  const doc = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const doc = readFileSync(new URL('../../docs/observability.md', import.meta.url), 'utf8');
   const rows = new Map<string, { type: string; labels: string[] }>();
   for (const m of doc.matchAll(/^\| `(recourse_[a-z_]+)` \| (counter|gauge|histogram) \| ([^|]*) \|/gm)) {
     rows.set(m[1]!, { type: m[2]!, labels: [...m[3]!.matchAll(/`([a-z_]+)`/g)].map((l) => l[1]!) });
@@ -34,7 +34,7 @@ function documentedMetrics(): Map<string, { type: string; labels: string[] }> {
 }
 
 describe('recourse/prometheus', () => {
-  it('the README documents exactly the metrics registered, with their types and labels', async () => {
+  it('docs/observability.md documents exactly the metrics registered, with their types and labels', async () => {
     const registry = new Registry();
     const metrics = prometheusMetrics({ registry });
     metrics.stop();
