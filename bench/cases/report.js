@@ -60,8 +60,8 @@ export async function run(ctx) {
       const b = data.browser;
       rows.push(
         { what: 'Chromium: load to first drawing', value: `${fmt(b.loadMs)} ms` },
-        { what: 'Chromium: redraw on scroll (median of 30)', value: `${fmt(b.scrollMs, 1)} ms` },
-        { what: 'Chromium: redraw on zoom (median of 30)', value: `${fmt(b.zoomMs, 1)} ms` },
+        { what: 'Chromium: drawing after a scroll (median of 30)', value: `${fmt(b.scrollMs, 1)} ms` },
+        { what: 'Chromium: drawing after a zoom (median of 30)', value: `${fmt(b.zoomMs, 1)} ms` },
         { what: 'Chromium: DOM elements / JS heap', value: `${fmt(b.domNodes)} / ${b.heapMB === null ? '—' : `${fmt(b.heapMB)} MB`}` },
       );
     }
