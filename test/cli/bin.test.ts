@@ -173,8 +173,8 @@ function inTerminal(args: string[], env: Record<string, string>, size: { cols: n
 
 describe.skipIf((!built || !hasScript) && !required)('the demo on a terminal', () => {
   it('draws the live table in colour, and without any colour under NO_COLOR', async () => {
-    const coloured = inTerminal(['demo', '--simulated', '--topics', '3'], {}, { cols: 120, rows: 40 });
-    const plain = inTerminal(['demo', '--simulated', '--topics', '3'], { NO_COLOR: '1' }, { cols: 120, rows: 40 });
+    const coloured = inTerminal(['demo', '--simulated', '--topics', '3', '--report', join(dir, 'coloured.html')], {}, { cols: 120, rows: 40 });
+    const plain = inTerminal(['demo', '--simulated', '--topics', '3', '--report', join(dir, 'plain.html')], { NO_COLOR: '1' }, { cols: 120, rows: 40 });
     await Promise.all([coloured.done, plain.done]);
     expect(coloured.code).toBe(0);
     expect(plain.code).toBe(0);
@@ -186,7 +186,7 @@ describe.skipIf((!built || !hasScript) && !required)('the demo on a terminal', (
   });
 
   it('redraws the live view to the new size when the terminal is resized', async () => {
-    const t = inTerminal(['demo', '--simulated'], { NO_COLOR: '1' }, { cols: 120, rows: 40 });
+    const t = inTerminal(['demo', '--simulated', '--report', join(dir, 'resized.html')], { NO_COLOR: '1' }, { cols: 120, rows: 40 });
     await t.waitFor('breakers deep-research=');
     const before = t.output.length;
     // Resizing the pty sends SIGWINCH to the demo, as a terminal window does.
