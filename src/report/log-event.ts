@@ -1,14 +1,7 @@
 import type { ExplainedError } from '../telemetry/explain.js';
 
-/** An error as a log line carries it (jsonLogger's `error` field), already redacted. */
-export interface LoggedError {
-  type: string;
-  message: string;
-  kind?: string;
-  reason?: string;
-  status?: number;
-  code?: string;
-}
+/** An error as a log line carries it (jsonLogger's `error` field), redacted: an explain node's own fields. */
+export type LoggedError = Pick<ExplainedError, 'type' | 'message' | 'kind' | 'reason' | 'status' | 'code'>;
 
 /** A node of an `explain` tree as a log line may carry it (`explainJSON`'s shape), redacted. */
 export type ExplainNode = ExplainedError;

@@ -74,8 +74,8 @@ class Redactor {
   }
 }
 
-function loggedError(value: unknown, r: Redactor): LoggedError | undefined {
-  if (!isBag(value)) return typeof value === 'string' ? { type: 'Error', message: r.text(value)! } : undefined;
+/** An error's type, message and classification as a log line holds them (in `error` or an explain node). */
+function errorFields(value: Bag, r: Redactor): LoggedError {
   const out: LoggedError = { type: r.text(value.type) ?? 'Error', message: r.text(value.message) ?? '' };
   const kind = r.text(value.kind);
   const reason = r.text(value.reason);
@@ -86,6 +86,11 @@ function loggedError(value: unknown, r: Redactor): LoggedError | undefined {
   if (code !== undefined) out.code = code;
   if (status !== undefined) out.status = status;
   return out;
+}
+
+function loggedError(value: unknown, r: Redactor): LoggedError | undefined {
+  if (!isBag(value)) return typeof value === 'string' ? { type: 'Error', message: r.text(value)! } : undefined;
+  return errorFields(value, r);
 }
 
 /** A flat record of a log line: strings redacted once each (cached), numbers and booleans as they are. */
@@ -100,17 +105,9 @@ function scalars(bag: Bag, r: Redactor): Record<string, unknown> {
 
 function explainNode(value: unknown, r: Redactor, depth: number): ExplainNode | undefined {
   if (!isBag(value) || depth > MAX_EXPLAIN_DEPTH) return undefined;
-  const node: ExplainNode = { type: r.text(value.type) ?? 'Error', message: r.text(value.message) ?? '', children: [] };
+  const node: ExplainNode = { ...errorFields(value, r), children: [] };
   const label = r.text(value.label);
-  const kind = r.text(value.kind);
-  const reason = r.text(value.reason);
-  const code = r.text(value.code);
-  const status = num(value.status);
   if (label !== undefined) node.label = label;
-  if (kind !== undefined) node.kind = kind;
-  if (reason !== undefined) node.reason = reason;
-  if (code !== undefined) node.code = code;
-  if (status !== undefined) node.status = status;
   if (isBag(value.details)) node.details = scalars(value.details, r);
   if (Array.isArray(value.issues)) {
     node.issues = value.issues.slice(0, MAX_EXPLAIN_CHILDREN).flatMap((i) => {

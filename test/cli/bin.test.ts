@@ -6,35 +6,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands.js';
+import { BIN, runBin } from '../helpers/run-bin.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'dist/cli/main.js');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const built = existsSync(BIN);
 // CI builds first (npm test = build + vitest), so there the bin must exist.
 const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
 if (!built) console.warn(`${required ? 'FAILING' : 'skipping'} the bin tests: ${BIN} is missing (run npm run build)`);
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const leafNames = COMMANDS.flatMap((e) => ('commands' in e ? e.commands.map((c) => c.name) : [e.name]));
 const groupNames = COMMANDS.filter((e) => 'commands' in e).map((e) => e.name);
@@ -42,17 +21,17 @@ const groupNames = COMMANDS.filter((e) => 'commands' in e).map((e) => e.name);
 describe.skipIf(!built && !required)('the recourse bin: help, version, usage errors', () => {
   it('--version prints the package version and exits 0', async () => {
     for (const flag of ['--version', '-v']) {
-      const r = await run([flag]);
+      const r = await runBin([flag]);
       expect(r).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
     }
   });
 
   it('--help lists every command and exits 0; no command at all prints it to stderr and exits 2', async () => {
-    const help = await run(['--help']);
+    const help = await runBin(['--help']);
     expect(help.code).toBe(0);
     for (const name of leafNames) expect(help.stdout).toContain(`  ${name}`);
     expect(help.stdout).toContain(`recourse ${VERSION}`);
-    const bare = await run([]);
+    const bare = await runBin([]);
     expect(bare.code).toBe(2);
     expect(bare.stdout).toBe('');
     expect(bare.stderr).toBe(help.stdout);
@@ -60,19 +39,19 @@ describe.skipIf(!built && !required)('the recourse bin: help, version, usage err
 
   it.each(leafNames)('recourse %s --help (and -h, and recourse help …) exits 0 with its options', async (name) => {
     const words = name.split(' ');
-    const long = await run([...words, '--help']);
+    const long = await runBin([...words, '--help']);
     expect(long.code).toBe(0);
     expect(long.stderr).toBe('');
     expect(long.stdout).toMatch(new RegExp(`^Usage: recourse ${name}\\b`));
     expect(long.stdout).toContain('-h, --help');
-    expect(await run([...words, '-h'])).toEqual(long);
-    expect(await run(['help', ...words])).toEqual(long);
+    expect(await runBin([...words, '-h'])).toEqual(long);
+    expect(await runBin(['help', ...words])).toEqual(long);
     // help wins over arguments that would otherwise be an error
-    expect(await run([...words, '--no-such-flag', '--help'])).toEqual(long);
+    expect(await runBin([...words, '--no-such-flag', '--help'])).toEqual(long);
   });
 
   it.each(groupNames)('recourse %s --help lists its commands and exits 0', async (name) => {
-    const r = await run([name, '--help']);
+    const r = await runBin([name, '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Usage: recourse ${name} <command>`);
   });
@@ -94,7 +73,7 @@ describe.skipIf(!built && !required)('the recourse bin: help, version, usage err
     [['demoo'], 'recourse: unknown command "demoo" (did you mean "demo"?)'],
     [['--seed', '3'], 'recourse: unknown option --seed; the options come after the command'],
   ])('%j exits 2 with the command named and no usage dump', async (args, message) => {
-    const r = await run(args);
+    const r = await runBin(args);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.startsWith(message)).toBe(true);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fallback, jsonLogger, pipeline, retry, subscribe } from '../../src/index.js';
 import { instrument } from '../../src/telemetry/instrument.js';
 import type { PageHandle } from '../../src/report/page-script.js';
+import { BIN, runBin } from '../helpers/run-bin.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'dist/cli/main.js');
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, '.tmp');
 const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
@@ -23,17 +22,6 @@ const KEY = 'sk-ant-api03-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210';
 let dir = '';
 let context: BrowserContext;
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 interface Opened {
   page: Page;
@@ -81,7 +69,7 @@ describe.skipIf(!ready && !required)('a report of a demo run in headless Chromiu
 
   beforeAll(async () => {
     report = join(dir, 'demo', 'report.html');
-    const r = await run(['demo', '--report', report]);
+    const r = await runBin(['demo', '--report', report], { NO_COLOR: '1' });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`report                ${report}`);
@@ -178,7 +166,7 @@ describe.skipIf(!ready && !required)('a report of a damaged log in headless Chro
     lines.push(JSON.stringify({ timestamp: new Date().toISOString(), level: 'warn', event: 'retry', dependency: 'primary', delay_ms: 1, error: { type: 'Error', message: `raw key ${KEY}` } }));
     const log = join(dir, 'damaged.jsonl');
     await writeFile(log, `${lines.join('\n')}\n`);
-    const r = await run(['report', log, '-o', join(dir, 'damaged.html')]);
+    const r = await runBin(['report', log, '-o', join(dir, 'damaged.html')]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('recourse report: skipped 1 line(s) that are not JSON (line 3)');
 

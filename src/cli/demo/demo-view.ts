@@ -1,3 +1,5 @@
+import type { CliOutput } from '../command.js';
+
 /** One topic's row in the demo's view. */
 export interface TopicRow {
   topic: string;
@@ -17,14 +19,6 @@ export interface DemoView {
   close(): void;
 }
 
-interface Writable {
-  write(s: string): unknown;
-  isTTY?: boolean;
-  columns?: number;
-  rows?: number;
-  on?(event: 'resize', listener: () => void): unknown;
-  off?(event: 'resize', listener: () => void): unknown;
-}
 
 const started = performance.now();
 const clockText = (): string => `${((performance.now() - started) / 1000).toFixed(2).padStart(6)}s`;
@@ -35,7 +29,7 @@ const clockText = (): string => `${((performance.now() - started) / 1000).toFixe
  * @example
  * plainView(process.stdout).update(row, 'attempt 1 started')
  */
-export function plainView(out: Writable): DemoView {
+export function plainView(out: CliOutput): DemoView {
   let lastBreakers = '';
   return {
     update(row, note) {
@@ -101,7 +95,7 @@ function visibleRows(rows: readonly TopicRow[], room: number): { shown: TopicRow
  * @example
  * const view = ttyView(process.stdout, TOPICS, { color: !process.env.NO_COLOR })
  */
-export function ttyView(out: Writable, topics: readonly string[], options: TtyViewOptions): DemoView {
+export function ttyView(out: CliOutput, topics: readonly string[], options: TtyViewOptions): DemoView {
   const rows = new Map<string, TopicRow>(
     topics.map((topic) => [topic, { topic, path: '', attempt: 0, stalls: 0, status: 'waiting', detail: '' }]),
   );

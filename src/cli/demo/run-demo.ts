@@ -4,20 +4,14 @@ import { isAllPathsFailedError } from '../../errors/all-paths-failed-error.js';
 import { degradation } from '../../guardrails/degradation.js';
 import { healthMonitor } from '../../guardrails/health-monitor.js';
 import { colorEnabled } from '../color.js';
+import type { CliOutput } from '../command.js';
 import type { DemoBackend } from './demo-backend.js';
 import { plainView, type TopicRow, ttyView } from './demo-view.js';
 import { researchOrchestrator, type Subagent } from './research-orchestrator.js';
 
 /** Where the demo writes. */
 export interface DemoIO {
-  stdout: {
-    write(s: string): unknown;
-    isTTY?: boolean;
-    columns?: number;
-    rows?: number;
-    on?(event: 'resize', listener: () => void): unknown;
-    off?(event: 'resize', listener: () => void): unknown;
-  };
+  stdout: CliOutput;
   /** ANSI colours in the live table (default: when stdout is a terminal and NO_COLOR is unset). */
   color?: boolean;
 }
