@@ -53,7 +53,8 @@ export {
   sameBreakerRecord,
 } from './transitions/breaker-record.js';
 export { admitTransition, forceTransition, recordTransition } from './transitions/breaker-transitions.js';
-export { type ResultCheck, validate } from './validate/validate.js';
+export type { ResultCheck, ResultValidator } from './validate/check-result.js';
+export { validate } from './validate/validate.js';
 export { type WatchOptions, watch } from './watch/watch.js';
 // guardrails and telemetry
 export {

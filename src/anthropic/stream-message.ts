@@ -1,9 +1,12 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Clock } from '../clock/clock.js';
+import { systemClock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
-import { InvalidResultError } from '../errors/invalid-result-error.js';
-import { checkClock, checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
-import { type WatchOptions, watch } from '../watch/watch.js';
+import { checkClock, checkFunction, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
+import { checkResult, checkValidator, type ResultValidator } from '../validate/check-result.js';
+import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
+import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
+import { type WatchLimits, watchWith } from '../watch/watcher.js';
 import { IncompleteStreamError } from './incomplete-stream-error.js';
 
 type Message = Anthropic.Message;
@@ -36,16 +39,25 @@ export interface AnthropicLike {
 }
 
 /**
- * Options of {@link streamMessage}. Defaults: no time limit (set at least `idleMs`), pings are not
- * progress, no validation.
+ * Options of {@link streamMessage}. Stall detection is on by default: `firstItemMs` 300 s, and
+ * `idleMs` 60 s while text streams, 300 s while the model is quiet for a reason (thinking,
+ * building a tool call, before its first event). Every limit takes `Infinity` to turn it off.
  *
  * @example
- * const o: StreamMessageOptions = { firstEventMs: 30_000, idleMs: 15_000, totalMs: 300_000 }
+ * const o: StreamMessageOptions = { firstItemMs: 30_000, idleMs: 15_000, totalMs: 300_000 }
  */
 export interface StreamMessageOptions {
-  /** Longest wait for the first event (includes the time to response headers), ms. Default `idleMs`. */
+  /** Longest wait for the first event (includes the time to response headers), ms. Default 300 000, or `idleMs` when that is set. */
+  firstItemMs?: number;
+  /**
+   * @deprecated Use `firstItemMs` (one name for one idea across recourse). Accepted as an alias;
+   * giving both is a TypeError.
+   */
   firstEventMs?: number;
-  /** Longest silence between events, ms. Default: no limit (the SDK has none once headers arrive). */
+  /**
+   * Longest silence between events, ms (pings do not count). Default: 60 000 after a text delta,
+   * 300 000 after any other event. Once response headers arrive the SDK itself has no limit.
+   */
   idleMs?: number;
   /** Longest whole stream, ms; exceeded → `StallError` phase `total`. Default: no limit. */
   totalMs?: number;
@@ -55,43 +67,74 @@ export interface StreamMessageOptions {
   isProgress?: (event: MessageStreamEvent) => boolean;
   /** Sees every event as it arrives (to stream text to a UI). */
   onEvent?: (event: MessageStreamEvent) => void;
-  /** Rejects a complete message as `InvalidResultError` when it returns false or a reason string. */
-  validate?: (message: Message) => boolean | string;
+  /**
+   * Checks the complete message: a Standard Schema, or a predicate returning false or a reason
+   * string; a rejection is `InvalidResultError` (retried by `retry`, like the `validate` policy).
+   */
+  validate?: ResultValidator<Message>;
   /** Per-request SDK options (headers, …); `signal` is recourse's. */
   requestOptions?: Omit<RequestOptions, 'signal'>;
+  /** Default `systemClock`. */
   clock?: Clock;
 }
 
-const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = { firstEventMs: true, idleMs: true, totalMs: true, signal: true, isProgress: true, onEvent: true, validate: true, requestOptions: true, clock: true };
+const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = {
+  firstItemMs: true,
+  firstEventMs: true,
+  idleMs: true,
+  totalMs: true,
+  signal: true,
+  isProgress: true,
+  onEvent: true,
+  validate: true,
+  requestOptions: true,
+  clock: true,
+};
 
 const notPing = (event: MessageStreamEvent): boolean => (event as { type: string }).type !== 'ping';
 const noop = (): void => {};
-// watch() needs one limit; with none asked for, a total no stream reaches (the longest timer Node allows).
-const NO_LIMIT_MS = 2_147_483_647;
+
+/** Text is being written: the next token is due within moments. */
+function writing(event: MessageStreamEvent): boolean {
+  if (event.type !== 'content_block_delta') return false;
+  const type = (event.delta as { type: string }).type;
+  return type === 'text_delta' || type === 'citations_delta';
+}
+
+const DEFAULTS: StallDefaults<MessageStreamEvent> = {
+  firstItemMs: QUIET_IDLE_MS,
+  idleMs: (event) => (writing(event) ? WRITING_IDLE_MS : QUIET_IDLE_MS),
+};
 
 /**
  * Streams one message with `client.messages.stream()` under `watch`, and resolves with the final
  * `Message` only when the stream really finished (`message_stop` seen). Once response headers
  * arrive the SDK itself has no idle timeout, so a stream that goes silent, or that sends only
  * pings, would hang forever: here it rejects with `StallError` (phase `first-item`, `idle` or
- * `total`) and the HTTP request is aborted, closing the socket. A stream that ends without
- * `message_stop` rejects with `IncompleteStreamError` (transient), never a partial success. SDK
- * errors are rethrown as they are: `classify` reads their `status`, `Headers` (`retry-after`)
- * and connection causes. Build the client with `maxRetries: 0` (`anthropicClientOptions`) when
- * recourse retries.
+ * `total`) and the HTTP request is aborted, closing the socket. Stall detection is on by default
+ * (see {@link StreamMessageOptions}). A stream that ends without `message_stop` rejects with
+ * `IncompleteStreamError` (transient), never a partial success. SDK errors are rethrown as they
+ * are: `classify` reads their `status`, `Headers` (`retry-after`) and connection causes. Build the
+ * client with `maxRetries: 0` (`anthropicClientOptions`) when recourse retries.
  *
  * @example
  * const client = new Anthropic(anthropicClientOptions())
  * const message = await pipeline(retry(), timeout(120_000)).execute((ctx) =>
- *   streamMessage(client, { model, max_tokens: 1024, messages }, { signal: ctx.signal, firstEventMs: 30_000, idleMs: 15_000 }))
+ *   streamMessage(client, { model, max_tokens: 1024, messages }, { signal: ctx.signal, idleMs: 15_000 }))
  */
 export async function streamMessage(client: AnthropicLike, body: MessageStreamParams, options?: StreamMessageOptions): Promise<Message> {
   if (typeof client?.messages?.stream !== 'function') throw new TypeError('streamMessage(client) needs an Anthropic client (client.messages.stream)');
   const o = checkOptions('streamMessage', options, STREAM_MESSAGE_KEYS);
   const signal = checkSignal('signal', o.signal);
   const onEvent = o.onEvent === undefined ? undefined : checkFunction<(e: MessageStreamEvent) => void>('onEvent', o.onEvent);
-  const validate = o.validate === undefined ? undefined : checkFunction<(m: Message) => boolean | string>('validate', o.validate);
-  const watchOptions = watchOptionsOf(o);
+  const validator = o.validate === undefined ? undefined : checkValidator<Message>('validate', o.validate);
+  const limits: WatchLimits<MessageStreamEvent> = {
+    ...resolveStallLimits('streamMessage', o, { name: 'firstEventMs', value: o.firstEventMs }, DEFAULTS),
+    signal,
+    isProgress: o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress),
+    clock: checkClock<Clock>('clock', o.clock ?? systemClock),
+    name: undefined,
+  };
   if (signal?.aborted) throw abortReason(signal);
 
   const controller = new AbortController();
@@ -103,7 +146,7 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
   let stopped = false;
   let partial: Message | undefined;
   try {
-    for await (const event of watch(stream, watchOptions)) {
+    for await (const event of watchWith(stream, limits)) {
       events++;
       last = event.type;
       // Kept per event: the SDK drops its snapshot when the stream ends, complete or not.
@@ -121,23 +164,5 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
     throw new IncompleteStreamError(events, last, partial);
   }
   const message = await stream.finalMessage();
-  if (validate !== undefined) {
-    const verdict = validate(message);
-    if (verdict === false || typeof verdict === 'string') {
-      throw new InvalidResultError(message, [{ message: typeof verdict === 'string' && verdict !== '' ? verdict : 'rejected by validator' }]);
-    }
-  }
-  return message;
-}
-
-function watchOptionsOf(o: Partial<StreamMessageOptions>): WatchOptions<MessageStreamEvent> {
-  const w: WatchOptions<MessageStreamEvent> = { isProgress: o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress) };
-  if (o.firstEventMs !== undefined) w.firstItemMs = checkMs('firstEventMs', o.firstEventMs, 1);
-  if (o.idleMs !== undefined) w.idleMs = checkMs('idleMs', o.idleMs, 1);
-  if (o.totalMs !== undefined) w.totalMs = checkMs('totalMs', o.totalMs, 1);
-  if (w.firstItemMs === undefined && w.idleMs === undefined && w.totalMs === undefined) w.totalMs = NO_LIMIT_MS;
-  if (o.signal !== undefined) w.signal = o.signal;
-  // Checked here, before any request is sent, not on the watch's first use.
-  if (o.clock !== undefined) w.clock = checkClock<Clock>('clock', o.clock);
-  return w;
+  return validator === undefined ? message : checkResult(validator, message);
 }

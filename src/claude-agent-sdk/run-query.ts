@@ -7,11 +7,15 @@ import {
   query as sdkQuery,
 } from '@anthropic-ai/claude-agent-sdk';
 import type { Clock } from '../clock/clock.js';
+import { systemClock } from '../clock/clock.js';
+import { untilAborted } from '../context/until-aborted.js';
 import { abortReason } from '../errors/abort-error.js';
-import { InvalidResultError } from '../errors/invalid-result-error.js';
 import { isStallError } from '../errors/stall-error.js';
 import { checkClock, checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
-import { type WatchOptions, watch } from '../watch/watch.js';
+import { checkResult, checkValidator, type ResultValidator } from '../validate/check-result.js';
+import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
+import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
+import { type WatchLimits, watchWith } from '../watch/watcher.js';
 import { emitModelFallback, isModelFallbackMessage } from './agent-events.js';
 import { agentResultError, noResultError } from './agent-outcome.js';
 import { type CliProcessGuard, cliProcessGuard } from './cli-process-guard.js';
@@ -47,31 +51,43 @@ export interface RunQueryParams {
 }
 
 /**
- * Options of {@link runQuery}. Defaults: no time limit (set at least `idleMs`), no validation.
+ * Options of {@link runQuery}. Stall detection is on by default: `firstItemMs` 60 s (the CLI
+ * starts in 0.3–1.8 s), and `idleMs` 60 s while text streams, 300 s otherwise (tool runs, the
+ * model thinking, the wait for the API). Every limit takes `Infinity` to turn it off.
  *
  * @example
- * const o: RunQueryOptions = { idleMs: 20_000, totalMs: 600_000, validate: (r) => r.result.trim() !== '' || 'empty answer' }
+ * const o: RunQueryOptions = { idleMs: 120_000, totalMs: 600_000, validate: (r) => r.result.trim() !== '' || 'empty answer' }
  */
 export interface RunQueryOptions {
   /**
-   * Longest wait for the first SDK message, ms; includes the CLI's start-up (0.5–1.8 s measured here).
-   * Default: `idleMs`, but at least 30 000 when `idleMs` is set.
+   * Longest wait for the first SDK message, ms; includes the CLI's start-up (0.3–1.8 s measured;
+   * `system/init` comes before any API request). Default 60 000, or `idleMs` when that is larger.
+   */
+  firstItemMs?: number;
+  /**
+   * @deprecated Use `firstItemMs` (one name for one idea across recourse). Accepted as an alias;
+   * giving both is a TypeError.
    */
   firstMessageMs?: number;
   /**
-   * Longest silence between SDK messages, ms. Default: no limit (the CLI's own watchdog waits
-   * 300 s, then retries without streaming; its API timeout ends the turn after 600 s).
+   * Longest silence between SDK messages, ms (keep-alive pings do not count). Default: 60 000
+   * after a streamed text delta, 300 000 after any other message: the CLI sends nothing while it
+   * waits on the API and one `tool_progress` heartbeat per 30 s while a tool runs (measured), and
+   * a model that thinks with its thinking omitted streams nothing for minutes.
    */
   idleMs?: number;
   /** Longest whole query, ms; exceeded → `StallError` phase `total`. Default: no limit. */
   totalMs?: number;
   /** Caller cancellation: rejects at once with the signal's reason (an `AbortError`) and stops the CLI. */
   signal?: AbortSignal;
-  /** Rejects a success result as `InvalidResultError` when it returns false or a reason string. */
-  validate?: (result: SDKResultSuccess) => boolean | string;
+  /**
+   * Checks a success result: a Standard Schema, or a predicate returning false or a reason
+   * string; a rejection is `InvalidResultError` (retried by `retry`, like the `validate` policy).
+   */
+  validate?: ResultValidator<SDKResultSuccess>;
   /**
    * Which messages reset the idle clock. Default: every SDK message except keep-alive pings
-   * (`stream_event` `ping`, which the CLI sends every 30 s while it waits on a request).
+   * (`stream_event` `ping`, which the CLI forwards while it waits on a request).
    */
   isProgress?: (message: SDKMessage) => boolean;
   /** Sees every SDK message as it arrives (progress UI, logs). */
@@ -82,18 +98,45 @@ export interface RunQueryOptions {
   killGraceMs?: number;
   /** After the result, how long the CLI may take to exit by itself (it needs ~150 ms) before it is stopped, ms. Default 5000. */
   exitGraceMs?: number;
+  /** Default `systemClock`. */
   clock?: Clock;
 }
 
-const RUN_QUERY_KEYS: OptionKeys<RunQueryOptions> = { firstMessageMs: true, idleMs: true, totalMs: true, signal: true, validate: true, isProgress: true, onMessage: true, query: true, killGraceMs: true, exitGraceMs: true, clock: true };
+const RUN_QUERY_KEYS: OptionKeys<RunQueryOptions> = {
+  firstItemMs: true,
+  firstMessageMs: true,
+  idleMs: true,
+  totalMs: true,
+  signal: true,
+  validate: true,
+  isProgress: true,
+  onMessage: true,
+  query: true,
+  killGraceMs: true,
+  exitGraceMs: true,
+  clock: true,
+};
 
-const MIN_FIRST_MESSAGE_MS = 30_000;
-// watch() needs one limit; with none asked for, a total no query reaches (the longest timer Node allows).
-const NO_LIMIT_MS = 2_147_483_647;
+// The CLI is up and has said so (system/init) within 1.8 s in every run measured.
+const FIRST_MESSAGE_MS = 60_000;
 const noop = (): void => {};
-// After its own 300 s watchdog the CLI retries without streaming and emits a synthetic ping every
-// 30 s meanwhile: counting those as progress would hide a stall from any idleMs above 30 s.
+// After its own stream watchdog the CLI retries without streaming and emits a synthetic ping
+// meanwhile: counting those as progress would hide a stall from any idleMs above their period.
 const notPing = (m: SDKMessage): boolean => !(m.type === 'stream_event' && (m.event as { type: string }).type === 'ping');
+
+/** The model is writing text (with partial messages on): the next token is due within moments. */
+function writing(m: SDKMessage): boolean {
+  if (m.type !== 'stream_event' || m.event.type !== 'content_block_delta') return false;
+  const type = (m.event.delta as { type: string }).type;
+  return type === 'text_delta' || type === 'citations_delta';
+}
+
+const DEFAULTS: StallDefaults<SDKMessage> = {
+  firstItemMs: FIRST_MESSAGE_MS,
+  idleMs: (m) => (writing(m) ? WRITING_IDLE_MS : QUIET_IDLE_MS),
+  // CLI start-up counts toward the first message: never less than the default for it.
+  firstFromIdle: (idleMs) => Math.max(idleMs, FIRST_MESSAGE_MS),
+};
 
 /**
  * Runs a Claude Agent SDK `query()` under `watch` and resolves with its final result, only when
@@ -122,9 +165,15 @@ export async function runQuery(params: RunQueryParams, options?: RunQueryOptions
   const o = checkOptions('runQuery', options, RUN_QUERY_KEYS);
   const signal = checkSignal('signal', o.signal);
   const queryFn = o.query === undefined ? (sdkQuery as QueryFunction) : checkFunction<QueryFunction>('query', o.query);
-  const watchOptions = watchOptionsOf(o);
+  const limits: WatchLimits<SDKMessage> = {
+    ...resolveStallLimits('runQuery', o, { name: 'firstMessageMs', value: o.firstMessageMs }, DEFAULTS),
+    signal: undefined,
+    isProgress: o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress),
+    clock: checkClock<Clock>('clock', o.clock ?? systemClock),
+    name: undefined,
+  };
   const onMessage = o.onMessage === undefined ? undefined : checkFunction<(m: SDKMessage) => void>('onMessage', o.onMessage);
-  const validate = o.validate === undefined ? undefined : checkFunction<(r: SDKResultSuccess) => boolean | string>('validate', o.validate);
+  const validator = o.validate === undefined ? undefined : checkValidator<SDKResultSuccess>('validate', o.validate);
   const exitGraceMs = o.exitGraceMs === undefined ? 5000 : checkMs('exitGraceMs', o.exitGraceMs);
   if (signal?.aborted) throw abortReason(signal);
 
@@ -132,8 +181,9 @@ export async function runQuery(params: RunQueryParams, options?: RunQueryOptions
   const userController = sdkOptions.abortController;
   const controller = new AbortController();
   // The caller's own abortController (if any) cancels like `signal` does.
-  const caller = linkSignals(signal, userController?.signal);
-  if (caller.signal !== undefined) watchOptions.signal = caller.signal;
+  const callerSignals = [signal, userController?.signal].filter((s): s is AbortSignal => s !== undefined);
+  const callerSignal = callerSignals.length > 1 ? AbortSignal.any(callerSignals) : callerSignals[0];
+  limits.signal = callerSignal;
   const guard = cliProcessGuard({
     ...(sdkOptions.spawnClaudeCodeProcess === undefined ? {} : { spawn: sdkOptions.spawnClaudeCodeProcess }),
     ...(sdkOptions.stderr === undefined ? {} : { stderr: sdkOptions.stderr }),
@@ -161,112 +211,58 @@ export async function runQuery(params: RunQueryParams, options?: RunQueryOptions
   let result: SDKResultMessage | undefined;
   let sdkError: { error: unknown } | undefined;
   try {
-    try {
-      q = queryFn({ prompt: params.prompt, options: sdkOptions });
-    } catch (error) {
-      // Bad options and the like: a bug to surface as it is, not an agent failure.
+    q = queryFn({ prompt: params.prompt, options: sdkOptions });
+  } catch (error) {
+    // Bad options and the like: a bug to surface as it is, not an agent failure.
+    stop();
+    throw error;
+  }
+  const singleTurn = typeof params.prompt === 'string';
+  let callbackFailed = false;
+  try {
+    for await (const message of watchWith<SDKMessage>(q, limits)) {
+      if (onMessage !== undefined) {
+        try {
+          onMessage(message);
+        } catch (error) {
+          callbackFailed = true;
+          throw error;
+        }
+      }
+      if (isModelFallbackMessage(message)) emitModelFallback(message as unknown as Record<string, unknown>);
+      if (message.type === 'result') {
+        result = message;
+        // A single prompt has one turn: its result decides, whatever the CLI does while exiting.
+        if (singleTurn) break;
+      }
+    }
+  } catch (error) {
+    if (callbackFailed || isStallError(error) || callerSignal?.aborted) {
+      // Prompt: reject now; the CLI is stopped in the background and gone within ~100 ms.
       stop();
       throw error;
     }
-    const singleTurn = typeof params.prompt === 'string';
-    let callbackFailed = false;
-    try {
-      for await (const message of watch<SDKMessage>(q, watchOptions)) {
-        if (onMessage !== undefined) {
-          try {
-            onMessage(message);
-          } catch (error) {
-            callbackFailed = true;
-            throw error;
-          }
-        }
-        if (isModelFallbackMessage(message)) emitModelFallback(message as unknown as Record<string, unknown>);
-        if (message.type === 'result') {
-          result = message;
-          // A single prompt has one turn: its result decides, whatever the CLI does while exiting.
-          if (singleTurn) break;
-        }
-      }
-    } catch (error) {
-      if (callbackFailed || isStallError(error) || caller.signal?.aborted) {
-        // Prompt: reject now; the CLI is stopped in the background and gone within ~100 ms.
-        stop();
-        throw error;
-      }
-      // Usually "Claude Code returned an error result", right after that result: the result has
-      // the status and the subtype, the exception does not.
-      sdkError = { error };
-    }
-    // The turn is over: wait (briefly) for the CLI to exit by itself, so none outlives the call.
-    await settleCli(guard, exitGraceMs, caller.signal);
-  } finally {
-    caller.dispose();
+    // Usually "Claude Code returned an error result", right after that result: the result has
+    // the status and the subtype, the exception does not.
+    sdkError = { error };
   }
+  // The turn is over: wait (briefly) for the CLI to exit by itself, so none outlives the call.
+  await settleCli(guard, exitGraceMs, callerSignal);
 
   const failure =
     result === undefined ? noResultError(sdkError?.error) : (agentResultError(result, sdkError?.error) ?? (sdkError && noResultError(sdkError.error)));
   if (failure !== undefined) throw failure;
   const success = result as SDKResultSuccess;
-  if (validate !== undefined) {
-    const verdict = validate(success);
-    if (verdict === false || typeof verdict === 'string') {
-      throw new InvalidResultError(success, [{ message: typeof verdict === 'string' && verdict !== '' ? verdict : 'rejected by validator' }]);
-    }
-  }
-  return success;
+  return validator === undefined ? success : checkResult(validator, success);
 }
 
 /** Waits for the CLI to exit (terminating it after `ms`); a caller abort cuts the wait short. */
 async function settleCli(guard: CliProcessGuard, ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (!guard.alive) return;
-  if (signal === undefined) return guard.stopAfter(ms);
-  let onAbort = noop;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(abortReason(signal));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
   try {
-    await Promise.race([guard.stopAfter(ms), aborted]);
+    await untilAborted(guard.stopAfter(ms), signal);
   } catch (error) {
     guard.terminate().catch(noop);
     throw error;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
   }
-}
-
-function watchOptionsOf(o: Partial<RunQueryOptions>): WatchOptions<SDKMessage> {
-  const w: WatchOptions<SDKMessage> = {};
-  const idleMs = o.idleMs === undefined ? undefined : checkMs('idleMs', o.idleMs, 1);
-  const firstMs = o.firstMessageMs === undefined ? undefined : checkMs('firstMessageMs', o.firstMessageMs, 1);
-  const totalMs = o.totalMs === undefined ? undefined : checkMs('totalMs', o.totalMs, 1);
-  if (idleMs !== undefined) w.idleMs = idleMs;
-  if (firstMs !== undefined) w.firstItemMs = firstMs;
-  else if (idleMs !== undefined) w.firstItemMs = Math.max(idleMs, MIN_FIRST_MESSAGE_MS);
-  if (totalMs !== undefined) w.totalMs = totalMs;
-  else if (idleMs === undefined && firstMs === undefined) w.totalMs = NO_LIMIT_MS;
-  w.isProgress = o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress);
-  // Checked here, before any request is sent, not on the watch's first use.
-  if (o.clock !== undefined) w.clock = checkClock<Clock>('clock', o.clock);
-  return w;
-}
-
-/** One signal that aborts when either does; `dispose` drops the listeners. */
-function linkSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): { signal: AbortSignal | undefined; dispose(): void } {
-  if (a === undefined || b === undefined) return { signal: a ?? b, dispose: () => {} };
-  const linked = new AbortController();
-  const onA = (): void => linked.abort(a.reason);
-  const onB = (): void => linked.abort(b.reason);
-  if (a.aborted) onA();
-  else if (b.aborted) onB();
-  a.addEventListener('abort', onA, { once: true });
-  b.addEventListener('abort', onB, { once: true });
-  return {
-    signal: linked.signal,
-    dispose: () => {
-      a.removeEventListener('abort', onA);
-      b.removeEventListener('abort', onB);
-    },
-  };
 }

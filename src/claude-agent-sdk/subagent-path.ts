@@ -44,6 +44,7 @@ const SUBAGENT_PATH_KEYS: OptionKeys<SubagentPathConfig> = {
   prompt: true,
   options: true,
   policy: true,
+  firstItemMs: true,
   firstMessageMs: true,
   idleMs: true,
   totalMs: true,

@@ -12,6 +12,7 @@ import {
   classify,
   constant,
   fallback,
+  type InvalidResultError,
   isInvalidResultError,
   isStallError,
   pipeline,
@@ -20,6 +21,8 @@ import {
   timeout,
 } from '../../src/index.js';
 import { settle } from '../helpers/settle.js';
+import { VirtualClock } from '../../src/testing/index.js';
+import { z } from 'zod';
 
 const body = (model = 'claude-test') => ({
   model,
@@ -268,5 +271,121 @@ describe('SDK retries do not multiply recourse retries', () => {
   it('anthropicClientOptions sets maxRetries 0 and the SDK timeout, keeping explicit choices', () => {
     expect(anthropicClientOptions()).toEqual({ maxRetries: 0, timeout: 600_000 });
     expect(anthropicClientOptions({ apiKey: 'k', timeout: 30_000 })).toEqual({ apiKey: 'k', maxRetries: 0, timeout: 30_000 });
+  });
+});
+
+/** Waits (real time) until `check` holds: real SDK events must arrive before virtual time moves. */
+async function until(check: () => boolean, withinMs = 3000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > withinMs) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Tracks a promise's outcome without awaiting it. */
+function track<T>(promise: Promise<T>): { done: boolean; error?: unknown } {
+  const state: { done: boolean; error?: unknown } = { done: false };
+  promise.then(
+    () => (state.done = true),
+    (error: unknown) => Object.assign(state, { done: true, error }),
+  );
+  return state;
+}
+
+describe('streamMessage: stall detection on by default', () => {
+  it('with no options, a stream silent after a text delta stalls at 60 s (idle)', async () => {
+    // Wire: message_start, content_block_start, ping (dropped by the SDK), text delta, then nothing.
+    await withChaos(rule({ kind: 'stall', afterEvents: 4 }), async (chaos, client) => {
+      const clock = new VirtualClock();
+      const types: string[] = [];
+      const state = track(streamMessage(client, body(), { clock, onEvent: (e) => types.push(e.type) }));
+      await until(() => types.length === 3);
+      expect(types.at(-1)).toBe('content_block_delta');
+      await clock.advance(59_999);
+      expect(state.done).toBe(false);
+      await clock.advance(1);
+      await until(() => state.done);
+      expect(state.error).toMatchObject({ name: 'StallError', phase: 'idle', limitMs: 60_000, items: 3 });
+      await socketsClosed(chaos);
+    });
+  });
+
+  it('with no options, a model quiet after a block starts (thinking, a tool call) gets 300 s', async () => {
+    await withChaos(rule({ kind: 'stall', afterEvents: 2 }), async (chaos, client) => {
+      const clock = new VirtualClock();
+      const types: string[] = [];
+      const state = track(streamMessage(client, body(), { clock, onEvent: (e) => types.push(e.type) }));
+      await until(() => types.length === 2);
+      expect(types).toEqual(['message_start', 'content_block_start']);
+      await clock.advance(299_999);
+      expect(state.done).toBe(false);
+      await clock.advance(1);
+      await until(() => state.done);
+      expect(state.error).toMatchObject({ name: 'StallError', phase: 'idle', limitMs: 300_000 });
+      await socketsClosed(chaos);
+    });
+  });
+
+  it('with no options, no first event within 300 s is a first-item stall', async () => {
+    await withChaos(rule({ kind: 'stall', afterEvents: 0 }), async (chaos, client) => {
+      const clock = new VirtualClock();
+      const state = track(streamMessage(client, body(), { clock }));
+      await until(() => chaos.requests.length === 1);
+      await clock.advance(299_999);
+      expect(state.done).toBe(false);
+      await clock.advance(1);
+      await until(() => state.done);
+      expect(state.error).toMatchObject({ name: 'StallError', phase: 'first-item', limitMs: 300_000 });
+      await socketsClosed(chaos);
+    });
+  });
+
+  it('an explicit idleMs applies after every event; Infinity turns limits off', async () => {
+    await withChaos(rule({ kind: 'stall', afterEvents: 4 }), async (chaos, client) => {
+      const clock = new VirtualClock();
+      let seen = 0;
+      const controller = new AbortController();
+      const off = track(
+        streamMessage(client, body(), { clock, firstItemMs: Number.POSITIVE_INFINITY, idleMs: Number.POSITIVE_INFINITY, signal: controller.signal, onEvent: () => seen++ }),
+      );
+      await until(() => seen === 3);
+      await clock.advance(10 * 86_400_000);
+      expect(off.done).toBe(false);
+      expect(clock.pending).toBe(0); // no limit, no timer
+      controller.abort();
+      await until(() => off.done);
+      expect((off.error as Error).name).toBe('AbortError');
+      await socketsClosed(chaos);
+    });
+  });
+
+  it('firstEventMs is a deprecated alias of firstItemMs; both at once is an error; bad values name the option', async () => {
+    await withChaos(rule({ kind: 'stall', afterEvents: 0 }), async (_chaos, client) => {
+      const clock = new VirtualClock();
+      const state = track(streamMessage(client, body(), { clock, firstEventMs: 1_000 }));
+      await until(() => _chaos.requests.length === 1);
+      await clock.advance(1_000);
+      await until(() => state.done);
+      expect(state.error).toMatchObject({ name: 'StallError', phase: 'first-item', limitMs: 1_000 });
+    });
+    const client = new Anthropic({ apiKey: 'k', baseURL: 'http://127.0.0.1:9' });
+    await expect(streamMessage(client, body(), { firstItemMs: 5, firstEventMs: 5 })).rejects.toThrow(/give firstItemMs or its deprecated alias firstEventMs, not both/);
+    await expect(streamMessage(client, body(), { firstEventMs: 0 })).rejects.toThrow(/firstEventMs must be a number of ms >= 1, or Infinity for no limit, got 0/);
+    await expect(streamMessage(client, body(), { idleMs: Number.NaN })).rejects.toThrow(/idleMs must be/);
+    await expect(streamMessage(client, body(), { validate: 'yes' as never })).rejects.toThrow(/validate must be a Standard Schema .* or a predicate function, got "yes"/);
+  });
+
+  it('validate takes a Standard Schema (zod) or an async predicate, like the validate policy', async () => {
+    await withChaos({ answers: { '*': { text: 'short' } } }, async (_chaos, client) => {
+      const longText = z.object({ content: z.array(z.object({ type: z.literal('text'), text: z.string().min(10, 'answer too short') })) });
+      const error = await streamMessage(client, body(), { validate: longText }).catch((e: unknown) => e);
+      expect(isInvalidResultError(error)).toBe(true);
+      expect((error as InvalidResultError).issues[0]?.message).toBe('answer too short');
+      const asyncNo = await streamMessage(client, body(), { validate: async () => 'checked later: no' }).catch((e: unknown) => e);
+      expect(asyncNo).toMatchObject({ name: 'InvalidResultError', issues: [{ message: 'checked later: no' }] });
+      const ok = await streamMessage(client, body(), { validate: z.object({ stop_reason: z.literal('end_turn') }) });
+      expect(ok.stop_reason).toBe('end_turn');
+    });
   });
 });
