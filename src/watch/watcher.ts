@@ -1,6 +1,7 @@
 import { type Clock, hasTimers, startTimer, systemClock, type Timer } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import { StallError, type StallPhase } from '../errors/stall-error.js';
+import { ambientScope, type Scope } from '../context/scope.js';
 import { Emitter } from '../events/emitter.js';
 
 /**
@@ -63,6 +64,8 @@ export class Watcher<M> implements AsyncIterator<M, undefined> {
   readonly #stamping: Stamping;
 
   #it: AsyncIterator<M> | undefined;
+  /** The policy call that consumes this stream: its name and span go on stall events fired from timers. */
+  #scope: Scope | undefined;
   #finished = false;
   #startedAt = 0;
   #items = 0;
@@ -116,6 +119,7 @@ export class Watcher<M> implements AsyncIterator<M, undefined> {
         return this.#failNow(error);
       }
       this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+      this.#scope = ambientScope();
       if (this.#budget !== undefined || this.#totalMs !== undefined) {
         const now = this.#clock.now();
         this.#startedAt = now;
@@ -287,7 +291,7 @@ export class Watcher<M> implements AsyncIterator<M, undefined> {
     const limit = phase === 'total' ? this.#totalMs! : this.#limit!;
     const error = new StallError(phase, limit, this.#items);
     if (events.wants('stall')) {
-      events.emit('stall', { phase, limitMs: limit, items: this.#items, ...(this.#name === undefined ? {} : { name: this.#name }) });
+      events.emit('stall', { phase, limitMs: limit, items: this.#items, ...(this.#name === undefined ? {} : { name: this.#name }) }, this.#scope);
     }
     return error;
   }

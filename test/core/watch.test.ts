@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Timer, TimerClock } from '../../src/clock/clock.js';
-import { type Clock, isStallError, StallError, watch } from '../../src/index.js';
+import { type Clock, isStallError, pipeline, StallError, subscribe, timeout, watch } from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
 import { tick } from './helpers.js';
 
@@ -345,5 +345,28 @@ describe('watch', () => {
     expect(() => watch(s.source, { idleMs: 100, signal: {} as AbortSignal })).toThrow(/signal must be an AbortSignal/);
     expect(() => watch(s.source, { idleMs: 100, idelMs: 5 } as never)).toThrow(/unknown option "idelMs"/);
     expect(() => watch(s.source, {})).toThrow(/at least one of firstItemMs, idleMs, totalMs \(Infinity for none\) or a signal/);
+  });
+
+  it('a stall event names the call that consumes the stream, also when its timer was armed in another call\'s burst', async () => {
+    const seen: Array<{ name?: unknown }> = [];
+    const off = subscribe((e) => {
+      if (e.type === 'stall') seen.push({ name: e.name });
+    });
+    try {
+      const consume = (name: string) =>
+        pipeline({ name }, timeout(5_000)).execute(async () => {
+          const s = controlled<number>();
+          s.push(1); // answered in the burst: the idle timer (sooner than the first-item one) is armed at the burst's end
+          for await (const _ of watch(s.source, { firstItemMs: 5_000, idleMs: 30 })) {
+            // consume
+          }
+        });
+      // Both consumers start in one burst: one end-of-burst callback stamps both waits.
+      const results = await Promise.allSettled([consume('search'), consume('summarise')]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    } finally {
+      off();
+    }
+    expect(seen.map((e) => e.name).sort()).toEqual(['search', 'summarise']);
   });
 });
