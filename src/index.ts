@@ -37,7 +37,7 @@ export type {
 export { subscribe } from './events/subscribe.js';
 export { type Fallback, type FallbackPath, fallback, type Served } from './fallback/fallback.js';
 export { type PipelineOptions, pipeline } from './pipeline/pipeline.js';
-export type { EventedPolicy, EventsOf, Policy } from './policy/policy.js';
+export type { EventedPolicy, EventsOf, PipelineOf, Policy, ResultOf, ResultPolicy } from './policy/policy.js';
 export { type RetryOptions, retry } from './retry/retry.js';
 export type { RetryBudget } from './retry/retry-budget.js';
 export type { BreakerChangeListener, BreakerStore, StoredAdmission } from './store/breaker-store.js';

@@ -4,7 +4,7 @@ import type { Emitter } from '../events/emitter.js';
 import { isFallback, ladderIsNotAPolicy } from '../fallback/fallback.js';
 import { checkName, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
 import { COMPOSE, FUSE, type Invoke, isLayer, type Layer, start, terminal } from '../policy/layer.js';
-import type { EventedPolicy, EventsOf, Policy } from '../policy/policy.js';
+import type { EventedPolicy, PipelineOf, Policy } from '../policy/policy.js';
 
 /** Options of a named {@link pipeline}: `pipeline({ name }, ...policies)`. */
 export interface PipelineOptions {
@@ -103,8 +103,8 @@ class PipelinePolicy implements Layer {
  * search.on('retry', (e) => console.log(`retry after ${e.delayMs} ms`))
  * const result = await search.execute((ctx) => fetchResults(q, { signal: ctx.signal }))
  */
-export function pipeline<const P extends readonly Policy[]>(...policies: P): EventedPolicy<EventsOf<P[number]>>;
-export function pipeline<const P extends readonly Policy[]>(options: PipelineOptions, ...policies: P): EventedPolicy<EventsOf<P[number]>>;
+export function pipeline<const P extends readonly Policy[]>(...policies: P): PipelineOf<P>;
+export function pipeline<const P extends readonly Policy[]>(options: PipelineOptions, ...policies: P): PipelineOf<P>;
 export function pipeline(...args: ReadonlyArray<Policy | PipelineOptions>): EventedPolicy<never> {
   let name: string | undefined;
   let offset = 0;

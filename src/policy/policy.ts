@@ -39,3 +39,48 @@ export interface EventedPolicy<K extends RecourseEventType> extends Policy {
  * type T = EventsOf<ReturnType<typeof retry>>   // 'retry' | 'giveup'
  */
 export type EventsOf<P> = P extends { readonly [EVENTS]?: infer K } ? (K extends RecourseEventType ? K : never) : never;
+
+// Type-level only: never set at run time.
+declare const RESULT: unique symbol;
+
+/**
+ * A policy that only accepts results of type `T` (`validate` is one): `execute` refuses, at compile
+ * time, work whose result is not a `T`, and so does every `pipeline` that contains it.
+ *
+ * @example
+ * const nonEmpty: ResultPolicy<{ text: string }, 'invalid'> = validate((r: { text: string }) => r.text !== '')
+ * await nonEmpty.execute(async () => ({ text: 'hi' }))   // ok; async () => 42 does not compile
+ */
+export interface ResultPolicy<T, K extends RecourseEventType = never> extends EventedPolicy<K> {
+  /** Type-level only (never present at run time): the accepted result type, so `pipeline` can keep it. */
+  readonly [RESULT]?: ((value: T) => void) | undefined;
+  execute<R>(fn: Work<R> & ResultMustBe<R, T>, options?: ExecuteOptions): Promise<R>;
+}
+
+/**
+ * Nothing when `R` is a `T`; otherwise a property no function has, so the call does not compile
+ * and the message names the expected type. (A constrained `R extends T` would make the policy
+ * unusable where any `Policy` is expected.)
+ */
+type ResultMustBe<R, T> = [R] extends [T] ? unknown : { readonly 'the work must return the type this policy validates': T };
+
+/**
+ * The result type every layer of `P` accepts (the intersection of their constraints), or
+ * `unknown` when no layer constrains it.
+ *
+ * @example
+ * type T = ResultOf<ReturnType<typeof validate<{ text: string }>>>   // { text: string }
+ */
+export type ResultOf<P> = [ResultChecks<P>] extends [never] ? unknown : [ResultChecks<P>] extends [(value: infer T) => void] ? T : unknown;
+
+/** The result constraints of the members of `P` that have one (a union of `(value: T) => void`). */
+type ResultChecks<P> = P extends unknown ? (typeof RESULT extends keyof P ? NonNullable<P[typeof RESULT]> : never) : never;
+
+/**
+ * What `pipeline` returns for layers `P`: their event types, and their result constraint if any.
+ *
+ * @example
+ * type P = PipelineOf<[ReturnType<typeof retry>, ReturnType<typeof validate<string>>]>   // ResultPolicy<string, 'retry' | 'giveup' | 'invalid'>
+ */
+export type PipelineOf<P extends readonly Policy[]> =
+  unknown extends ResultOf<P[number]> ? EventedPolicy<EventsOf<P[number]>> : ResultPolicy<ResultOf<P[number]>, EventsOf<P[number]>>;
