@@ -43,7 +43,9 @@ const COOKIE = /\b((?:set-)?cookie)((?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)[^\r\n"'\
 // space, quote, `&`, `,`, `;` or bracket; an auth scheme (`Bearer x`) is taken with it. A value
 // whose name is not a secret's is scanned again, since it may hold a pair itself
 // (`target=/v1?key=x`, `headers: x-auth=y`).
-const PAIR = /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]*)((?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)((?:(?:Bearer|Basic|Token|Digest)\s+)?(?:\[REDACTED\]|[^\s"'&,;})\]\\<>]+))/g;
+const PAIR = /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]*)((?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)((?:(?:Bearer|Basic|Token|Digest)\s+)?(?:\[REDACTED\]|[^\s"'&,;})\]\\<>]{1,256}))/g;
+// What ends a value (the regex reads at most 256 characters of it; a secret's runs on to here).
+const VALUE_END = /[\s"'&,;})\]\\<>]/g;
 const PERCENT = /%[0-9A-Fa-f]{2}/;
 const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
 
@@ -56,6 +58,13 @@ function redactPlain(text: string): string {
   return redactPairs(out);
 }
 
+function valueEnd(text: string, from: number): number {
+  VALUE_END.lastIndex = from;
+  return VALUE_END.exec(text)?.index ?? text.length;
+}
+
+// The value read by the regex is bounded, so a long run of pairs whose names are not secrets
+// (`a=a=a=…`), each scanned again, costs linear time, not quadratic.
 function redactPairs(text: string): string {
   let out = '';
   let copied = 0;
@@ -64,7 +73,8 @@ function redactPairs(text: string): string {
     const [whole, name = '', separator = '', value = ''] = match;
     if (value !== REDACTED && isSecretKey(name)) {
       out += `${text.slice(copied, match.index)}${name}${separator}${REDACTED}`;
-      copied = match.index + whole.length;
+      copied = valueEnd(text, match.index + whole.length);
+      PAIR.lastIndex = copied;
     } else {
       PAIR.lastIndex = match.index + name.length + separator.length;
     }

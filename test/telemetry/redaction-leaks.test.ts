@@ -61,6 +61,12 @@ describe('issue 9.5: secrets that leaked through redaction', () => {
     expect(redact({ headers: new Headers({ 'x-functions-key': OPAQUE, 'x-auth': OPAQUE }) })).toEqual({ headers: { 'x-auth': REDACTED, 'x-functions-key': REDACTED } });
   });
 
+  it('a value of any length after a secret name goes whole, and the text after it stays', () => {
+    const long = 'Q'.repeat(5_000);
+    expect(redactText(`x-api-key: ${long} tail`)).toBe(`x-api-key: ${REDACTED} tail`);
+    expect(redactText(`a=1&b=2&token=${long}&c=3`)).toBe(`a=1&b=2&token=${REDACTED}&c=3`);
+  });
+
   it('userinfo is replaced as a whole and the rest of the URL stays', () => {
     expect(redactText('via https://bob:pass@proxy:3128/path?q=1')).toBe(`via https://${REDACTED}@proxy:3128/path?q=1`);
     expect(redactText('no credentials in https://proxy:3128/a@b or me@example.com')).toBe('no credentials in https://proxy:3128/a@b or me@example.com');
