@@ -54,15 +54,14 @@ declare const RESULT: unique symbol;
 export interface ResultPolicy<T, K extends RecourseEventType = never> extends EventedPolicy<K> {
   /** Type-level only (never present at run time): the accepted result type, so `pipeline` can keep it. */
   readonly [RESULT]?: ((value: T) => void) | undefined;
-  execute<R>(fn: Work<R> & ResultMustBe<R, T>, options?: ExecuteOptions): Promise<R>;
+  execute<R extends T>(fn: Work<R>, options?: ExecuteOptions): Promise<R>;
+  /**
+   * Matches no work (`fn: never`): it only keeps a `ResultPolicy` usable wherever a `Policy` is
+   * expected, while a call with work of another result type fails to compile ("Type 'number' is
+   * not assignable to type '{ text: string; }'").
+   */
+  execute(fn: never, options?: ExecuteOptions): Promise<never>;
 }
-
-/**
- * Nothing when `R` is a `T`; otherwise a property no function has, so the call does not compile
- * and the message names the expected type. (A constrained `R extends T` would make the policy
- * unusable where any `Policy` is expected.)
- */
-type ResultMustBe<R, T> = [R] extends [T] ? unknown : { readonly 'the work must return the type this policy validates': T };
 
 /**
  * The result type every layer of `P` accepts (the intersection of their constraints), or

@@ -46,5 +46,6 @@ class ValidatePolicy<T> extends BaseLayer {
 export function validate<S extends StandardSchemaV1>(schema: S): ResultPolicy<StandardSchemaV1.InferInput<S>, 'invalid'>;
 export function validate<T>(check: ResultCheck<T>): ResultPolicy<T, 'invalid'>;
 export function validate<T>(check: StandardSchemaV1 | ResultCheck<T>): ResultPolicy<T, 'invalid'> {
-  return new ValidatePolicy(check) as ResultPolicy<T, 'invalid'>;
+  // ValidatePolicy runs any work; ResultPolicy narrows what callers may pass, at compile time only.
+  return new ValidatePolicy(check) as unknown as ResultPolicy<T, 'invalid'>;
 }

@@ -64,3 +64,14 @@ describe('validate<T> constrains the result type (issue 11.4)', () => {
     expect(served.value).toEqual({ text: 'ok' });
   });
 });
+
+describe('validate types with work typed from context', () => {
+  it('(ctx) => … infers the result type and is still checked', async () => {
+    const policy = pipeline(retry({ backoff: constant(0) }), validate(hasText));
+    const answer = await policy.execute(async (ctx) => ({ text: ctx.signal.aborted ? '' : 'Lisbon', tokens: ctx.attempt }));
+    expectTypeOf(answer).toEqualTypeOf<{ text: string; tokens: number }>();
+    // @ts-expect-error context-typed work returning a number
+    await policy.execute(async (ctx) => ctx.attempt).catch(() => undefined);
+    expect(answer.tokens).toBe(1);
+  });
+});
