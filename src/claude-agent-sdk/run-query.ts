@@ -102,7 +102,8 @@ export interface RunQueryOptions {
   clock?: Clock;
 }
 
-const RUN_QUERY_KEYS: OptionKeys<RunQueryOptions> = {
+/** @internal Every option of {@link runQuery}, listed once (subagentPath takes them too). */
+export const RUN_QUERY_KEYS: OptionKeys<RunQueryOptions> = {
   firstItemMs: true,
   firstMessageMs: true,
   idleMs: true,

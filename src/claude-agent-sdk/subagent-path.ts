@@ -3,7 +3,7 @@ import type { CallContext } from '../context/call-context.js';
 import type { FallbackPath } from '../fallback/fallback.js';
 import { checkClock, checkName, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { Policy } from '../policy/policy.js';
-import { type RunQueryOptions, runQuery } from './run-query.js';
+import { RUN_QUERY_KEYS, type RunQueryOptions, runQuery } from './run-query.js';
 
 /**
  * SDK options that run `agent` as the main thread of a query (the `--agent` flag): its system
@@ -38,24 +38,9 @@ export interface SubagentPathConfig extends Omit<RunQueryOptions, 'signal'> {
   policy?: Policy;
 }
 
-const SUBAGENT_PATH_KEYS: OptionKeys<SubagentPathConfig> = {
-  name: true,
-  agent: true,
-  prompt: true,
-  options: true,
-  policy: true,
-  firstItemMs: true,
-  firstMessageMs: true,
-  idleMs: true,
-  totalMs: true,
-  validate: true,
-  isProgress: true,
-  onMessage: true,
-  query: true,
-  killGraceMs: true,
-  exitGraceMs: true,
-  clock: true,
-};
+// The rung's own fields, and every runQuery option but the signal (the path's ctx.signal is used).
+const { signal: _signal, ...RUN_OPTION_KEYS } = RUN_QUERY_KEYS;
+const SUBAGENT_PATH_KEYS: OptionKeys<SubagentPathConfig> = { name: true, agent: true, prompt: true, options: true, policy: true, ...RUN_OPTION_KEYS };
 
 /**
  * Turns an `AgentDefinition` into a `fallback` path that runs it with `runQuery` (stall

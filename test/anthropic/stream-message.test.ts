@@ -294,49 +294,24 @@ function track<T>(promise: Promise<T>): { done: boolean; error?: unknown } {
 }
 
 describe('streamMessage: stall detection on by default', () => {
-  it('with no options, a stream silent after a text delta stalls at 60 s (idle)', async () => {
-    // Wire: message_start, content_block_start, ping (dropped by the SDK), text delta, then nothing.
-    await withChaos(rule({ kind: 'stall', afterEvents: 4 }), async (chaos, client) => {
+  // Wire: message_start, content_block_start, ping (dropped by the SDK), a text delta, …; the stall
+  // fault stops the stream after `afterEvents` of them.
+  it.each([
+    { afterEvents: 4, seen: ['message_start', 'content_block_start', 'content_block_delta'], limitMs: 60_000, phase: 'idle', why: 'silent after a text delta' },
+    { afterEvents: 2, seen: ['message_start', 'content_block_start'], limitMs: 300_000, phase: 'idle', why: 'quiet after a block starts (thinking, a tool call)' },
+    { afterEvents: 0, seen: [], limitMs: 300_000, phase: 'first-item', why: 'no first event' },
+  ])('with no options, a stream $why stalls after $limitMs ms ($phase)', async ({ afterEvents, seen, limitMs, phase }) => {
+    await withChaos(rule({ kind: 'stall', afterEvents }), async (chaos, client) => {
       const clock = new VirtualClock();
       const types: string[] = [];
       const state = track(streamMessage(client, body(), { clock, onEvent: (e) => types.push(e.type) }));
-      await until(() => types.length === 3);
-      expect(types.at(-1)).toBe('content_block_delta');
-      await clock.advance(59_999);
+      await until(() => chaos.requests.length === 1 && types.length === seen.length);
+      expect(types).toEqual(seen);
+      await clock.advance(limitMs - 1);
       expect(state.done).toBe(false);
       await clock.advance(1);
       await until(() => state.done);
-      expect(state.error).toMatchObject({ name: 'StallError', phase: 'idle', limitMs: 60_000, items: 3 });
-      await socketsClosed(chaos);
-    });
-  });
-
-  it('with no options, a model quiet after a block starts (thinking, a tool call) gets 300 s', async () => {
-    await withChaos(rule({ kind: 'stall', afterEvents: 2 }), async (chaos, client) => {
-      const clock = new VirtualClock();
-      const types: string[] = [];
-      const state = track(streamMessage(client, body(), { clock, onEvent: (e) => types.push(e.type) }));
-      await until(() => types.length === 2);
-      expect(types).toEqual(['message_start', 'content_block_start']);
-      await clock.advance(299_999);
-      expect(state.done).toBe(false);
-      await clock.advance(1);
-      await until(() => state.done);
-      expect(state.error).toMatchObject({ name: 'StallError', phase: 'idle', limitMs: 300_000 });
-      await socketsClosed(chaos);
-    });
-  });
-
-  it('with no options, no first event within 300 s is a first-item stall', async () => {
-    await withChaos(rule({ kind: 'stall', afterEvents: 0 }), async (chaos, client) => {
-      const clock = new VirtualClock();
-      const state = track(streamMessage(client, body(), { clock }));
-      await until(() => chaos.requests.length === 1);
-      await clock.advance(299_999);
-      expect(state.done).toBe(false);
-      await clock.advance(1);
-      await until(() => state.done);
-      expect(state.error).toMatchObject({ name: 'StallError', phase: 'first-item', limitMs: 300_000 });
+      expect(state.error).toMatchObject({ name: 'StallError', phase, limitMs, items: seen.length });
       await socketsClosed(chaos);
     });
   });
