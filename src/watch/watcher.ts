@@ -42,7 +42,7 @@ type Stamping = typeof EAGER | typeof IMMEDIATE | typeof CLOCK_TIMER;
  * start, so a stall is never reported early). Keep-alives (non-progress items) charge their wait
  * to the budget, so after one, the next wait is stamped exactly at `next()`.
  */
-export class Watcher<M> implements AsyncIterator<M, undefined> {
+class Watcher<M> implements AsyncIterator<M, undefined> {
   static readonly #queue: Array<Watcher<unknown>> = [];
   static #scheduled = false;
   /** One clock read at the end of a burst, for every watcher whose wait outlived it. */
