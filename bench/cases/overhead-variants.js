@@ -73,6 +73,45 @@ export const VARIANTS = [
         work().then(resolve, reject);
       }),
   },
+  {
+    name: 'floor-pipeline3',
+    lib: 'baseline',
+    label: 'floor: ALS entry + clock read + race + one outer reaction',
+    extra: true,
+    // The least pipeline(breaker, retry, timeout) can do while propagating its deadline: one
+    // als.run per call, one clock read, a race promise that fn's outcome settles through one
+    // reaction, and one reaction outside it for the breaker's and retry's bookkeeping (needed so
+    // that a retry after an expiry starts in the caller's async context). No scope objects, no
+    // timer queue, no options.
+    setup: async () => {
+      const { AsyncLocalStorage } = await import('node:async_hooks');
+      const { performance } = await import('node:perf_hooks');
+      const als = new AsyncLocalStorage();
+      const now = performance.now.bind(performance);
+      const onOk = (value) => value;
+      const onErr = (error) => {
+        throw error;
+      };
+      return () => {
+        const entry = { at: now() + 30_000, live: true, resolve: undefined, reject: undefined };
+        const race = new Promise((resolve, reject) => {
+          entry.resolve = resolve;
+          entry.reject = reject;
+        });
+        als.run(entry, work).then(
+          (value) => {
+            entry.live = false;
+            entry.resolve(value);
+          },
+          (error) => {
+            entry.live = false;
+            entry.reject(error);
+          },
+        );
+        return race.then(onOk, onErr);
+      };
+    },
+  },
   // ---- recourse ----
   { name: 'recourse-retry', lib: 'recourse', label: 'recourse retry()', equiv: 'cockatiel-retry', setup: async () => exec((await recourse()).retry()) },
   {

@@ -23,6 +23,24 @@ interface SlotNode {
 }
 
 /**
+ * What a call carries that rarely changes from link to link: one object shared by the scopes of a
+ * call, replaced only by the link that changes it (keeps every scope small).
+ */
+export interface CallInfo {
+  readonly idempotencyKey: string | undefined;
+  readonly name: string | undefined;
+  readonly slots: SlotNode | undefined;
+}
+
+const NO_INFO: CallInfo = { idempotencyKey: undefined, name: undefined, slots: undefined };
+
+// Flags of a scope, in one small integer (a scope is allocated per call; each field counts).
+const CAN_ABORT = 1;
+const OWNS_ABORT = 2;
+const ABORTED = 4;
+const CARRIES = 8; // key, slots or deadline: worth propagating whatever else is true
+
+/**
  * @internal The one implementation of {@link CallContext}, and the one carrier of per-call context
  * (principle 8): deadline, abort, attempt, idempotency key, the dependency's name and slots for
  * telemetry. Scopes form a chain (root → timeout → retry attempt …); each link only adds what it
@@ -31,33 +49,27 @@ interface SlotNode {
  */
 export class Scope implements CallContext {
   readonly attempt: number;
-  /** On the scale of `#deadlineClock` (the clock of the timeout that set it). */
+  /** On the scale of the clock of the timeout that set it (see {@link Scope.timeLeft}). */
   readonly deadline: number | undefined;
-  readonly idempotencyKey: string | undefined;
-  /** The dependency this call is for (a named pipeline, `instrument({ name })`). */
-  readonly name: string | undefined;
-  /** True when anything can abort this scope (a caller signal or an enclosing timeout). */
-  readonly canAbort: boolean;
-  /** True when code nested in this call must see this scope through AsyncLocalStorage. */
-  readonly propagates: boolean;
-  readonly #deadlineClock: Clock | undefined;
-  readonly #slots: SlotNode | undefined;
+  #deadlineClock: Clock | undefined;
+  #info: CallInfo;
   readonly #parent: Scope | undefined;
   readonly #external: AbortSignal | undefined;
-  readonly #ownsAbort: boolean;
+  #flags: number;
   #controller: AbortController | undefined;
-  #aborted = false;
   #reason: unknown;
   #unlink: (() => void) | undefined;
 
-  private constructor(
+  /**
+   * For subclasses (a deadline scope): `deadline` on `deadlineClock`. Others are made by the
+   * factories below.
+   */
+  protected constructor(
     parent: Scope | undefined,
     attempt: number,
     deadline: number | undefined,
     deadlineClock: Clock | undefined,
-    idempotencyKey: string | undefined,
-    name: string | undefined,
-    slots: SlotNode | undefined,
+    info: CallInfo,
     external: AbortSignal | undefined,
     ownsAbort: boolean,
   ) {
@@ -65,19 +77,16 @@ export class Scope implements CallContext {
     this.attempt = attempt;
     this.deadline = deadline;
     this.#deadlineClock = deadlineClock;
-    this.idempotencyKey = idempotencyKey;
-    this.name = name;
-    this.#slots = slots;
+    this.#info = info;
     this.#external = external;
-    this.#ownsAbort = ownsAbort;
-    this.canAbort = ownsAbort || external !== undefined || (parent?.canAbort ?? false);
-    // A name and the call an event belongs to are read only by event sinks: while one is attached,
-    // nested calls must see this scope (their events then name the outermost call, see `root`).
-    this.propagates = this.canAbort || deadline !== undefined || idempotencyKey !== undefined || slots !== undefined || namesObserved();
+    let flags = ownsAbort ? OWNS_ABORT | CAN_ABORT : 0;
+    if (external !== undefined || (parent !== undefined && (parent.#flags & CAN_ABORT) !== 0)) flags |= CAN_ABORT;
+    if (deadline !== undefined || info.idempotencyKey !== undefined || info.slots !== undefined) flags |= CARRIES;
+    this.#flags = flags;
   }
 
   /** The scope of a call that carries nothing: no deadline, no signal, no key, no name. */
-  static readonly EMPTY: Scope = new Scope(undefined, 1, undefined, undefined, undefined, undefined, undefined, undefined, false);
+  static readonly EMPTY: Scope = new Scope(undefined, 1, undefined, undefined, NO_INFO, undefined, false);
 
   /**
    * A root scope for one `execute`, nested in `ambient` (the scope of the call it runs inside, if
@@ -87,22 +96,17 @@ export class Scope implements CallContext {
     if (ambient === undefined) {
       // While a sink is attached every outermost call gets a scope of its own: its events say which call they belong to.
       if (signal === undefined && idempotencyKey === undefined && name === undefined && !namesObserved()) return Scope.EMPTY;
-      return new Scope(undefined, 1, undefined, undefined, idempotencyKey, name, undefined, signal, false);
+      return new Scope(undefined, 1, undefined, undefined, { idempotencyKey, name, slots: undefined }, signal, false);
     }
-    if (signal === undefined && (idempotencyKey === undefined || idempotencyKey === ambient.idempotencyKey) && (name === undefined || name === ambient.name)) {
+    const info = ambient.#info;
+    if (signal === undefined && (idempotencyKey === undefined || idempotencyKey === info.idempotencyKey) && (name === undefined || name === info.name)) {
       return ambient.attempt === 1 ? ambient : ambient.withAttempt(1);
     }
-    return new Scope(
-      ambient,
-      1,
-      ambient.deadline,
-      ambient.#deadlineClock,
-      idempotencyKey ?? ambient.idempotencyKey,
-      name ?? ambient.name,
-      ambient.#slots,
-      signal,
-      false,
-    );
+    const changed: CallInfo =
+      (idempotencyKey === undefined || idempotencyKey === info.idempotencyKey) && (name === undefined || name === info.name)
+        ? info
+        : { idempotencyKey: idempotencyKey ?? info.idempotencyKey, name: name ?? info.name, slots: info.slots };
+    return new Scope(ambient, 1, ambient.deadline, ambient.#deadlineClock, changed, signal, false);
   }
 
   /**
@@ -118,42 +122,78 @@ export class Scope implements CallContext {
 
   /** The same scope as seen by attempt `n` of a retry. */
   withAttempt(attempt: number): Scope {
-    return new Scope(this, attempt, this.deadline, this.#deadlineClock, this.idempotencyKey, this.name, this.#slots, undefined, false);
+    return new Scope(this, attempt, this.deadline, this.#deadlineClock, this.#info, undefined, false);
   }
 
   /**
-   * A child that aborts on its own (timeout, probe) at `at` on `clock`; its deadline is the earlier
-   * of both. Deadlines on different clocks are compared by the time left on each.
+   * A child that aborts on its own (a breaker probe) at `at` on `clock`; its deadline is the
+   * earlier of both.
    */
   withAbort(at: number, clock: Clock): Scope {
-    let deadline = at;
-    let deadlineClock = clock;
+    const parentFirst = this.deadlineFirstOf(at, clock);
+    return new Scope(this, this.attempt, parentFirst ? this.deadline : at, parentFirst ? this.#deadlineClock : clock, this.#info, undefined, true);
+  }
+
+  /**
+   * True when this scope's deadline comes no later than `at` on `clock` (deadlines on different
+   * clocks are compared by the time left on each).
+   */
+  deadlineFirstOf(at: number, clock: Clock): boolean {
     const own = this.#deadlineClock;
-    if (this.deadline !== undefined && own !== undefined) {
-      const parentFirst = own === clock ? this.deadline <= at : this.deadline - own.now() <= at - clock.now();
-      if (parentFirst) {
-        deadline = this.deadline;
-        deadlineClock = own;
-      }
-    }
-    return new Scope(this, this.attempt, deadline, deadlineClock, this.idempotencyKey, this.name, this.#slots, undefined, true);
+    if (this.deadline === undefined || own === undefined) return false;
+    return own === clock ? this.deadline <= at : this.deadline - own.now() <= at - clock.now();
+  }
+
+  /** @internal The clock of `deadline` (for a child deadline scope). */
+  get clockOfDeadline(): Clock | undefined {
+    return this.#deadlineClock;
+  }
+
+  /** @internal What a child shares with this scope (for a child deadline scope). */
+  get callInfo(): CallInfo {
+    return this.#info;
+  }
+
+  get idempotencyKey(): string | undefined {
+    return this.#info.idempotencyKey;
+  }
+
+  /** The dependency this call is for (a named pipeline, `instrument({ name })`). */
+  get name(): string | undefined {
+    return this.#info.name;
+  }
+
+  /** True when anything can abort this scope (a caller signal or an enclosing timeout). */
+  get canAbort(): boolean {
+    return (this.#flags & CAN_ABORT) !== 0;
+  }
+
+  /**
+   * True when code nested in this call must see this scope through AsyncLocalStorage. A name and
+   * the call an event belongs to are read only by event sinks: while one is attached, nested calls
+   * must see this scope (their events then name the outermost call, see `root`).
+   */
+  get propagates(): boolean {
+    return (this.#flags & (CAN_ABORT | CARRIES)) !== 0 || namesObserved();
   }
 
   /** This call as work for dependency `name` (events inside it are attributed to that name). */
   withName(name: string): Scope {
-    if (name === this.name) return this;
-    return new Scope(this, this.attempt, this.deadline, this.#deadlineClock, this.idempotencyKey, name, this.#slots, undefined, false);
+    const info = this.#info;
+    if (name === info.name) return this;
+    return new Scope(this, this.attempt, this.deadline, this.#deadlineClock, { idempotencyKey: info.idempotencyKey, name, slots: info.slots }, undefined, false);
   }
 
   /** A child carrying `value` in `slot` (seen by this call and everything nested in it). */
   withSlot<T>(slot: ScopeSlot<T>, value: T): Scope {
-    const slots: SlotNode = { slot: slot as ScopeSlot<unknown>, value, next: this.#slots };
-    return new Scope(this, this.attempt, this.deadline, this.#deadlineClock, this.idempotencyKey, this.name, slots, undefined, false);
+    const info = this.#info;
+    const slots: SlotNode = { slot: slot as ScopeSlot<unknown>, value, next: info.slots };
+    return new Scope(this, this.attempt, this.deadline, this.#deadlineClock, { idempotencyKey: info.idempotencyKey, name: info.name, slots }, undefined, false);
   }
 
   /** The value of `slot` in this scope (the nearest one set), if any. */
   get<T>(slot: ScopeSlot<T>): T | undefined {
-    for (let node = this.#slots; node !== undefined; node = node.next) {
+    for (let node = this.#info.slots; node !== undefined; node = node.next) {
       if (node.slot === slot) return node.value as T;
     }
     return undefined;
@@ -165,30 +205,30 @@ export class Scope implements CallContext {
   }
 
   get signal(): AbortSignal {
-    if (this.#ownsAbort) return this.#ownSignal();
+    if ((this.#flags & OWNS_ABORT) !== 0) return this.#ownSignal();
     if (this.#external !== undefined) {
       // A caller signal plus a parent that can abort too: both must reach fn.
-      if (this.#parent?.canAbort) return this.#ownSignal();
+      if (this.#parent !== undefined && (this.#parent.#flags & CAN_ABORT) !== 0) return this.#ownSignal();
       return this.#external;
     }
     return this.#parent?.signal ?? NEVER;
   }
 
   get aborted(): boolean {
-    return this.#aborted || (this.#external?.aborted ?? false) || (this.#parent?.aborted ?? false);
+    return (this.#flags & ABORTED) !== 0 || (this.#external?.aborted ?? false) || (this.#parent?.aborted ?? false);
   }
 
   /** The reason of the nearest abort (own, caller's, or an enclosing scope's). */
   get reason(): unknown {
-    if (this.#aborted) return this.#reason;
+    if ((this.#flags & ABORTED) !== 0) return this.#reason;
     if (this.#external?.aborted) return abortReason(this.#external);
     return this.#parent?.reason;
   }
 
   /** Aborts this scope (only scopes that own their abort). */
   abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
+    if ((this.#flags & ABORTED) !== 0) return;
+    this.#flags |= ABORTED;
     this.#reason = reason;
     this.#controller?.abort(reason);
   }
@@ -209,7 +249,8 @@ export class Scope implements CallContext {
     }
     const upstream: AbortSignal[] = [];
     if (this.#external !== undefined) upstream.push(this.#external);
-    if (this.#parent?.canAbort) upstream.push(this.#parent.signal);
+    const parent = this.#parent;
+    if (parent !== undefined && (parent.#flags & CAN_ABORT) !== 0) upstream.push(parent.signal);
     if (upstream.length > 0) {
       const onAbort = (event: Event): void => {
         const source = event.target as AbortSignal;
@@ -223,7 +264,6 @@ export class Scope implements CallContext {
     return controller.signal;
   }
 }
-
 
 // The one AsyncLocalStorage of recourse (principle 8): everything a nested call must know rides on
 // its Scope, so a chain enters it at most once, and only when the scope has something to carry.
@@ -243,8 +283,9 @@ export function ambientScope(): Scope | undefined {
  * already the ambient one.
  */
 export function callInScope<T>(fn: (ctx: CallContext) => T | PromiseLike<T>, scope: Scope): T | PromiseLike<T> {
-  if (scope.canAbort && scope.aborted) throw scope.reason;
-  if (!scope.propagates) return fn(scope);
+  if (scope.canAbort) {
+    if (scope.aborted) throw scope.reason;
+  } else if (!scope.propagates) return fn(scope);
   entered = true;
   return storage.run(scope, fn, scope);
 }

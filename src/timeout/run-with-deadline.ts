@@ -1,41 +1,71 @@
 import type { Clock } from '../clock/clock.js';
 import { type DeadlineEntry, type DeadlineQueue, deadlineQueue } from '../clock/deadline-queue.js';
 import type { Work } from '../context/call-context.js';
-import { runInScope, type Scope } from '../context/scope.js';
+import { runInScope, Scope } from '../context/scope.js';
 import { asPromise, type Invoke, isThenable } from '../policy/layer.js';
 
 /**
- * @internal One call under a deadline: its queue entry, its promise's settle functions and its
- * child scope in one object, so the call costs no closure beyond the two promise handlers.
+ * @internal One call under a deadline, in one object: the call's child scope (it aborts itself at
+ * the deadline), its entry in the shared deadline queue and the settle functions of its promise,
+ * so the call allocates nothing else but the promise and its two handlers.
  */
-class DeadlineRace implements DeadlineEntry {
-  live = true;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-  constructor(
-    readonly at: number,
-    readonly child: Scope,
-    readonly queue: DeadlineQueue,
-    readonly makeError: () => Error,
-    readonly onExpire: ((error: Error, scope: Scope) => void) | undefined,
-  ) {
-    this.resolve = captured.resolve;
-    this.reject = captured.reject;
+class DeadlineScope extends Scope implements DeadlineEntry {
+  readonly at: number;
+  live = false;
+  #resolve: (value: unknown) => void = noop;
+  #reject: (error: unknown) => void = noop;
+  #queue: DeadlineQueue | undefined = undefined;
+  readonly #makeError: () => Error;
+  readonly #onExpire: ((error: Error, scope: Scope) => void) | undefined;
+
+  constructor(parent: Scope, at: number, clock: Clock, makeError: () => Error, onExpire: ((error: Error, scope: Scope) => void) | undefined) {
+    const parentFirst = parent.deadlineFirstOf(at, clock);
+    super(parent, parent.attempt, parentFirst ? parent.deadline : at, parentFirst ? parent.clockOfDeadline : clock, parent.callInfo, undefined, true);
+    this.at = at;
+    this.#makeError = makeError;
+    this.#onExpire = onExpire;
+  }
+
+  /** Makes the call's promise and puts the deadline in `queue`; returns the promise. */
+  race(queue: DeadlineQueue): Promise<unknown> {
+    const promise = new Promise<unknown>(capture);
+    this.#resolve = captured.resolve;
+    this.#reject = captured.reject;
+    this.#queue = queue;
+    this.live = true;
+    queue.schedule(this);
+    return promise;
   }
 
   expire(): void {
-    // The shared timer fires in the async context of whichever call armed it: run this call's
-    // expiry (abort listeners, events) in its own scope instead.
-    runInScope(this.child, expireRace, this);
+    // The shared timer fires outside any call's context: run this call's expiry (abort listeners,
+    // events) in its own scope.
+    runInScope(this, expireRace, this);
+  }
+
+  /** @internal (for expireRace) */
+  expireNow(): void {
+    // An enclosing deadline or the caller ended this call first: this deadline cut nothing, so it
+    // reports nothing (the promise still settles, for whoever holds it).
+    const cutByThis = !this.aborted;
+    const error = this.#makeError();
+    this.abort(error);
+    this.dispose();
+    if (cutByThis) this.#onExpire?.(error, this);
+    this.#reject(error);
   }
 
   settle(ok: boolean, value: unknown): void {
     if (!this.live) return;
-    this.queue.cancel(this);
-    this.child.dispose();
-    if (ok) this.resolve(value);
-    else this.reject(value);
+    this.#queue!.cancel(this);
+    this.dispose();
+    if (ok) this.#resolve(value);
+    else this.#reject(value);
   }
+}
+
+function expireRace(scope: DeadlineScope): void {
+  scope.expireNow();
 }
 
 // One executor for every race: it hands the settle functions over without a closure per call.
@@ -45,17 +75,6 @@ function capture(resolve: (value: unknown) => void, reject: (error: unknown) => 
   captured.reject = reject;
 }
 function noop(): void {}
-
-function expireRace(race: DeadlineRace): void {
-  // An enclosing deadline or the caller ended this call first: this deadline cut nothing, so it
-  // reports nothing (the promise still settles, for whoever holds it).
-  const cutByThis = !race.child.aborted;
-  const error = race.makeError();
-  race.child.abort(error);
-  race.child.dispose();
-  if (cutByThis) race.onExpire?.(error, race.child);
-  race.reject(error);
-}
 
 /**
  * @internal Runs `next(fn)` in a child scope that aborts itself at `now + ms`. At expiry the
@@ -73,8 +92,7 @@ export function runWithDeadline(
   makeError: () => Error,
   onExpire?: (error: Error, scope: Scope) => void,
 ): unknown {
-  const at = clock.now() + ms;
-  const child = scope.withAbort(at, clock);
+  const child = new DeadlineScope(scope, clock.now() + ms, clock, makeError, onExpire);
   let result: unknown;
   try {
     result = next(fn, child);
@@ -86,13 +104,10 @@ export function runWithDeadline(
     child.dispose();
     return result;
   }
-  const queue = clock === lastClock ? lastQueue! : queueOf(clock);
-  const promise = new Promise<unknown>(capture);
-  const race = new DeadlineRace(at, child, queue, makeError, onExpire);
-  queue.schedule(race);
+  const promise = child.race(clock === lastClock ? lastQueue! : queueOf(clock));
   asPromise(result).then(
-    (value) => race.settle(true, value),
-    (error: unknown) => race.settle(false, error),
+    (value) => child.settle(true, value),
+    (error: unknown) => child.settle(false, error),
   );
   return promise;
 }
