@@ -157,10 +157,12 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
       );
     }
     if (!isThenable(result)) return this.#ok(epoch, result);
+    // Two closures on the success path (each one per call counts): the failure path makes the rest.
     const ok = (value: unknown): unknown => this.#ok(epoch, value);
-    const fail = (error: unknown): never => this.#fail(epoch, error, scope);
-    if (parts === undefined) return asPromise(result).then(ok, fail);
-    return asPromise(result).then(ok, (error: unknown) => parts.recover(error, next, fn, scope).then(ok, fail));
+    if (parts === undefined) return asPromise(result).then(ok, (error: unknown) => this.#fail(epoch, error, scope));
+    return asPromise(result).then(ok, (error: unknown) =>
+      parts.recover(error, next, fn, scope).then(ok, (e: unknown) => this.#fail(epoch, e, scope)),
+    );
   }
 
   #ok(epoch: number, value: unknown): unknown {

@@ -24,13 +24,16 @@ export interface DeadlineEntry {
  * @internal One timer per clock for every pending deadline (principle 10). Entries live in a
  * binary heap; cancelling only clears the entry, and the single timer is re-armed lazily, so a
  * stream of short calls that finish in time arms about one timer per timeout period instead of
- * one per call.
+ * one per call. The newest entry waits outside the heap until another one comes: a call that ends
+ * before the next one starts (the common case) never touches the heap.
  */
 export class DeadlineQueue {
   readonly #clock: Clock;
   // A binary heap in heap[0..n); the array never shrinks, so the steady state allocates nothing.
   readonly #heap: Array<DeadlineEntry | undefined> = [];
   #n = 0;
+  /** The latest entry, not yet in the heap (live while set). */
+  #newest: DeadlineEntry | undefined = undefined;
   #timer: Timer | undefined;
   #armedAt = Number.POSITIVE_INFINITY;
   #live = 0;
@@ -43,7 +46,9 @@ export class DeadlineQueue {
 
   /** Schedules an entry object (live, with its `at` set). */
   schedule(entry: DeadlineEntry): void {
-    this.#push(entry);
+    const previous = this.#newest;
+    if (previous !== undefined) this.#push(previous);
+    this.#newest = entry;
     this.#live++;
     if (entry.at < this.#armedAt) this.#arm(entry.at);
     else if (!this.#refed) {
@@ -55,6 +60,7 @@ export class DeadlineQueue {
   cancel(entry: DeadlineEntry): void {
     if (!entry.live) return;
     entry.live = false;
+    if (entry === this.#newest) this.#newest = undefined;
     if (--this.#live === 0) this.#idle();
     else if (this.#n > 1024 && this.#n > 4 * this.#live) this.#compact();
   }
@@ -78,6 +84,7 @@ export class DeadlineQueue {
     const heap = this.#heap;
     for (let i = 0; i < this.#n; i++) heap[i] = undefined;
     this.#n = 0;
+    this.#newest = undefined;
     if (!this.#unrefPending && this.#timer !== undefined) {
       this.#unrefPending = true;
       setImmediate(this.#unrefIfIdle);
@@ -104,6 +111,10 @@ export class DeadlineQueue {
     this.#armedAt = Number.POSITIVE_INFINITY;
     const now = this.#clock.now();
     const due: DeadlineEntry[] = [];
+    if (this.#newest !== undefined) {
+      this.#push(this.#newest);
+      this.#newest = undefined;
+    }
     let head = this.#n > 0 ? this.#heap[0] : undefined;
     while (head !== undefined && (!head.live || head.at <= now)) {
       this.#pop();

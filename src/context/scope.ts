@@ -39,6 +39,7 @@ const CAN_ABORT = 1;
 const OWNS_ABORT = 2;
 const ABORTED = 4;
 const CARRIES = 8; // key, slots or deadline: worth propagating whatever else is true
+const SHARED = 16; // one scope for many calls (no call in particular)
 
 /**
  * @internal The one implementation of {@link CallContext}, and the one carrier of per-call context
@@ -86,16 +87,36 @@ export class Scope implements CallContext {
   }
 
   /** The scope of a call that carries nothing: no deadline, no signal, no key, no name. */
-  static readonly EMPTY: Scope = new Scope(undefined, 1, undefined, undefined, NO_INFO, undefined, false);
+  static readonly EMPTY: Scope = Scope.#shared(new Scope(undefined, 1, undefined, undefined, NO_INFO, undefined, false));
+
+  static #shared(scope: Scope): Scope {
+    scope.#flags |= SHARED;
+    return scope;
+  }
+
+  /**
+   * The shared root scope of calls for dependency `name` that carry nothing else (a named
+   * pipeline keeps one): it never changes, so calls need not allocate their own.
+   */
+  static named(name: string): Scope {
+    return Scope.#shared(new Scope(undefined, 1, undefined, undefined, { idempotencyKey: undefined, name, slots: undefined }, undefined, false));
+  }
+
+  /** True for a scope shared by many calls ({@link Scope.EMPTY}, {@link Scope.named}): it stands for no call in particular. */
+  get shared(): boolean {
+    return (this.#flags & SHARED) !== 0;
+  }
 
   /**
    * A root scope for one `execute`, nested in `ambient` (the scope of the call it runs inside, if
    * any) and reusing it when nothing changes.
    */
-  static root(ambient: Scope | undefined, signal: AbortSignal | undefined, idempotencyKey: string | undefined, name: string | undefined): Scope {
+  static root(ambient: Scope | undefined, signal: AbortSignal | undefined, idempotencyKey: string | undefined, named: Scope | undefined): Scope {
+    const name = named?.name;
     if (ambient === undefined) {
-      // While a sink is attached every outermost call gets a scope of its own: its events say which call they belong to.
-      if (signal === undefined && idempotencyKey === undefined && name === undefined && !namesObserved()) return Scope.EMPTY;
+      // While a sink is attached every outermost call gets a scope of its own: its events say which
+      // call they belong to. Otherwise a call with nothing of its own shares one immutable scope.
+      if (signal === undefined && idempotencyKey === undefined && !namesObserved()) return named ?? Scope.EMPTY;
       return new Scope(undefined, 1, undefined, undefined, { idempotencyKey, name, slots: undefined }, signal, false);
     }
     const info = ambient.#info;
@@ -116,7 +137,7 @@ export class Scope implements CallContext {
    */
   get root(): Scope {
     let scope: Scope = this;
-    while (scope.#parent !== undefined && scope.#parent !== Scope.EMPTY) scope = scope.#parent;
+    while (scope.#parent !== undefined && !scope.#parent.shared) scope = scope.#parent;
     return scope;
   }
 

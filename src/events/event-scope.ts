@@ -1,4 +1,4 @@
-import { Scope } from '../context/scope.js';
+import type { Scope } from '../context/scope.js';
 import type { RecourseEvent } from './event-types.js';
 
 // The scope of the call an event belongs to rides on the published event under a symbol, not
@@ -36,7 +36,7 @@ export function callIdOf(event: object): string | undefined {
   const scope = scopeOfEvent(event);
   if (scope === undefined) return undefined;
   const root = scope.root;
-  if (root === Scope.EMPTY) return undefined;
+  if (root.shared) return undefined;
   let id = callIds.get(root);
   if (id === undefined) {
     id = `${process.pid}.${++lastCallId}`;

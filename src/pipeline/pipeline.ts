@@ -1,5 +1,5 @@
 import type { ExecuteOptions, Work } from '../context/call-context.js';
-import type { Scope } from '../context/scope.js';
+import { Scope } from '../context/scope.js';
 import type { Emitter } from '../events/emitter.js';
 import { isFallback, ladderIsNotAPolicy } from '../fallback/fallback.js';
 import { checkName, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
@@ -37,10 +37,13 @@ function checkPolicy(p: unknown, i: number): Policy {
 class PipelinePolicy implements Layer {
   readonly name: string | undefined;
   readonly #policies: readonly Policy[];
+  /** The root scope its calls share while they carry nothing else (see `Scope.named`). */
+  readonly #named: Scope | undefined;
   #invoke: Invoke | undefined;
 
   constructor(name: string | undefined, policies: readonly Policy[]) {
     this.name = name;
+    this.#named = name === undefined ? undefined : Scope.named(name);
     this.#policies = policies;
   }
 
@@ -76,7 +79,7 @@ class PipelinePolicy implements Layer {
   execute<T>(fn: Work<T>, options?: ExecuteOptions): Promise<T> {
     // Run on its own, the name goes on the root scope (start), so the chain needs no wrapper.
     this.#invoke ??= this.#chain(terminal);
-    return start(this.#invoke, fn, options, undefined, this.name);
+    return start(this.#invoke, fn, options, undefined, this.#named);
   }
 
   on(event: string, listener: (e: object) => void): () => void {

@@ -75,16 +75,16 @@ function toPromise<T>(invoke: Invoke, fn: Work<T>, scope: Scope, self: unknown):
 export const EXECUTE_KEYS: OptionKeys<ExecuteOptions> = { signal: true, idempotencyKey: true };
 /**
  * @internal Starts one call chain: builds its root scope (nested in the ambient one, for the
- * dependency `name` when given) and runs it. `invoke` is called with `self` as `this`, so a policy
+ * dependency of `named` — a named pipeline's shared root — when given) and runs it. `invoke` is called with `self` as `this`, so a policy
  * can run alone through a prototype method instead of a closure kept per instance. A call made
  * inside a call that was already aborted (its caller gave up, its deadline passed) is refused with
  * the abort reason before any layer runs.
  */
-export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | undefined, self?: unknown, name?: string): Promise<T> {
+export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | undefined, self?: unknown, named?: Scope): Promise<T> {
   if (typeof fn !== 'function') return Promise.reject(new TypeError(`execute(fn) needs a function, got ${showValue(fn)}`));
   const ambient = ambientScope();
   if (ambient?.canAbort && ambient.aborted) return Promise.reject(ambient.reason);
-  if (options === undefined) return toPromise(invoke, fn, Scope.root(ambient, undefined, undefined, name), self);
+  if (options === undefined) return toPromise(invoke, fn, Scope.root(ambient, undefined, undefined, named), self);
   let signal: AbortSignal | undefined;
   let key: string | undefined;
   try {
@@ -97,7 +97,7 @@ export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | 
   } catch (error) {
     return Promise.reject(error);
   }
-  const scope = Scope.root(ambient, signal, key, name);
+  const scope = Scope.root(ambient, signal, key, named);
   if (signal === undefined) return toPromise(invoke, fn, scope, self);
   if (signal.aborted) return Promise.reject(abortReason(signal));
   // Principle 7: fn may ignore ctx.signal; the caller still gets control back at once.

@@ -48,6 +48,44 @@ describe('DeadlineQueue', () => {
     );
   });
 
+  it('interleaved schedules, cancels and time steps: each live entry fires once, at its time (property)', async () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('schedule' as const), delay: fc.integer({ min: 0, max: 300 }) }),
+      fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 200 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 200 }), async (ops) => {
+        const clock = new VirtualClock();
+        const queue = new DeadlineQueue(clock);
+        const entries: Array<{ entry: DeadlineEntry; at: number; cancelled: boolean; firedAt: number[] }> = [];
+        for (const o of ops) {
+          if (o.kind === 'schedule') {
+            const record = { entry: undefined as unknown as DeadlineEntry, at: clock.now() + o.delay, cancelled: false, firedAt: [] as number[] };
+            record.entry = add(queue, record.at, () => record.firedAt.push(clock.now()));
+            entries.push(record);
+          } else if (o.kind === 'cancel') {
+            const pending = entries.filter((e) => !e.cancelled && e.firedAt.length === 0);
+            const victim = pending[o.pick % Math.max(1, pending.length)];
+            if (victim !== undefined) {
+              victim.cancelled = true;
+              queue.cancel(victim.entry);
+            }
+          } else await clock.advance(o.ms);
+          const waiting = entries.filter((e) => !e.cancelled && e.firedAt.length === 0).length;
+          expect(queue.size).toBe(waiting);
+        }
+        await clock.advance(1_000);
+        for (const e of entries) {
+          if (e.cancelled) expect(e.firedAt).toEqual([]);
+          else expect(e.firedAt).toEqual([e.at]);
+        }
+        expect(queue.size).toBe(0);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('stays small when many calls finish in time (compaction)', async () => {
     const clock = new VirtualClock();
     const queue = new DeadlineQueue(clock);
