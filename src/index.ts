@@ -104,6 +104,14 @@ export { type CompensationFailure, isSagaFailedError, SagaFailedError } from './
 export { Saga, type SagaOptions, type SagaRecoverOptions } from './saga/saga.js';
 export { isSagaStateError, SagaStateError } from './saga/saga-state-error.js';
 export type { CheckpointRecord, CheckpointStore } from './store/checkpoint-store.js';
+export type {
+  EscalationDecideResult,
+  EscalationDecision,
+  EscalationQuery,
+  EscalationRecord,
+  EscalationState,
+  EscalationStore,
+} from './store/escalation-store.js';
 export type { LedgerClaim, LedgerEntry, LedgerStore } from './store/ledger-store.js';
 export { memoryStore } from './store/memory-store.js';
 export type { SagaLease, SagaLogEntry, SagaLogStore } from './store/saga-log-store.js';
@@ -118,6 +126,16 @@ export {
   leaseReleaseTransition,
   leaseRenewTransition,
 } from './transitions/lease.js';
+export {
+  copyEscalation,
+  escalationDecideTransition,
+  escalationInStates,
+  escalationKept,
+  escalationListTransition,
+  escalationOpenTransition,
+  escalationReopenTransition,
+  escalationView,
+} from './transitions/escalation.js';
 export {
   ledgerClaimTransition,
   ledgerCompleteTransition,

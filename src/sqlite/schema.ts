@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { StoreError } from '../store/store-error.js';
 
 /** The schema version this code writes. Bump it and add a step to MIGRATIONS when tables change. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const V1 = `
 CREATE TABLE recourse_breakers (
@@ -47,8 +47,29 @@ CREATE TABLE recourse_saga_leases (
 );
 `;
 
+// Escalations to a person (recourse 0.2). `deciders` is a JSON array of names.
+const V2 = `
+CREATE TABLE recourse_escalations (
+  id TEXT PRIMARY KEY,
+  action TEXT NOT NULL,
+  args TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  deciders TEXT NOT NULL,
+  state TEXT NOT NULL,
+  round INTEGER NOT NULL,
+  created_at REAL NOT NULL,
+  expires_at REAL NOT NULL,
+  decided_at REAL,
+  decided_by TEXT,
+  note TEXT,
+  keep_until REAL NOT NULL
+);
+CREATE INDEX recourse_escalations_keep ON recourse_escalations (keep_until);
+CREATE INDEX recourse_escalations_created ON recourse_escalations (created_at, id);
+`;
+
 /** MIGRATIONS[n] takes the schema from version n to n + 1. */
-const MIGRATIONS: readonly string[] = [V1];
+const MIGRATIONS: readonly string[] = [V1, V2];
 
 /**
  * @internal Creates or upgrades recourse's tables in one immediate transaction, so processes

@@ -7,6 +7,13 @@ import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, showValue, type OptionKeys } from '../options/validate-options.js';
 import type { StoredAdmission } from '../store/breaker-store.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
+import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord, EscalationState } from '../store/escalation-store.js';
+import {
+  escalationDecideTransition,
+  escalationListTransition,
+  escalationOpenTransition,
+  escalationReopenTransition,
+} from '../transitions/escalation.js';
 import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
 import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
 import type { Store } from '../store/store.js';
@@ -55,6 +62,21 @@ interface CheckpointRow {
   checksum: string;
   saved_at: number;
 }
+interface EscalationRow {
+  id: string;
+  action: string;
+  args: string;
+  reason: string;
+  deciders: string;
+  state: EscalationState;
+  round: number;
+  created_at: number;
+  expires_at: number;
+  decided_at: number | null;
+  decided_by: string | null;
+  note: string | null;
+  keep_until: number;
+}
 interface SagaRow {
   type: SagaLogEntry['type'];
   step: number;
@@ -77,6 +99,26 @@ function toEntry(row: LedgerRow | undefined): LedgerEntry | undefined {
   };
   if (row.result !== null) entry.result = row.result;
   return entry;
+}
+
+function toEscalation(row: EscalationRow | undefined): EscalationRecord | undefined {
+  if (row === undefined) return undefined;
+  const r: EscalationRecord = {
+    id: row.id,
+    action: row.action,
+    args: row.args,
+    reason: row.reason,
+    deciders: JSON.parse(row.deciders) as string[],
+    state: row.state,
+    round: row.round,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    keepUntil: row.keep_until,
+  };
+  if (row.decided_at !== null) r.decidedAt = row.decided_at;
+  if (row.decided_by !== null) r.decidedBy = row.decided_by;
+  if (row.note !== null) r.note = row.note;
+  return r;
 }
 
 function toBreaker(row: BreakerRow | undefined): BreakerRecord | undefined {
@@ -117,6 +159,12 @@ class SqliteStore implements Store {
   readonly #sagaAppend;
   readonly #sagaRead;
   readonly #sagaReset;
+  readonly #escalationOpen;
+  readonly #escalationGet;
+  readonly #escalationDecide;
+  readonly #escalationReopen;
+  readonly #escalationList;
+  #opensSinceSweep = 0;
 
   constructor(db: Database.Database, path: string, busyTimeoutMs: number) {
     this.#db = db;
@@ -251,6 +299,62 @@ class SqliteStore implements Store {
       deleteLog.run(sagaId);
       return true;
     });
+
+    const getEscalation = db.prepare<[string], EscalationRow>('SELECT * FROM recourse_escalations WHERE id = ?');
+    const putEscalation = db.prepare<[string, string, string, string, string, string, number, number, number, number | null, string | null, string | null, number]>(
+      `INSERT INTO recourse_escalations (id, action, args, reason, deciders, state, round, created_at, expires_at, decided_at, decided_by, note, keep_until)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET action = excluded.action, args = excluded.args, reason = excluded.reason, deciders = excluded.deciders,
+         state = excluded.state, round = excluded.round, created_at = excluded.created_at, expires_at = excluded.expires_at,
+         decided_at = excluded.decided_at, decided_by = excluded.decided_by, note = excluded.note, keep_until = excluded.keep_until`,
+    );
+    const sweepEscalations = db.prepare<[number]>('DELETE FROM recourse_escalations WHERE keep_until <= ?');
+    const keptEscalations = db.prepare<[number], EscalationRow>('SELECT * FROM recourse_escalations WHERE keep_until > ? ORDER BY created_at, id');
+    const writeEscalation = (r: EscalationRecord): void => {
+      putEscalation.run(
+        r.id,
+        r.action,
+        r.args,
+        r.reason,
+        JSON.stringify(r.deciders),
+        r.state,
+        r.round,
+        r.createdAt,
+        r.expiresAt,
+        r.decidedAt ?? null,
+        r.decidedBy ?? null,
+        r.note ?? null,
+        r.keepUntil,
+      );
+    };
+    this.#escalationOpen = db.transaction((record: EscalationRecord, now: number): { created: boolean; record: EscalationRecord } => {
+      if (++this.#opensSinceSweep >= SWEEP_EVERY) {
+        this.#opensSinceSweep = 0;
+        sweepEscalations.run(now);
+      }
+      const { created, record: answer, write } = escalationOpenTransition(toEscalation(getEscalation.get(record.id)), record, now);
+      if (write !== undefined) writeEscalation(write);
+      return { created, record: answer };
+    });
+    this.#escalationGet = (id: string): EscalationRecord | undefined => toEscalation(getEscalation.get(id));
+    this.#escalationDecide = db.transaction((id: string, decision: EscalationDecision, now: number): EscalationDecideResult => {
+      const { result, write } = escalationDecideTransition(toEscalation(getEscalation.get(id)), decision, now);
+      if (write !== undefined) writeEscalation(write);
+      return result;
+    });
+    this.#escalationReopen = db.transaction(
+      (id: string, round: number, reason: string, now: number, expiresAt: number, keepUntil: number): EscalationRecord | undefined => {
+        const { record, write } = escalationReopenTransition(toEscalation(getEscalation.get(id)), round, reason, now, expiresAt, keepUntil);
+        if (write !== undefined) writeEscalation(write);
+        return record;
+      },
+    );
+    // Kept records are few (people decide them); the state as seen at `now` is applied in code.
+    this.#escalationList = (query: EscalationQuery): EscalationRecord[] =>
+      escalationListTransition(
+        keptEscalations.all(query.now).map((row) => toEscalation(row)!),
+        query,
+      );
   }
 
   /**
@@ -337,6 +441,26 @@ class SqliteStore implements Store {
 
   sagaReset(sagaId: string, owner: string): Promise<boolean> {
     return this.#use('sagaReset', () => this.#sagaReset.immediate(sagaId, owner));
+  }
+
+  escalationOpen(record: EscalationRecord, now: number): Promise<{ created: boolean; record: EscalationRecord }> {
+    return this.#use('escalationOpen', () => this.#escalationOpen.immediate(record, now));
+  }
+
+  escalationGet(id: string): Promise<EscalationRecord | undefined> {
+    return this.#use('escalationGet', () => this.#escalationGet(id));
+  }
+
+  escalationDecide(id: string, decision: EscalationDecision, now: number): Promise<EscalationDecideResult> {
+    return this.#use('escalationDecide', () => this.#escalationDecide.immediate(id, decision, now));
+  }
+
+  escalationReopen(id: string, round: number, reason: string, now: number, expiresAt: number, keepUntil: number): Promise<EscalationRecord | undefined> {
+    return this.#use('escalationReopen', () => this.#escalationReopen.immediate(id, round, reason, now, expiresAt, keepUntil));
+  }
+
+  escalationList(query: EscalationQuery): Promise<EscalationRecord[]> {
+    return this.#use('escalationList', () => this.#escalationList(query));
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
 import { breakerConformance } from './breaker-conformance.js';
 import type { CheckpointRecord } from './checkpoint-store.js';
+import { escalationConformance } from './escalation-conformance.js';
 import type { SagaLogEntry } from './saga-log-store.js';
 import type { Store } from './store.js';
 
@@ -57,7 +58,8 @@ function countKinds(kinds: string[]): Record<string, number> {
  * The behaviour every `Store` backend must have, as one test suite run against every backend
  * (memory, SQLite, Redis, PostgreSQL, yours): ledger claims, takeovers, leases, results and
  * bounded expiry; checkpoints kept verbatim; saga logs fenced by their lease, renewals that never
- * take a lease back; breaker transitions with exactly one probe among concurrent callers; keys of
+ * take a lease back; breaker transitions with exactly one probe among concurrent callers;
+ * escalations opened once, decided once among racing deciders, expiring as denied; keys of
  * 10 KB and more; concurrency cases with many callers; `close()`. Call it from a test file of the
  * backend; `makeStore` opens a fresh, empty store for each test (a new file, or a unique key prefix
  * or schema on a shared server), closed after the test. Times passed to the store are wall-clock
@@ -360,6 +362,7 @@ export function storeConformance(
     });
 
     breakerConformance(api, () => store, options.openAnother === undefined ? undefined : another);
+    escalationConformance(api, () => store, options.openAnother === undefined ? undefined : another);
 
     describe('close', () => {
       it('rejects every call after close with StoreError closed; closing twice is fine', async () => {

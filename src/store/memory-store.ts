@@ -2,6 +2,14 @@ import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transition
 import { MemoryBreakers } from './breaker-memory.js';
 import type { BreakerChangeListener, StoredAdmission } from './breaker-store.js';
 import type { CheckpointRecord } from './checkpoint-store.js';
+import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord } from './escalation-store.js';
+import {
+  copyEscalation,
+  escalationDecideTransition,
+  escalationListTransition,
+  escalationOpenTransition,
+  escalationReopenTransition,
+} from '../transitions/escalation.js';
 import { leaseAcquireTransition, leaseHeldBy, type LeaseRecord, leaseReleaseTransition, leaseRenewTransition } from '../transitions/lease.js';
 import {
   ledgerClaimTransition,
@@ -24,7 +32,9 @@ class MemoryStore implements Store {
   readonly #checkpoints = new Map<string, CheckpointRecord>();
   readonly #sagaLogs = new Map<string, SagaLogEntry[]>();
   readonly #sagaLeases = new Map<string, LeaseRecord>();
+  readonly #escalations = new Map<string, EscalationRecord>();
   #claimsSinceSweep = 0;
+  #opensSinceSweep = 0;
   #closed = false;
 
   // Every method runs synchronously between two awaits, so each is atomic within the process.
@@ -158,13 +168,49 @@ class MemoryStore implements Store {
     return true;
   }
 
+  async escalationOpen(record: EscalationRecord, now: number): Promise<{ created: boolean; record: EscalationRecord }> {
+    this.#open();
+    if (++this.#opensSinceSweep >= SWEEP_EVERY) {
+      this.#opensSinceSweep = 0;
+      for (const [id, r] of this.#escalations) if (r.keepUntil <= now) this.#escalations.delete(id);
+    }
+    const { created, record: answer, write } = escalationOpenTransition(this.#escalations.get(record.id), record, now);
+    if (write !== undefined) this.#escalations.set(write.id, write);
+    return { created, record: answer };
+  }
+
+  async escalationGet(id: string): Promise<EscalationRecord | undefined> {
+    this.#open();
+    const r = this.#escalations.get(id);
+    return r === undefined ? undefined : copyEscalation(r);
+  }
+
+  async escalationDecide(id: string, decision: EscalationDecision, now: number): Promise<EscalationDecideResult> {
+    this.#open();
+    const { result, write } = escalationDecideTransition(this.#escalations.get(id), decision, now);
+    if (write !== undefined) this.#escalations.set(id, write);
+    return result;
+  }
+
+  async escalationReopen(id: string, round: number, reason: string, now: number, expiresAt: number, keepUntil: number): Promise<EscalationRecord | undefined> {
+    this.#open();
+    const { record, write } = escalationReopenTransition(this.#escalations.get(id), round, reason, now, expiresAt, keepUntil);
+    if (write !== undefined) this.#escalations.set(id, write);
+    return record;
+  }
+
+  async escalationList(query: EscalationQuery): Promise<EscalationRecord[]> {
+    this.#open();
+    return escalationListTransition(this.#escalations.values(), query);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
   }
 }
 
 /**
- * A store in this process's memory: breakers, ledger, checkpoints and saga logs shared by
+ * A store in this process's memory: breakers, ledger, checkpoints, saga logs and escalations shared by
  * everything in the process that uses this object, atomic per call, and lost when the process
  * exits. Use `sqliteStore` (`recourse/sqlite`) to share state between processes or survive a crash.
  *

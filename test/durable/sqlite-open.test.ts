@@ -35,7 +35,15 @@ describe('sqliteStore: opening', () => {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(raw.prepare('SELECT version FROM recourse_schema').pluck().get()).toBe(SCHEMA_VERSION);
       const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'recourse_%' ORDER BY name").pluck().all();
-      expect(tables).toEqual(['recourse_breakers', 'recourse_checkpoints', 'recourse_ledger', 'recourse_saga_leases', 'recourse_saga_log', 'recourse_schema']);
+      expect(tables).toEqual([
+        'recourse_breakers',
+        'recourse_checkpoints',
+        'recourse_escalations',
+        'recourse_ledger',
+        'recourse_saga_leases',
+        'recourse_saga_log',
+        'recourse_schema',
+      ]);
     } finally {
       raw.close();
     }
@@ -83,6 +91,24 @@ describe('sqliteStore: opening', () => {
     expect(readdirSync(sub)).toEqual(['notes.txt']); // no -wal / -shm left behind
   });
 
+  it('upgrades a version 1 database (recourse 0.1) to the escalations table, keeping its data', async () => {
+    const path = join(dir, 'v1.db');
+    // A version 1 file: today's schema without what version 2 added.
+    await sqliteStore({ path }).close();
+    const raw = new Database(path);
+    raw.exec(`DROP TABLE recourse_escalations; UPDATE recourse_schema SET version = 1;
+      INSERT INTO recourse_checkpoints VALUES ('t', 4, '{}', '${'c'.repeat(64)}', 7);`);
+    raw.close();
+    const store = sqliteStore({ path });
+    expect((await store.loadCheckpoint('t'))?.stepIndex).toBe(4);
+    const record = { id: 'esc_1', action: 'a', args: 'null', reason: 'r', deciders: [], state: 'pending' as const, round: 1, createdAt: 1, expiresAt: 10, keepUntil: 20 };
+    expect(await store.escalationOpen(record, 1)).toEqual({ created: true, record });
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare('SELECT version FROM recourse_schema').pluck().get()).toBe(SCHEMA_VERSION);
+    check.close();
+  });
+
   it('refuses a database written by a newer schema version, without touching it', () => {
     const path = join(dir, 'newer.db');
     const raw = new Database(path);
@@ -91,7 +117,7 @@ describe('sqliteStore: opening', () => {
     raw.close();
     const e = openError(path);
     expect(e.code).toBe('schema_too_new');
-    expect(e.message).toMatch(/schema version 2, newer/);
+    expect(e.message).toContain(`schema version ${SCHEMA_VERSION + 1}, newer`);
     const check = new Database(path, { readonly: true });
     expect(check.prepare('SELECT opened_at FROM recourse_schema').pluck().get()).toBe(0);
     check.close();
