@@ -6,6 +6,7 @@ import * as agentSdk from '../../src/claude-agent-sdk/index.js';
 import * as core from '../../src/index.js';
 import * as otel from '../../src/otel/index.js';
 import * as prometheus from '../../src/prometheus/index.js';
+import * as postgres from '../../src/postgres/index.js';
 import * as sqlite from '../../src/sqlite/index.js';
 import * as testing from '../../src/testing/index.js';
 
@@ -15,7 +16,7 @@ import * as testing from '../../src/testing/index.js';
 // is checked at once (not on first use, where it would turn a dependency's 503 into a TypeError
 // that no breaker counts).
 
-const ENTRIES = { recourse: core, 'recourse/testing': testing, 'recourse/chaos': chaos, 'recourse/sqlite': sqlite, 'recourse/otel': otel, 'recourse/prometheus': prometheus, 'recourse/anthropic': anthropic, 'recourse/claude-agent-sdk': agentSdk };
+const ENTRIES = { recourse: core, 'recourse/testing': testing, 'recourse/chaos': chaos, 'recourse/sqlite': sqlite, 'recourse/postgres': postgres, 'recourse/otel': otel, 'recourse/prometheus': prometheus, 'recourse/anthropic': anthropic, 'recourse/claude-agent-sdk': agentSdk };
 
 type Options = Record<string, unknown>;
 
@@ -72,6 +73,7 @@ const ROWS: Row[] = [
   { covers: 'recourse/testing:seededRandom', build: (x) => testing.seededRandom(x.seed as number), bad: ['seed', 'x'] },
   { covers: 'recourse/chaos:startChaosServer', owner: 'startChaosServer', build: (x) => chaos.startChaosServer({ scenario: { rules: [] }, ...x }), bad: ['port', -1], clock: true, async: true },
   { covers: 'recourse/sqlite:sqliteStore', owner: 'sqliteStore', build: (x) => sqlite.sqliteStore({ path: '/nonexistent-dir/never.db', ...x }), bad: ['busyTimeoutMs', -1] },
+  { covers: 'recourse/postgres:postgresStore', owner: 'postgresStore', build: (x) => postgres.postgresStore({ pool: { connect: () => Promise.reject(new Error('unused')) }, ...x }), bad: ['timeoutMs', -1] },
   { covers: 'recourse/otel:traced', owner: 'traced', build: (x) => otel.traced({ name: 'a', ...x }), bad: ['per', 'sometimes'] },
   { covers: 'recourse/prometheus:prometheusMetrics', owner: 'prometheusMetrics', build: (x) => prometheus.prometheusMetrics({ registry: new Registry(), ...x }), bad: ['prefix', '1bad'] },
   { covers: 'recourse/anthropic:streamMessage', owner: 'streamMessage', build: (x) => anthropic.streamMessage(client, {} as never, x), bad: ['idleMs', 0], clock: true, async: true },

@@ -1,0 +1,456 @@
+import type { BreakerState } from '../events/event-types.js';
+import { checkMs, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import type { BreakerChangeListener, StoredAdmission } from '../store/breaker-store.js';
+import type { CheckpointRecord } from '../store/checkpoint-store.js';
+import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
+import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
+import type { Store } from '../store/store.js';
+import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
+import { newBreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
+import { admitTransition, forceTransition, recordTransition } from '../transitions/breaker-transitions.js';
+import { leaseAcquireTransition, leaseHeldBy, type LeaseRecord, leaseReleaseTransition, leaseRenewTransition } from '../transitions/lease.js';
+import { ledgerClaimTransition, ledgerCompleteTransition, ledgerReleaseTransition, ledgerRenewTransition } from '../transitions/ledger.js';
+import { BreakerListener, notifyPayload } from './breaker-listener.js';
+import { breakerChannel, checkSchemaName, quoteIdent, rowId, textColumn } from './identifiers.js';
+import { PgCalls } from './pg-calls.js';
+import type { PgClientLike, PgLike } from './pg-like.js';
+import { applyToRow, type RowStatements } from './row-transition.js';
+
+/** Options of {@link postgresStore}. */
+export interface PostgresStoreOptions {
+  /** A connection pool (`new pg.Pool(…)` from `pg` 8+, or anything shaped like {@link PgLike}). It stays yours: `close()` does not end it. */
+  pool: PgLike;
+  /** The schema holding recourse's tables, created on first use. Default `'recourse'`. */
+  schema?: string;
+  /** Limit of a ledger, saga or checkpoint call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
+  timeoutMs?: number;
+  /** Limit of a breaker call, ms (a breaker gives up after its own `storeTimeoutMs`, 250, anyway). Default 250. */
+  breakerTimeoutMs?: number;
+}
+
+const POSTGRES_STORE_KEYS: OptionKeys<PostgresStoreOptions> = { pool: true, schema: true, timeoutMs: true, breakerTimeoutMs: true };
+
+/** Expired ledger rows are deleted after every this many claims (and this many at most per sweep). */
+const SWEEP_EVERY = 256;
+const SWEEP_LIMIT = 1000;
+
+interface BreakerRow {
+  state: BreakerState;
+  epoch: number;
+  failures: number;
+  opened_at: number;
+  probe_until: number;
+}
+interface LedgerRow {
+  state: 'pending' | 'completed';
+  owner: string;
+  lease_until: number;
+  claims: number;
+  result: string | null;
+  expires_at: number;
+}
+interface LeaseRow {
+  owner: string;
+  lease_until: number;
+}
+
+const BREAKER_COLUMNS = 'state, epoch::float8 AS epoch, failures, opened_at, probe_until';
+
+function toBreaker(row: BreakerRow): BreakerRecord {
+  return { state: row.state, epoch: row.epoch, failures: row.failures, openedAt: row.opened_at, probeUntil: row.probe_until };
+}
+
+function toEntry(key: string, row: LedgerRow): LedgerEntry {
+  const entry: LedgerEntry = { key, state: row.state, owner: row.owner, leaseUntil: row.lease_until, claims: row.claims, expiresAt: row.expires_at };
+  if (row.result !== null) entry.result = row.result;
+  return entry;
+}
+
+function ledgerValues(id: Buffer, e: LedgerEntry): unknown[] {
+  return [id, textColumn(e.key), e.state, e.owner, e.leaseUntil, e.claims, e.result ?? null, e.expiresAt];
+}
+
+/**
+ * Every transition is one transaction on one pooled connection: the row is read with
+ * `SELECT … FOR UPDATE`, the pure transition recourse exports is applied to it, and the result is
+ * written before `COMMIT` (see `applyToRow` for why that is atomic, absent rows included). A breaker
+ * change is written and announced by one statement (`pg_notify` in the same transaction), so the
+ * notification goes out exactly when the change commits.
+ */
+class PostgresStore implements Store {
+  readonly #calls: PgCalls;
+  readonly #timeoutMs: number;
+  readonly #breakerTimeoutMs: number;
+  readonly #channel: string;
+  readonly #listener: BreakerListener;
+  readonly #pool: PgLike;
+  readonly #t: { breakers: string; ledger: string; checkpoints: string; leases: string; log: string };
+  #claimsSinceSweep = 0;
+
+  constructor(pool: PgLike, schema: string, timeoutMs: number, breakerTimeoutMs: number) {
+    this.#pool = pool;
+    this.#calls = new PgCalls(pool, schema);
+    this.#timeoutMs = timeoutMs;
+    this.#breakerTimeoutMs = breakerTimeoutMs;
+    const s = quoteIdent(schema);
+    this.#t = { breakers: `${s}.breakers`, ledger: `${s}.ledger`, checkpoints: `${s}.checkpoints`, leases: `${s}.saga_leases`, log: `${s}.saga_log` };
+    this.#channel = breakerChannel(schema);
+    this.#listener = new BreakerListener(pool, this.#channel, {
+      byIdHex: (idHex) => this.#breakerRows('breakerSubscribe', `SELECT name, ${BREAKER_COLUMNS} FROM ${this.#t.breakers} WHERE id = $1`, [Buffer.from(idHex, 'hex')]),
+      changedSince: (ms, limit) =>
+        this.#breakerRows(
+          'breakerSubscribe',
+          `SELECT name, ${BREAKER_COLUMNS} FROM ${this.#t.breakers} WHERE changed_at >= to_timestamp($1) ORDER BY changed_at LIMIT $2`,
+          [ms / 1000, limit],
+        ),
+    });
+    // An idle pooled connection lost while the server restarts makes the pool emit `error`, which
+    // would end the process when nobody listens; the pool drops that connection by itself.
+    pool.on?.('error', this.#onPoolError);
+  }
+
+  readonly #onPoolError = (): void => {};
+
+  #breakerRows(operation: string, sql: string, values: unknown[]): Promise<Array<{ name: string; record: BreakerRecord }>> {
+    return this.#calls.run(operation, undefined, this.#timeoutMs, async (client) => {
+      const { rows } = await client.query<BreakerRow & { name: string }>(sql, values);
+      return rows.map((row) => ({ name: row.name, record: toBreaker(row) }));
+    });
+  }
+
+  // ── breakers ────────────────────────────────────────────────────────────────────────────────
+
+  #breakerRow(name: string): RowStatements<BreakerRecord, BreakerRecord> {
+    const id = rowId(name);
+    const t = this.#t.breakers;
+    const values = (r: BreakerRecord): unknown[] => [id, textColumn(name), r.state, r.epoch, r.failures, r.openedAt, r.probeUntil, this.#channel, notifyPayload(id.toString('hex'), name, r)];
+    return {
+      read: async (client) => {
+        const { rows } = await client.query<BreakerRow>(`SELECT ${BREAKER_COLUMNS} FROM ${t} WHERE id = $1 FOR UPDATE`, [id]);
+        return rows[0] === undefined ? undefined : toBreaker(rows[0]);
+      },
+      insert: async (client, r) => {
+        const { rows } = await client.query(
+          `WITH w AS (INSERT INTO ${t} (id, name, state, epoch, failures, opened_at, probe_until) VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (id) DO NOTHING RETURNING 1)
+           SELECT pg_notify($8, $9) FROM w`,
+          values(r),
+        );
+        return rows.length === 1;
+      },
+      update: async (client, r) => {
+        await client.query(
+          `WITH w AS (UPDATE ${t} SET name = $2, state = $3, epoch = $4, failures = $5, opened_at = $6, probe_until = $7, changed_at = now()
+             WHERE id = $1 RETURNING 1)
+           SELECT pg_notify($8, $9) FROM w`,
+          values(r),
+        );
+      },
+      remove: async () => {
+        throw new Error('breaker rows are never deleted');
+      },
+    };
+  }
+
+  /** One breaker transition: `apply` changes the record in place; it is written (and announced) only when it changed. */
+  #breakerTransition<R>(operation: string, name: string, apply: (r: BreakerRecord) => R): Promise<{ out: R; record: BreakerRecord }> {
+    const row = this.#breakerRow(name);
+    return this.#calls.transaction(operation, undefined, this.#breakerTimeoutMs, (client) =>
+      applyToRow(client, row, (current) => {
+        const r = current === undefined ? newBreakerRecord() : { ...current };
+        const out = apply(r);
+        const changed = current === undefined ? !sameBreakerRecord(newBreakerRecord(), r) : !sameBreakerRecord(current, r);
+        return { result: { out, record: { ...r } }, write: changed ? r : 'keep' };
+      }),
+    );
+  }
+
+  async breakerAdmit(name: string, now: number, limits: BreakerLimits): Promise<StoredAdmission> {
+    const { out, record } = await this.#breakerTransition('breakerAdmit', name, (r) => admitTransition(r, now, limits));
+    return { admission: out, record };
+  }
+
+  async breakerRecord(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): Promise<BreakerRecord> {
+    return (await this.#breakerTransition('breakerRecord', name, (r) => recordTransition(r, epoch, outcome, now, limits))).record;
+  }
+
+  async breakerForce(name: string, state: 'closed' | 'isolated'): Promise<BreakerRecord> {
+    return (await this.#breakerTransition('breakerForce', name, (r) => forceTransition(r, state))).record;
+  }
+
+  breakerGet(name: string): Promise<BreakerRecord | undefined> {
+    return this.#calls.run('breakerGet', undefined, this.#breakerTimeoutMs, async (client) => {
+      const { rows } = await client.query<BreakerRow>(`SELECT ${BREAKER_COLUMNS} FROM ${this.#t.breakers} WHERE id = $1`, [rowId(name)]);
+      return rows[0] === undefined ? undefined : toBreaker(rows[0]);
+    });
+  }
+
+  breakerSubscribe(listener: BreakerChangeListener): () => void {
+    if (this.#calls.closed) throw this.#calls.closedError('breakerSubscribe');
+    return this.#listener.subscribe(listener);
+  }
+
+  // ── ledger ──────────────────────────────────────────────────────────────────────────────────
+
+  #ledgerRow(key: string): RowStatements<LedgerEntry, LedgerEntry> {
+    const id = rowId(key);
+    const t = this.#t.ledger;
+    return {
+      read: async (client) => {
+        const { rows } = await client.query<LedgerRow>(`SELECT state, owner, lease_until, claims, result, expires_at FROM ${t} WHERE id = $1 FOR UPDATE`, [id]);
+        return rows[0] === undefined ? undefined : toEntry(key, rows[0]);
+      },
+      insert: (client, e) => insertLedger(client, t, id, e),
+      update: async (client, e) => {
+        await client.query(
+          `UPDATE ${t} SET key = $2, state = $3, owner = $4, lease_until = $5, claims = $6, result = $7, expires_at = $8 WHERE id = $1`,
+          ledgerValues(id, e),
+        );
+      },
+      remove: async (client) => {
+        await client.query(`DELETE FROM ${t} WHERE id = $1`, [id]);
+      },
+    };
+  }
+
+  async ledgerClaim(key: string, owner: string, now: number, leaseMs: number): Promise<LedgerClaim> {
+    if (++this.#claimsSinceSweep >= SWEEP_EVERY) {
+      this.#claimsSinceSweep = 0;
+      this.#sweep(now);
+    }
+    // A fresh key (the common case) is claimed by one autocommit INSERT: the primary key makes it
+    // atomic, and it costs one round trip instead of a transaction's four.
+    const fresh = ledgerClaimTransition(undefined, key, owner, now, leaseMs);
+    const id = rowId(key);
+    const inserted = await this.#calls.run('ledgerClaim', key, this.#timeoutMs, (client) => insertLedger(client, this.#t.ledger, id, fresh.write as LedgerEntry));
+    if (inserted) return fresh.claim;
+    const row = this.#ledgerRow(key);
+    return this.#calls.transaction('ledgerClaim', key, this.#timeoutMs, (client) =>
+      applyToRow(client, row, (current) => {
+        const { claim, write } = ledgerClaimTransition(current, key, owner, now, leaseMs);
+        return { result: claim, write };
+      }),
+    );
+  }
+
+  ledgerRenew(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    const row = this.#ledgerRow(key);
+    return this.#calls.transaction('ledgerRenew', key, this.#timeoutMs, (client) =>
+      applyToRow(client, row, (current) => {
+        const { ok, write } = ledgerRenewTransition(current, owner, now, leaseMs);
+        return { result: ok, write };
+      }),
+    );
+  }
+
+  ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
+    const row = this.#ledgerRow(key);
+    return this.#calls.transaction('ledgerComplete', key, this.#timeoutMs, (client) =>
+      applyToRow(client, row, (current) => {
+        const { ok, write } = ledgerCompleteTransition(current, owner, result, now, expiresAt);
+        return { result: ok, write };
+      }),
+    );
+  }
+
+  ledgerRelease(key: string, owner: string): Promise<void> {
+    const row = this.#ledgerRow(key);
+    return this.#calls.transaction('ledgerRelease', key, this.#timeoutMs, (client) =>
+      applyToRow(client, row, (current) => ({ result: undefined, write: ledgerReleaseTransition(current, owner).write })),
+    );
+  }
+
+  ledgerGet(key: string): Promise<LedgerEntry | undefined> {
+    return this.#calls.run('ledgerGet', key, this.#timeoutMs, async (client) => {
+      const { rows } = await client.query<LedgerRow>(`SELECT state, owner, lease_until, claims, result, expires_at FROM ${this.#t.ledger} WHERE id = $1`, [rowId(key)]);
+      return rows[0] === undefined ? undefined : toEntry(key, rows[0]);
+    });
+  }
+
+  /**
+   * Deletes up to SWEEP_LIMIT expired results, oldest first, in the background. `SKIP LOCKED`: a
+   * row some claim is working on is left for the next sweep instead of waited for.
+   */
+  #sweep(now: number): void {
+    const t = this.#t.ledger;
+    this.#calls
+      .run('sweeping expired ledger entries', undefined, this.#timeoutMs, (client) =>
+        client.query(
+          `DELETE FROM ${t} WHERE id IN (SELECT id FROM ${t} WHERE state = 'completed' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+          [now, SWEEP_LIMIT],
+        ),
+      )
+      .catch(() => {}); // the next sweep tries again
+  }
+
+  // ── checkpoints ─────────────────────────────────────────────────────────────────────────────
+
+  saveCheckpoint(r: CheckpointRecord): Promise<void> {
+    // One upsert statement: atomic on its own (the row is locked by the conflict check).
+    return this.#calls.run('saveCheckpoint', r.taskId, this.#timeoutMs, async (client) => {
+      await client.query(
+        `INSERT INTO ${this.#t.checkpoints} (id, task_id, step_index, state, checksum, saved_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (id) DO UPDATE SET task_id = excluded.task_id, step_index = excluded.step_index, state = excluded.state,
+           checksum = excluded.checksum, saved_at = excluded.saved_at`,
+        [rowId(r.taskId), textColumn(r.taskId), r.stepIndex, r.state, r.checksum, r.savedAt],
+      );
+    });
+  }
+
+  loadCheckpoint(taskId: string): Promise<CheckpointRecord | undefined> {
+    return this.#calls.run('loadCheckpoint', taskId, this.#timeoutMs, async (client) => {
+      const { rows } = await client.query<{ step_index: number; state: string; checksum: string; saved_at: number }>(
+        `SELECT step_index, state, checksum, saved_at FROM ${this.#t.checkpoints} WHERE id = $1`,
+        [rowId(taskId)],
+      );
+      const row = rows[0];
+      return row === undefined ? undefined : { taskId, stepIndex: row.step_index, state: row.state, checksum: row.checksum, savedAt: row.saved_at };
+    });
+  }
+
+  // ── sagas ───────────────────────────────────────────────────────────────────────────────────
+
+  #leaseRow(sagaId: string): RowStatements<LeaseRecord, LeaseRecord> {
+    const id = rowId(sagaId);
+    const t = this.#t.leases;
+    return {
+      read: async (client) => {
+        const { rows } = await client.query<LeaseRow>(`SELECT owner, lease_until FROM ${t} WHERE id = $1 FOR UPDATE`, [id]);
+        return rows[0] === undefined ? undefined : { owner: rows[0].owner, leaseUntil: rows[0].lease_until };
+      },
+      insert: async (client, l) => {
+        const { rows } = await client.query(
+          `INSERT INTO ${t} (id, saga_id, owner, lease_until) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING RETURNING 1`,
+          [id, textColumn(sagaId), l.owner, l.leaseUntil],
+        );
+        return rows.length === 1;
+      },
+      update: async (client, l) => {
+        await client.query(`UPDATE ${t} SET owner = $2, lease_until = $3 WHERE id = $1`, [id, l.owner, l.leaseUntil]);
+      },
+      remove: async (client) => {
+        await client.query(`DELETE FROM ${t} WHERE id = $1`, [id]);
+      },
+    };
+  }
+
+  sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease> {
+    const row = this.#leaseRow(sagaId);
+    return this.#calls.transaction('sagaAcquire', sagaId, this.#timeoutMs, (client) =>
+      applyToRow(client, row, (current) => {
+        const { acquired, leaseUntil, holder, write } = leaseAcquireTransition(current, owner, now, leaseMs, replacing);
+        return { result: { acquired, leaseUntil, holder }, write: write ?? 'keep' };
+      }),
+    );
+  }
+
+  sagaRenew(sagaId: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    const row = this.#leaseRow(sagaId);
+    return this.#calls.transaction('sagaRenew', sagaId, this.#timeoutMs, (client) =>
+      applyToRow(client, row, (current) => {
+        const { ok, write } = leaseRenewTransition(current, owner, now, leaseMs);
+        return { result: ok, write: write ?? 'keep' };
+      }),
+    );
+  }
+
+  sagaRelease(sagaId: string, owner: string): Promise<void> {
+    const row = this.#leaseRow(sagaId);
+    return this.#calls.transaction('sagaRelease', sagaId, this.#timeoutMs, (client) =>
+      applyToRow(client, row, (current) => ({ result: undefined, write: leaseReleaseTransition(current, owner).release ? undefined : 'keep' })),
+    );
+  }
+
+  /**
+   * Fenced writes: the lease row is locked (`FOR UPDATE`) while the log is changed, so a
+   * concurrent `sagaAcquire` by another process waits, and sees the log as this write left it.
+   */
+  #fenced(operation: string, sagaId: string, owner: string, write: (client: PgClientLike, id: Buffer) => Promise<void>): Promise<boolean> {
+    const row = this.#leaseRow(sagaId);
+    return this.#calls.transaction(operation, sagaId, this.#timeoutMs, async (client) => {
+      if (!leaseHeldBy(await row.read(client), owner)) return false;
+      await write(client, rowId(sagaId));
+      return true;
+    });
+  }
+
+  sagaAppend(sagaId: string, owner: string, e: SagaLogEntry): Promise<boolean> {
+    const t = this.#t.log;
+    return this.#fenced('sagaAppend', sagaId, owner, async (client, id) => {
+      await client.query(
+        `INSERT INTO ${t} (id, seq, type, step, name, data, at) VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${t} WHERE id = $1), $2, $3, $4, $5, $6)`,
+        [id, e.type, e.step, textColumn(e.name), e.data === undefined ? null : textColumn(e.data), e.at],
+      );
+    });
+  }
+
+  sagaRead(sagaId: string): Promise<SagaLogEntry[]> {
+    return this.#calls.run('sagaRead', sagaId, this.#timeoutMs, async (client) => {
+      const { rows } = await client.query<{ type: SagaLogEntry['type']; step: number; name: string; data: string | null; at: number }>(
+        `SELECT type, step, name, data, at FROM ${this.#t.log} WHERE id = $1 ORDER BY seq`,
+        [rowId(sagaId)],
+      );
+      return rows.map((row) => {
+        const entry: SagaLogEntry = { type: row.type, step: row.step, name: row.name, at: row.at };
+        if (row.data !== null) entry.data = row.data;
+        return entry;
+      });
+    });
+  }
+
+  sagaReset(sagaId: string, owner: string): Promise<boolean> {
+    return this.#fenced('sagaReset', sagaId, owner, async (client, id) => {
+      await client.query(`DELETE FROM ${this.#t.log} WHERE id = $1`, [id]);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#listener.stop();
+    this.#pool.removeListener?.('error', this.#onPoolError);
+    await this.#calls.close();
+  }
+}
+
+async function insertLedger(client: PgClientLike, table: string, id: Buffer, e: LedgerEntry): Promise<boolean> {
+  const { rows } = await client.query(
+    `INSERT INTO ${table} (id, key, state, owner, lease_until, claims, result, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (id) DO NOTHING RETURNING 1`,
+    ledgerValues(id, e),
+  );
+  return rows.length === 1;
+}
+
+/**
+ * A store in PostgreSQL (through `pg` 8+ or any pool shaped like {@link PgLike}), shared by every
+ * process that reaches the database: breakers (one probe cluster-wide, changes pushed with
+ * `LISTEN/NOTIFY`), the idempotency ledger, checkpoints and saga logs. Every transition is one
+ * transaction (`SELECT … FOR UPDATE`, the pure transition, the write); once a method resolves its
+ * effect is committed. The schema (default `recourse`) and its tables are created on first use,
+ * once even when many processes start together (an advisory lock), and versioned in its
+ * `migrations` table. Breaker changes are heard on one connection checked out of the pool while any
+ * breaker subscribes (re-opened after an outage). Calls that fail or outlive their limit reject
+ * with `StoreError` (breaker calls 250 ms, others `timeoutMs`). Expired ledger results are deleted
+ * as claims go by. `close()` waits for running calls and releases the listening connection; the
+ * pool stays yours to `end()`. Defaults: schema `'recourse'`, timeoutMs 5000, breakerTimeoutMs 250.
+ *
+ * @example
+ * import pg from 'pg'
+ * import { circuitBreaker, IdempotencyLedger } from 'recourse'
+ * import { postgresStore } from 'recourse/postgres'
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL })
+ * const store = postgresStore({ pool })
+ * const model = circuitBreaker({ name: 'claude-opus', store })
+ * const ledger = new IdempotencyLedger(store)
+ */
+export function postgresStore(options: PostgresStoreOptions): Store {
+  const o = checkOptions('postgresStore', options, POSTGRES_STORE_KEYS);
+  const pool = o.pool as Partial<PgLike> | undefined;
+  if (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function') {
+    throw new TypeError(`pool must be a connection pool with connect() (new pg.Pool(...)), got ${showValue(o.pool)}`);
+  }
+  const schema = checkSchemaName(o.schema ?? 'recourse');
+  const timeoutMs = o.timeoutMs === undefined ? 5000 : checkMs('timeoutMs', o.timeoutMs, 1);
+  const breakerTimeoutMs = o.breakerTimeoutMs === undefined ? 250 : checkMs('breakerTimeoutMs', o.breakerTimeoutMs, 1);
+  return new PostgresStore(pool as PgLike, schema, timeoutMs, breakerTimeoutMs);
+}
