@@ -60,11 +60,17 @@ export class PgCalls {
 
   /**
    * Runs `work` inside one transaction (`BEGIN` … `COMMIT`) on one connection, within `timeoutMs`.
-   * A failure anywhere destroys the connection, which rolls the transaction back.
+   * A failure anywhere destroys the connection, which rolls the transaction back. Statements
+   * that can wait on another transaction run here; a lone statement outside one (the fresh-key
+   * insert, an upsert) waits at most for one of these to end.
    */
   transaction<R>(operation: string, key: string | undefined, timeoutMs: number, work: (client: PgClientLike) => Promise<R>): Promise<R> {
+    // The server enforces the limit too: a statement waiting on a lock is cancelled, and a
+    // transaction left idle by a frozen process ends its session, so neither holds a row for longer.
+    const ms = Math.ceil(timeoutMs);
+    const begin = `BEGIN; SET LOCAL statement_timeout = ${ms}; SET LOCAL idle_in_transaction_session_timeout = ${ms}`;
     return this.run(operation, key, timeoutMs, async (client) => {
-      await client.query('BEGIN');
+      await client.query(begin);
       const result = await work(client);
       await client.query('COMMIT');
       return result;
