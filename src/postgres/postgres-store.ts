@@ -2,6 +2,7 @@ import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { BreakerChangeListener, StoredAdmission } from '../store/breaker-store.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
+import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord } from '../store/escalation-store.js';
 import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
 import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
 import type { Store } from '../store/store.js';
@@ -11,6 +12,7 @@ import { admitTransition, forceTransition, recordTransition } from '../transitio
 import { leaseAcquireTransition, leaseHeldBy, type LeaseRecord, leaseReleaseTransition, leaseRenewTransition } from '../transitions/lease.js';
 import { ledgerClaimTransition, ledgerCompleteTransition, ledgerReleaseTransition, ledgerRenewTransition } from '../transitions/ledger.js';
 import { BreakerListener, notifyPayload } from './breaker-listener.js';
+import { EscalationRows } from './escalation-rows.js';
 import { breakerChannel, checkSchemaName, quoteIdent, rowId, textColumn } from './identifiers.js';
 import { PgCalls } from './pg-calls.js';
 import type { PgClientLike, PgLike } from './pg-like.js';
@@ -85,6 +87,7 @@ class PostgresStore implements Store {
   readonly #listener: BreakerListener;
   readonly #pool: PgLike;
   readonly #t: { breakers: string; ledger: string; checkpoints: string; leases: string; log: string };
+  readonly #escalations: EscalationRows;
   #claimsSinceSweep = 0;
 
   constructor(pool: PgLike, schema: string, timeoutMs: number, breakerTimeoutMs: number) {
@@ -94,6 +97,7 @@ class PostgresStore implements Store {
     this.#breakerTimeoutMs = breakerTimeoutMs;
     const s = quoteIdent(schema);
     this.#t = { breakers: `${s}.breakers`, ledger: `${s}.ledger`, checkpoints: `${s}.checkpoints`, leases: `${s}.saga_leases`, log: `${s}.saga_log` };
+    this.#escalations = new EscalationRows(this.#calls, `${s}.escalations`, timeoutMs);
     this.#channel = breakerChannel(schema);
     this.#listener = new BreakerListener(pool, this.#channel, {
       byIdHex: (idHex) => this.#breakerRows('breakerSubscribe', `SELECT name, ${BREAKER_COLUMNS} FROM ${this.#t.breakers} WHERE id = $1`, [Buffer.from(idHex, 'hex')]),
@@ -402,6 +406,28 @@ class PostgresStore implements Store {
     return this.#fenced('sagaReset', sagaId, owner, async (client, id) => {
       await client.query(`DELETE FROM ${this.#t.log} WHERE id = $1`, [id]);
     });
+  }
+
+  // ── escalations ─────────────────────────────────────────────────────────────────────────────
+
+  escalationOpen(record: EscalationRecord, now: number): Promise<{ created: boolean; record: EscalationRecord }> {
+    return this.#escalations.open(record, now);
+  }
+
+  escalationGet(id: string): Promise<EscalationRecord | undefined> {
+    return this.#escalations.get(id);
+  }
+
+  escalationDecide(id: string, decision: EscalationDecision, now: number): Promise<EscalationDecideResult> {
+    return this.#escalations.decide(id, decision, now);
+  }
+
+  escalationReopen(id: string, round: number, reason: string, now: number, expiresAt: number, keepUntil: number): Promise<EscalationRecord | undefined> {
+    return this.#escalations.reopen(id, round, reason, now, expiresAt, keepUntil);
+  }
+
+  escalationList(query: EscalationQuery): Promise<EscalationRecord[]> {
+    return this.#escalations.list(query);
   }
 
   async close(): Promise<void> {

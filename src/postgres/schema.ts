@@ -56,11 +56,29 @@ CREATE TABLE ${s}.saga_log (
   data text,
   at double precision NOT NULL,
   PRIMARY KEY (id, seq)
-);`;
+);
+CREATE TABLE ${s}.escalations (
+  id bytea PRIMARY KEY,
+  id_text text NOT NULL,
+  action text NOT NULL,
+  args text NOT NULL,
+  reason text NOT NULL,
+  deciders text NOT NULL,
+  state text NOT NULL,
+  round integer NOT NULL,
+  created_at double precision NOT NULL,
+  expires_at double precision NOT NULL,
+  decided_at double precision,
+  decided_by text,
+  note text,
+  keep_until double precision NOT NULL
+);
+CREATE INDEX escalations_keep ON ${s}.escalations (keep_until);
+CREATE INDEX escalations_created ON ${s}.escalations (created_at, id_text);`;
 
 /** MIGRATIONS[n] takes the schema from version n to n + 1, with a line for the migrations table. */
 const MIGRATIONS: ReadonlyArray<{ description: string; sql: (quotedSchema: string) => string }> = [
-  { description: 'breakers, ledger, checkpoints, saga leases and logs', sql: V1 },
+  { description: 'breakers, ledger, checkpoints, saga leases and logs, escalations', sql: V1 },
 ];
 
 /** Advisory lock class of recourse's migrations (the second key is the schema name's hash). */

@@ -67,8 +67,8 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       expect(await admin('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).toEqual([]); // nothing before the first call
       expect(await store.breakerGet('b')).toBeUndefined();
       const tables = await admin<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema]);
-      expect(tables.map((t) => t.table_name)).toEqual(['breakers', 'checkpoints', 'ledger', 'migrations', 'saga_leases', 'saga_log']);
-      expect(await admin(`SELECT version, description FROM "${schema}".migrations`)).toEqual([{ version: 1, description: 'breakers, ledger, checkpoints, saga leases and logs' }]);
+      expect(tables.map((t) => t.table_name)).toEqual(['breakers', 'checkpoints', 'escalations', 'ledger', 'migrations', 'saga_leases', 'saga_log']);
+      expect(await admin(`SELECT version, description FROM "${schema}".migrations`)).toEqual([{ version: 1, description: 'breakers, ledger, checkpoints, saga leases and logs, escalations' }]);
     });
 
     it('is created once when 12 stores on separate pools start at the same moment', async () => {
