@@ -80,6 +80,7 @@ export {
 } from './guardrails/health-monitor.js';
 export type { LatencyStats } from './guardrails/latency-histogram.js';
 export { type RetryBudgetHandle, type RetryBudgetOptions, type RetryBudgetStats, retryBudget } from './guardrails/retry-budget.js';
+export type { SharedRetryBudgetEventMap, SharedRetryBudgetHandle } from './guardrails/shared-retry-budget.js';
 export { type ErrorSummary, summarizeError } from './telemetry/error-summary.js';
 export { type ExplainedError, explain, explainJSON } from './telemetry/explain.js';
 export { type InstrumentedPolicy, type InstrumentOptions, instrument, type Per } from './telemetry/instrument.js';
@@ -103,6 +104,7 @@ export {
 export { type CompensationFailure, isSagaFailedError, SagaFailedError } from './saga/saga-failed-error.js';
 export { Saga, type SagaOptions, type SagaRecoverOptions } from './saga/saga.js';
 export { isSagaStateError, SagaStateError } from './saga/saga-state-error.js';
+export type { RetryBudgetStore } from './store/budget-store.js';
 export type { CheckpointRecord, CheckpointStore } from './store/checkpoint-store.js';
 export type {
   EscalationDecideResult,
@@ -136,6 +138,18 @@ export {
   escalationReopenTransition,
   escalationView,
 } from './transitions/escalation.js';
+export {
+  BUDGET_BUCKETS,
+  type BudgetBucket,
+  budgetFloorCapacity,
+  type BudgetGrant,
+  type BudgetLimits,
+  type BudgetRecord,
+  type BudgetTake,
+  budgetTakeTransition,
+  budgetTotals,
+  newBudgetRecord,
+} from './transitions/budget.js';
 export {
   ledgerClaimTransition,
   ledgerCompleteTransition,

@@ -1,6 +1,10 @@
 import { type Clock, systemClock } from '../clock/clock.js';
-import { checkClock, checkMs, checkNumber, checkOptions, type OptionKeys } from '../options/validate-options.js';
+import { wallClock } from '../clock/wall-clock.js';
+import { checkClock, checkMs, checkName, checkNumber, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { RetryBudget } from '../retry/retry-budget.js';
+import type { RetryBudgetStore } from '../store/budget-store.js';
+import { BUDGET_BUCKETS } from '../transitions/budget.js';
+import { SharedRetryBudget, type SharedRetryBudgetHandle } from './shared-retry-budget.js';
 import { TimeBuckets } from './time-buckets.js';
 
 /** Options of {@link retryBudget}. */
@@ -11,10 +15,31 @@ export interface RetryBudgetOptions {
   minPerSecond?: number;
   /** The sliding window over which requests and retries are counted, ms. Default 10000. */
   windowMs?: number;
+  /** Default `systemClock`; with a store, `wallClock` (every process needs one time scale). */
   clock?: Clock;
+  /**
+   * Share the budget with every process using this store (any recourse store: `memoryStore()`,
+   * `sqliteStore`, `redisStore`, `postgresStore`): one window and one floor bucket for all of them.
+   */
+  store?: RetryBudgetStore;
+  /** With a store: the budget's name in it; processes using the same name share one budget. Default `'default'`. */
+  name?: string;
+  /** With a store: a store call slower than this counts as the store being unavailable, ms. Default 250. */
+  storeTimeoutMs?: number;
+  /** With a store: tokens taken ahead and unused for this long are given back, ms. Default 1000. */
+  leaseMs?: number;
 }
 
-const RETRY_BUDGET_KEYS: OptionKeys<RetryBudgetOptions> = { ratio: true, minPerSecond: true, windowMs: true, clock: true };
+const RETRY_BUDGET_KEYS: OptionKeys<RetryBudgetOptions> = {
+  ratio: true,
+  minPerSecond: true,
+  windowMs: true,
+  clock: true,
+  store: true,
+  name: true,
+  storeTimeoutMs: true,
+  leaseMs: true,
+};
 
 /** What a retry budget has seen over its window (for dashboards and tests). */
 export interface RetryBudgetStats {
@@ -29,6 +54,13 @@ export interface RetryBudgetStats {
   ratio: number;
   minPerSecond: number;
   windowMs: number;
+  /**
+   * A shared budget's link to its store: whether it answers, the tokens this process holds, the
+   * requests it has not reported yet. With a store, `requests`, `retries` and `floorTokens` are
+   * every process's, as of the store's last answer (this process's own while the store is down),
+   * and `denied` counts this process's refusals.
+   */
+  store?: { name: string; available: boolean; heldTokens: number; unreportedRequests: number };
 }
 
 /** A retry budget that can also report its state. */
@@ -41,9 +73,12 @@ interface Counts {
   retries: number;
 }
 
-// One bucket per second of the default window: fine enough that credit expires on time, coarse
-// enough that a budget costs a few hundred bytes however busy it is.
-const BUCKETS = 10;
+interface BudgetSettings {
+  ratio: number;
+  minPerSecond: number;
+  windowMs: number;
+  clock: Clock;
+}
 
 class TokenRetryBudget implements RetryBudgetHandle {
   readonly #ratio: number;
@@ -55,21 +90,18 @@ class TokenRetryBudget implements RetryBudgetHandle {
   #refilledAt: number;
   #denied = 0;
 
-  constructor(options: RetryBudgetOptions | undefined) {
-    const o = checkOptions('retryBudget', options, RETRY_BUDGET_KEYS);
-    this.#ratio = o.ratio === undefined ? 0.1 : checkNumber('ratio', o.ratio, 0, 1);
-    const perSecond = o.minPerSecond === undefined ? 3 : checkNumber('minPerSecond', o.minPerSecond, 0);
-    if (!Number.isFinite(perSecond)) throw new RangeError(`minPerSecond must be a finite number >= 0, got ${perSecond}`);
-    const windowMs = o.windowMs === undefined ? 10_000 : checkMs('windowMs', o.windowMs, 1);
-    this.#clock = checkClock<Clock>('clock', o.clock ?? systemClock);
+  constructor(settings: BudgetSettings) {
+    const perSecond = settings.minPerSecond;
+    this.#ratio = settings.ratio;
+    this.#clock = settings.clock;
     this.#perMs = perSecond / 1000;
     // One second's worth of floor, at least one whole retry, so a fractional rate still grants some.
     this.#capacity = perSecond === 0 ? 0 : Math.max(1, perSecond);
     this.#tokens = this.#capacity;
     this.#refilledAt = this.#clock.now();
     this.#window = new TimeBuckets<Counts>(
-      windowMs,
-      BUCKETS,
+      settings.windowMs,
+      BUDGET_BUCKETS,
       () => ({ requests: 0, retries: 0 }),
       (b) => {
         b.requests = 0;
@@ -140,13 +172,49 @@ class TokenRetryBudget implements RetryBudgetHandle {
  * per logical call (plus the floor) instead of `maxAttempts`; a refused retry makes retry give up
  * at once with `RetriesExhaustedError` reason `'budget'` and a `giveup` event with that reason.
  * Share one budget between every policy that calls the same dependency.
- * Defaults: ratio 0.1, minPerSecond 3, windowMs 10000.
+ *
+ * With `store`, one budget serves every process that uses the same store and `name`: eight workers
+ * together retry within `ratio` of their requests, not eight times that. `tryRetry()` still never
+ * waits: each process spends tokens it took ahead in small leases and reports its requests a few
+ * times a second (see {@link SharedRetryBudgetHandle}; `close()` it on shutdown). While the store
+ * is unavailable each process falls back to a budget of its own (events `store_unavailable`,
+ * `store_recovered`).
+ * Defaults: ratio 0.1, minPerSecond 3, windowMs 10000; with a store: name 'default',
+ * clock wallClock, storeTimeoutMs 250, leaseMs 1000.
  *
  * @example
  * const budget = retryBudget({ ratio: 0.1 })
  * const search = pipeline(breakers.get('search'), retry({ name: 'search', budget }), timeout(20_000))
  * const summarize = pipeline(retry({ name: 'search', budget }), timeout(60_000)) // same budget
+ * // one budget for every worker sharing the store
+ * const fleet = retryBudget({ store: redisStore({ client: new Redis() }), name: 'claude' })
  */
-export function retryBudget(options?: RetryBudgetOptions): RetryBudgetHandle {
-  return new TokenRetryBudget(options);
+export function retryBudget(options?: RetryBudgetOptions & { store?: undefined }): RetryBudgetHandle;
+export function retryBudget(options: RetryBudgetOptions & { store: RetryBudgetStore }): SharedRetryBudgetHandle;
+export function retryBudget(options?: RetryBudgetOptions): RetryBudgetHandle | SharedRetryBudgetHandle;
+export function retryBudget(options?: RetryBudgetOptions): RetryBudgetHandle | SharedRetryBudgetHandle {
+  const o = checkOptions('retryBudget', options, RETRY_BUDGET_KEYS);
+  const ratio = o.ratio === undefined ? 0.1 : checkNumber('ratio', o.ratio, 0, 1);
+  const minPerSecond = o.minPerSecond === undefined ? 3 : checkNumber('minPerSecond', o.minPerSecond, 0);
+  if (!Number.isFinite(minPerSecond)) throw new RangeError(`minPerSecond must be a finite number >= 0, got ${minPerSecond}`);
+  const windowMs = o.windowMs === undefined ? 10_000 : checkMs('windowMs', o.windowMs, 1);
+  const store = o.store;
+  if (store === undefined) {
+    for (const key of ['name', 'storeTimeoutMs', 'leaseMs'] as const) {
+      if (o[key] !== undefined) throw new TypeError(`${key} needs a store (it applies to a budget shared through one)`);
+    }
+    return new TokenRetryBudget({ ratio, minPerSecond, windowMs, clock: checkClock<Clock>('clock', o.clock ?? systemClock) });
+  }
+  if (typeof store !== 'object' || store === null || typeof store.budgetTake !== 'function' || typeof store.budgetGet !== 'function') {
+    throw new TypeError(`store must be a RetryBudgetStore (memoryStore(), sqliteStore(), redisStore(), postgresStore()), got ${showValue(store)}`);
+  }
+  const clock = checkClock<Clock>('clock', o.clock ?? wallClock);
+  return new SharedRetryBudget(new TokenRetryBudget({ ratio, minPerSecond, windowMs, clock }), {
+    store,
+    name: o.name === undefined ? 'default' : checkName('name', o.name),
+    limits: { ratio, minPerSecond, windowMs },
+    clock,
+    storeTimeoutMs: o.storeTimeoutMs === undefined ? 250 : checkMs('storeTimeoutMs', o.storeTimeoutMs, 1),
+    leaseMs: o.leaseMs === undefined ? 1000 : checkMs('leaseMs', o.leaseMs, 1),
+  });
 }

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { StoreError } from '../store/store-error.js';
 
 /** The schema version this code writes. Bump it and add a step to MIGRATIONS when tables change. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const V1 = `
 CREATE TABLE recourse_breakers (
@@ -68,8 +68,16 @@ CREATE INDEX recourse_escalations_keep ON recourse_escalations (keep_until);
 CREATE INDEX recourse_escalations_created ON recourse_escalations (created_at, id);
 `;
 
+// Version 3: shared retry budgets (one JSON record per budget name: window buckets and floor bucket).
+const V3 = `
+CREATE TABLE recourse_budgets (
+  name TEXT PRIMARY KEY,
+  record TEXT NOT NULL
+);
+`;
+
 /** MIGRATIONS[n] takes the schema from version n to n + 1. */
-const MIGRATIONS: readonly string[] = [V1, V2];
+const MIGRATIONS: readonly string[] = [V1, V2, V3];
 
 /**
  * @internal Creates or upgrades recourse's tables in one immediate transaction, so processes

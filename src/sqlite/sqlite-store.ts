@@ -6,6 +6,7 @@ import { admitTransition, forceTransition, recordTransition } from '../transitio
 import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, showValue, type OptionKeys } from '../options/validate-options.js';
 import type { StoredAdmission } from '../store/breaker-store.js';
+import { type BudgetGrant, type BudgetLimits, type BudgetRecord, type BudgetTake, budgetTakeTransition, newBudgetRecord } from '../transitions/budget.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
 import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord, EscalationState } from '../store/escalation-store.js';
 import {
@@ -165,6 +166,8 @@ class SqliteStore implements Store {
   readonly #escalationReopen;
   readonly #escalationList;
   #opensSinceSweep = 0;
+  readonly #budgetTake;
+  readonly #budgetGet;
 
   constructor(db: Database.Database, path: string, busyTimeoutMs: number) {
     this.#db = db;
@@ -355,6 +358,22 @@ class SqliteStore implements Store {
         keptEscalations.all(query.now).map((row) => toEscalation(row)!),
         query,
       );
+    // A budget is one small record; JSON keeps its doubles exact (refilledAt with a fraction).
+    const getBudget = db.prepare<[string], { record: string }>('SELECT record FROM recourse_budgets WHERE name = ?');
+    const putBudget = db.prepare<[string, string]>(
+      'INSERT INTO recourse_budgets (name, record) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET record = excluded.record',
+    );
+    const readBudget = (name: string): BudgetRecord | undefined => {
+      const row = getBudget.get(name);
+      return row === undefined ? undefined : (JSON.parse(row.record) as BudgetRecord);
+    };
+    this.#budgetTake = db.transaction((name: string, take: BudgetTake, now: number, limits: BudgetLimits): BudgetGrant => {
+      const record = readBudget(name) ?? newBudgetRecord(now, limits);
+      const grant = budgetTakeTransition(record, take, now, limits);
+      putBudget.run(name, JSON.stringify(record));
+      return grant;
+    });
+    this.#budgetGet = readBudget;
   }
 
   /**
@@ -461,6 +480,14 @@ class SqliteStore implements Store {
 
   escalationList(query: EscalationQuery): Promise<EscalationRecord[]> {
     return this.#use('escalationList', () => this.#escalationList(query));
+  }
+
+  budgetTake(name: string, take: BudgetTake, now: number, limits: BudgetLimits): Promise<BudgetGrant> {
+    return this.#use('budgetTake', () => this.#budgetTake.immediate(name, take, now, limits));
+  }
+
+  budgetGet(name: string): Promise<BudgetRecord | undefined> {
+    return this.#use('budgetGet', () => this.#budgetGet(name));
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import { breakerConformance } from './breaker-conformance.js';
+import { budgetConformance } from './budget-conformance.js';
 import type { CheckpointRecord } from './checkpoint-store.js';
 import { escalationConformance } from './escalation-conformance.js';
 import type { SagaLogEntry } from './saga-log-store.js';
@@ -59,7 +60,8 @@ function countKinds(kinds: string[]): Record<string, number> {
  * (memory, SQLite, Redis, PostgreSQL, yours): ledger claims, takeovers, leases, results and
  * bounded expiry; checkpoints kept verbatim; saga logs fenced by their lease, renewals that never
  * take a lease back; breaker transitions with exactly one probe among concurrent callers;
- * escalations opened once, decided once among racing deciders, expiring as denied; keys of
+ * escalations opened once, decided once among racing deciders, expiring as denied; retry budgets
+ * that never grant more than they hold among concurrent takers; keys of
  * 10 KB and more; concurrency cases with many callers; `close()`. Call it from a test file of the
  * backend; `makeStore` opens a fresh, empty store for each test (a new file, or a unique key prefix
  * or schema on a shared server), closed after the test. Times passed to the store are wall-clock
@@ -364,6 +366,8 @@ export function storeConformance(
     breakerConformance(api, () => store, options.openAnother === undefined ? undefined : another);
     escalationConformance(api, () => store, options.openAnother === undefined ? undefined : another);
 
+    budgetConformance(api, () => store, options.openAnother === undefined ? undefined : another);
+
     describe('close', () => {
       it('rejects every call after close with StoreError closed; closing twice is fine', async () => {
         await store.close();
@@ -383,6 +387,8 @@ export function storeConformance(
           rejection(store.sagaRead('s')),
           rejection(store.sagaReset('s', 'a')),
           rejection(store.breakerGet('b')),
+          rejection(store.budgetTake('b', { requests: 1, want: 1, returned: 0, returnedAt: 0 }, T0, { ratio: 0.1, minPerSecond: 3, windowMs: 10_000 })),
+          rejection(store.budgetGet('b')),
         ]);
         for (const e of errors) expect([(e as Error | undefined)?.name, (e as { code?: string } | undefined)?.code]).toEqual(['StoreError', 'closed']);
       });

@@ -1,6 +1,7 @@
 import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
 import { MemoryBreakers } from './breaker-memory.js';
 import type { BreakerChangeListener, StoredAdmission } from './breaker-store.js';
+import { type BudgetGrant, type BudgetLimits, type BudgetRecord, type BudgetTake, budgetTakeTransition, newBudgetRecord } from '../transitions/budget.js';
 import type { CheckpointRecord } from './checkpoint-store.js';
 import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord } from './escalation-store.js';
 import {
@@ -33,6 +34,7 @@ class MemoryStore implements Store {
   readonly #sagaLogs = new Map<string, SagaLogEntry[]>();
   readonly #sagaLeases = new Map<string, LeaseRecord>();
   readonly #escalations = new Map<string, EscalationRecord>();
+  readonly #budgets = new Map<string, BudgetRecord>();
   #claimsSinceSweep = 0;
   #opensSinceSweep = 0;
   #closed = false;
@@ -204,13 +206,30 @@ class MemoryStore implements Store {
     return escalationListTransition(this.#escalations.values(), query);
   }
 
+  async budgetTake(name: string, take: BudgetTake, now: number, limits: BudgetLimits): Promise<BudgetGrant> {
+    this.#open();
+    let record = this.#budgets.get(name);
+    if (record === undefined) {
+      record = newBudgetRecord(now, limits);
+      this.#budgets.set(name, record);
+    }
+    return budgetTakeTransition(record, take, now, limits);
+  }
+
+  async budgetGet(name: string): Promise<BudgetRecord | undefined> {
+    this.#open();
+    const r = this.#budgets.get(name);
+    return r === undefined ? undefined : { ...r, buckets: r.buckets.map((b) => ({ ...b })) };
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
   }
 }
 
 /**
- * A store in this process's memory: breakers, ledger, checkpoints, saga logs and escalations shared by
+ * A store in this process's memory: breakers, ledger, checkpoints, saga logs, escalations and retry
+ * budgets shared by
  * everything in the process that uses this object, atomic per call, and lost when the process
  * exits. Use `sqliteStore` (`recourse/sqlite`) to share state between processes or survive a crash.
  *

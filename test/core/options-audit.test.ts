@@ -116,6 +116,10 @@ const NO_OPTIONS: Record<string, string> = {
   'recourse:escalationDecideTransition': 'a pure transition of an escalation record (store back ends)',
   'recourse:escalationReopenTransition': 'a pure transition of an escalation record (store back ends)',
   'recourse:escalationListTransition': 'a pure query over escalation records (store back ends)',
+  'recourse:budgetTakeTransition': 'a pure transition of a retry budget record (store back ends)',
+  'recourse:budgetTotals': 'a pure helper of retry budget records (store back ends)',
+  'recourse:budgetFloorCapacity': 'a pure helper of retry budget limits (store back ends)',
+  'recourse:newBudgetRecord': 'a pure helper of retry budget records (store back ends)',
   'recourse/otel:stopSpanEvents': 'takes nothing',
   'recourse/claude-agent-sdk:onAgentEvent': 'an event name and a listener',
 };

@@ -37,6 +37,7 @@ describe('sqliteStore: opening', () => {
       const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'recourse_%' ORDER BY name").pluck().all();
       expect(tables).toEqual([
         'recourse_breakers',
+        'recourse_budgets',
         'recourse_checkpoints',
         'recourse_escalations',
         'recourse_ledger',
@@ -51,6 +52,28 @@ describe('sqliteStore: opening', () => {
     const again = sqliteStore({ path });
     expect((await again.loadCheckpoint('t'))?.savedAt).toBe(1);
     await again.close();
+  });
+
+  it('upgrades a version 2 database (before retry budgets) in place, keeping its data', async () => {
+    const path = join(dir, 'v2.db');
+    const first = sqliteStore({ path });
+    await first.saveCheckpoint({ taskId: 't', stepIndex: 4, state: '{}', checksum: 'c'.repeat(64), savedAt: 1.5 });
+    await first.close();
+    // A version 2 file: today's schema without what version 3 added.
+    const raw = new Database(path);
+    raw.exec('DROP TABLE recourse_budgets; UPDATE recourse_schema SET version = 2');
+    raw.close();
+    const store = sqliteStore({ path });
+    try {
+      expect(await store.loadCheckpoint('t')).toEqual({ taskId: 't', stepIndex: 4, state: '{}', checksum: 'c'.repeat(64), savedAt: 1.5 });
+      const limits = { ratio: 0.1, minPerSecond: 2, windowMs: 10_000 };
+      expect((await store.budgetTake('b', { requests: 0, returned: 0, returnedAt: 0, want: 5 }, 1000, limits)).granted).toBe(2);
+    } finally {
+      await store.close();
+    }
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare('SELECT version FROM recourse_schema').pluck().get()).toBe(SCHEMA_VERSION);
+    check.close();
   });
 
   it('rejects a missing or empty path and bad options with a TypeError/RangeError naming them', () => {
@@ -96,13 +119,14 @@ describe('sqliteStore: opening', () => {
     // A version 1 file: today's schema without what version 2 added.
     await sqliteStore({ path }).close();
     const raw = new Database(path);
-    raw.exec(`DROP TABLE recourse_escalations; UPDATE recourse_schema SET version = 1;
+    raw.exec(`DROP TABLE recourse_escalations; DROP TABLE recourse_budgets; UPDATE recourse_schema SET version = 1;
       INSERT INTO recourse_checkpoints VALUES ('t', 4, '{}', '${'c'.repeat(64)}', 7);`);
     raw.close();
     const store = sqliteStore({ path });
     expect((await store.loadCheckpoint('t'))?.stepIndex).toBe(4);
     const record = { id: 'esc_1', action: 'a', args: 'null', reason: 'r', deciders: [], state: 'pending' as const, round: 1, createdAt: 1, expiresAt: 10, keepUntil: 20 };
     expect(await store.escalationOpen(record, 1)).toEqual({ created: true, record });
+    expect((await store.budgetTake('b', { requests: 0, returned: 0, returnedAt: 0, want: 1 }, 1, { ratio: 0.1, minPerSecond: 3, windowMs: 10_000 })).granted).toBe(1);
     await store.close();
     const check = new Database(path, { readonly: true });
     expect(check.prepare('SELECT version FROM recourse_schema').pluck().get()).toBe(SCHEMA_VERSION);
@@ -117,7 +141,7 @@ describe('sqliteStore: opening', () => {
     raw.close();
     const e = openError(path);
     expect(e.code).toBe('schema_too_new');
-    expect(e.message).toContain(`schema version ${SCHEMA_VERSION + 1}, newer`);
+    expect(e.message).toContain(`schema version ${SCHEMA_VERSION + 1}, newer than this version of recourse understands (${SCHEMA_VERSION})`);
     const check = new Database(path, { readonly: true });
     expect(check.prepare('SELECT opened_at FROM recourse_schema').pluck().get()).toBe(0);
     check.close();
