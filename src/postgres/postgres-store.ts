@@ -1,6 +1,7 @@
 import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { BreakerChangeListener, StoredAdmission } from '../store/breaker-store.js';
+import { type BudgetGrant, type BudgetLimits, type BudgetRecord, type BudgetTake, budgetTakeTransition, newBudgetRecord } from '../transitions/budget.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
 import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord } from '../store/escalation-store.js';
 import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
@@ -86,7 +87,7 @@ class PostgresStore implements Store {
   readonly #channel: string;
   readonly #listener: BreakerListener;
   readonly #pool: PgLike;
-  readonly #t: { breakers: string; ledger: string; checkpoints: string; leases: string; log: string };
+  readonly #t: { breakers: string; ledger: string; checkpoints: string; leases: string; log: string; budgets: string };
   readonly #escalations: EscalationRows;
   #claimsSinceSweep = 0;
 
@@ -96,7 +97,14 @@ class PostgresStore implements Store {
     this.#timeoutMs = timeoutMs;
     this.#breakerTimeoutMs = breakerTimeoutMs;
     const s = quoteIdent(schema);
-    this.#t = { breakers: `${s}.breakers`, ledger: `${s}.ledger`, checkpoints: `${s}.checkpoints`, leases: `${s}.saga_leases`, log: `${s}.saga_log` };
+    this.#t = {
+      breakers: `${s}.breakers`,
+      ledger: `${s}.ledger`,
+      checkpoints: `${s}.checkpoints`,
+      leases: `${s}.saga_leases`,
+      log: `${s}.saga_log`,
+      budgets: `${s}.budgets`,
+    };
     this.#escalations = new EscalationRows(this.#calls, `${s}.escalations`, timeoutMs);
     this.#channel = breakerChannel(schema);
     this.#listener = new BreakerListener(pool, this.#channel, {
@@ -428,6 +436,51 @@ class PostgresStore implements Store {
 
   escalationList(query: EscalationQuery): Promise<EscalationRecord[]> {
     return this.#escalations.list(query);
+  }
+
+  // ── retry budgets ───────────────────────────────────────────────────────────────────────────
+
+  #budgetRow(name: string): RowStatements<BudgetRecord, BudgetRecord> {
+    const id = rowId(name);
+    const t = this.#t.budgets;
+    return {
+      read: async (client) => {
+        const { rows } = await client.query<{ record: string }>(`SELECT record FROM ${t} WHERE id = $1 FOR UPDATE`, [id]);
+        return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as BudgetRecord);
+      },
+      insert: async (client, r) => {
+        const { rows } = await client.query(`INSERT INTO ${t} (id, name, record) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING 1`, [
+          id,
+          textColumn(name),
+          JSON.stringify(r),
+        ]);
+        return rows.length === 1;
+      },
+      update: async (client, r) => {
+        await client.query(`UPDATE ${t} SET record = $2 WHERE id = $1`, [id, JSON.stringify(r)]);
+      },
+      remove: async () => {
+        throw new Error('budget rows are never deleted');
+      },
+    };
+  }
+
+  budgetTake(name: string, take: BudgetTake, now: number, limits: BudgetLimits): Promise<BudgetGrant> {
+    const row = this.#budgetRow(name);
+    // A shared budget gives up on the store after its own storeTimeoutMs (250): the breaker limit fits.
+    return this.#calls.transaction('budgetTake', undefined, this.#breakerTimeoutMs, (client) =>
+      applyToRow(client, row, (current) => {
+        const r = current ?? newBudgetRecord(now, limits);
+        return { result: budgetTakeTransition(r, take, now, limits), write: r };
+      }),
+    );
+  }
+
+  budgetGet(name: string): Promise<BudgetRecord | undefined> {
+    return this.#calls.run('budgetGet', undefined, this.#breakerTimeoutMs, async (client) => {
+      const { rows } = await client.query<{ record: string }>(`SELECT record FROM ${this.#t.budgets} WHERE id = $1`, [rowId(name)]);
+      return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as BudgetRecord);
+    });
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@ import { quoteIdent } from './identifiers.js';
 import type { PgClientLike } from './pg-like.js';
 
 /** The schema version this code writes. Bump it and add a step to `MIGRATIONS` when tables change. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /**
  * Every table is keyed by `id`, the sha256 of its key (see `rowId`): keys of any length fit a btree.
@@ -76,9 +76,18 @@ CREATE TABLE ${s}.escalations (
 CREATE INDEX escalations_keep ON ${s}.escalations (keep_until);
 CREATE INDEX escalations_created ON ${s}.escalations (created_at, id_text);`;
 
+/** Shared retry budgets: one small record per budget name (window buckets, floor bucket) as JSON text, doubles verbatim. */
+const V2 = (s: string): string => `
+CREATE TABLE ${s}.budgets (
+  id bytea PRIMARY KEY,
+  name text NOT NULL,
+  record text NOT NULL
+);`;
+
 /** MIGRATIONS[n] takes the schema from version n to n + 1, with a line for the migrations table. */
 const MIGRATIONS: ReadonlyArray<{ description: string; sql: (quotedSchema: string) => string }> = [
   { description: 'breakers, ledger, checkpoints, saga leases and logs, escalations', sql: V1 },
+  { description: 'retry budgets', sql: V2 },
 ];
 
 /** Advisory lock class of recourse's migrations (the second key is the schema name's hash). */

@@ -67,8 +67,22 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       expect(await admin('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).toEqual([]); // nothing before the first call
       expect(await store.breakerGet('b')).toBeUndefined();
       const tables = await admin<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema]);
-      expect(tables.map((t) => t.table_name)).toEqual(['breakers', 'checkpoints', 'escalations', 'ledger', 'migrations', 'saga_leases', 'saga_log']);
-      expect(await admin(`SELECT version, description FROM "${schema}".migrations`)).toEqual([{ version: 1, description: 'breakers, ledger, checkpoints, saga leases and logs, escalations' }]);
+      expect(tables.map((t) => t.table_name)).toEqual(['breakers', 'budgets', 'checkpoints', 'escalations', 'ledger', 'migrations', 'saga_leases', 'saga_log']);
+      expect(await admin(`SELECT version, description FROM "${schema}".migrations ORDER BY version`)).toEqual([
+        { version: 1, description: 'breakers, ledger, checkpoints, saga leases and logs, escalations' },
+        { version: 2, description: 'retry budgets' },
+      ]);
+    });
+
+    it('upgrades a version 1 schema (before retry budgets) in place, keeping its data', async () => {
+      const schema = fresh('v1');
+      await open(newPool(), schema).saveCheckpoint({ taskId: 't', stepIndex: 4, state: '{}', checksum: 'c'.repeat(64), savedAt: 1.5 });
+      await admin(`DROP TABLE "${schema}".budgets; DELETE FROM "${schema}".migrations WHERE version = 2`);
+      const store = open(newPool(), schema);
+      expect((await store.loadCheckpoint('t'))?.stepIndex).toBe(4);
+      const limits = { ratio: 0.1, minPerSecond: 2, windowMs: 10_000 };
+      expect((await store.budgetTake('b', { requests: 0, returned: 0, returnedAt: 0, want: 5 }, T0, limits)).granted).toBe(2);
+      expect(await admin(`SELECT max(version)::int AS v FROM "${schema}".migrations`)).toEqual([{ v: 2 }]);
     });
 
     it('is created once when 12 stores on separate pools start at the same moment', async () => {
@@ -76,7 +90,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const racers = Array.from({ length: 12 }, () => open(newPool({ max: 1 }), schema));
       const answers = await Promise.all(racers.map((s, i) => s.ledgerClaim('k', `o${i}`, T0, 1000)));
       expect(answers.filter((a) => a.kind === 'claimed').length).toBe(1);
-      expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([{ n: 1 }]);
+      expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([{ n: 2 }]);
     });
 
     it('refuses a schema written by a newer recourse, naming both versions', async () => {
@@ -85,7 +99,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       await admin(`INSERT INTO "${schema}".migrations (version, description) VALUES (7, 'future')`);
       const error = await rejection(open(newPool(), schema).ledgerGet('k'));
       expect(error.code).toBe('schema_too_new');
-      expect(error.message).toContain('version 7, newer than this version of recourse understands (1)');
+      expect(error.message).toContain('version 7, newer than this version of recourse understands (2)');
     });
 
     it('names the owner and the grant when the schema belongs to another role', async () => {
