@@ -11,7 +11,7 @@ import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transition
 import { newBreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
 import { admitTransition, forceTransition, recordTransition } from '../transitions/breaker-transitions.js';
 import { leaseAcquireTransition, leaseHeldBy, type LeaseRecord, leaseReleaseTransition, leaseRenewTransition } from '../transitions/lease.js';
-import { ledgerClaimTransition, ledgerCompleteTransition, ledgerReleaseTransition, ledgerRenewTransition } from '../transitions/ledger.js';
+import { ledgerClaimTransition } from '../transitions/ledger.js';
 import { BreakerListener, notifyPayload } from './breaker-listener.js';
 import { EscalationRows } from './escalation-rows.js';
 import { breakerChannel, checkSchemaName, quoteIdent, rowId, textColumn } from './identifiers.js';
@@ -245,31 +245,39 @@ class PostgresStore implements Store {
     );
   }
 
+  // Renew, complete and release act only on `owner`'s pending claim (ledgerRenewTransition,
+  // ledgerCompleteTransition, ledgerReleaseTransition: "held" is `state = 'pending' AND owner = $2`),
+  // so each is one UPDATE or DELETE with that condition, atomic on its own: the statement locks the
+  // row it changes, and under READ COMMITTED a row changed by a concurrent transaction is waited for
+  // and the condition checked again on the committed version. One round trip each, so a fresh key's
+  // `ledger.run` costs two (the claim's INSERT and this).
+
   ledgerRenew(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
-    const row = this.#ledgerRow(key);
-    return this.#calls.transaction('ledgerRenew', key, this.#timeoutMs, (client) =>
-      applyToRow(client, row, (current) => {
-        const { ok, write } = ledgerRenewTransition(current, owner, now, leaseMs);
-        return { result: ok, write };
-      }),
-    );
+    return this.#calls.run('ledgerRenew', key, this.#timeoutMs, async (client) => {
+      const { rows } = await client.query(`UPDATE ${this.#t.ledger} SET lease_until = $3 WHERE id = $1 AND state = 'pending' AND owner = $2 RETURNING 1`, [
+        rowId(key),
+        owner,
+        now + leaseMs,
+      ]);
+      return rows.length === 1;
+    });
   }
 
   ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
-    const row = this.#ledgerRow(key);
-    return this.#calls.transaction('ledgerComplete', key, this.#timeoutMs, (client) =>
-      applyToRow(client, row, (current) => {
-        const { ok, write } = ledgerCompleteTransition(current, owner, result, now, expiresAt);
-        return { result: ok, write };
-      }),
-    );
+    return this.#calls.run('ledgerComplete', key, this.#timeoutMs, async (client) => {
+      const { rows } = await client.query(
+        `UPDATE ${this.#t.ledger} SET state = 'completed', lease_until = $3, result = $4, expires_at = $5
+         WHERE id = $1 AND state = 'pending' AND owner = $2 RETURNING 1`,
+        [rowId(key), owner, now, result ?? null, expiresAt],
+      );
+      return rows.length === 1;
+    });
   }
 
   ledgerRelease(key: string, owner: string): Promise<void> {
-    const row = this.#ledgerRow(key);
-    return this.#calls.transaction('ledgerRelease', key, this.#timeoutMs, (client) =>
-      applyToRow(client, row, (current) => ({ result: undefined, write: ledgerReleaseTransition(current, owner).write })),
-    );
+    return this.#calls.run('ledgerRelease', key, this.#timeoutMs, async (client) => {
+      await client.query(`DELETE FROM ${this.#t.ledger} WHERE id = $1 AND state = 'pending' AND owner = $2`, [rowId(key), owner]);
+    });
   }
 
   ledgerGet(key: string): Promise<LedgerEntry | undefined> {

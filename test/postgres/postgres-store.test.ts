@@ -183,7 +183,8 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       try {
         await holder.query('BEGIN');
         await holder.query(`SELECT * FROM "${schema}".ledger FOR UPDATE`);
-        const error = await rejection(store.ledgerRenew('k', 'a', T0 + 1, 1000));
+        // A claim on an existing row is a transaction (SELECT … FOR UPDATE): it queues behind the lock.
+        const error = await rejection(store.ledgerClaim('k', 'b', T0 + 1, 1000));
         expect([error.code, error.key]).toEqual(['timeout', 'k']);
         // The waiting backend went away with its connection: nothing is left queued behind the lock.
         await until(async () => (await admin<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'"))[0]!.n === 0);
