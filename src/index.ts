@@ -20,6 +20,15 @@ export { isRecourseError, RecourseError, type RecourseErrorOptions } from './err
 export { type GiveUpReason, isRetriesExhaustedError, RetriesExhaustedError } from './errors/retries-exhausted-error.js';
 export { isStallError, StallError, type StallPhase } from './errors/stall-error.js';
 export { isTimeoutError, TimeoutError } from './errors/timeout-error.js';
+export { isReplanRequiredError, ReplanRequiredError, type ReplanRequiredErrorOptions } from './errors/replan-required-error.js';
+export { isRunStoppedError, RunStoppedError } from './errors/run-stopped-error.js';
+export { EscalationRequiredError, type EscalationRequiredErrorOptions, isEscalationRequiredError } from './errors/escalation-required-error.js';
+export { EscalationDeniedError, type EscalationDeniedErrorOptions, isEscalationDeniedError } from './errors/escalation-denied-error.js';
+export {
+  EscalationDecisionError,
+  type EscalationDecisionProblem,
+  isEscalationDecisionError,
+} from './errors/escalation-decision-error.js';
 export type {
   BreakerState,
   CallOutcome,
@@ -33,12 +42,16 @@ export type {
   RecourseEvent,
   RecourseEventMap,
   RecourseEventType,
+  RecoveryRoute,
 } from './events/event-types.js';
 export { subscribe } from './events/subscribe.js';
 export { type Fallback, type FallbackPath, fallback, type Served } from './fallback/fallback.js';
 export { type PipelineOptions, pipeline } from './pipeline/pipeline.js';
 export type { EventedPolicy, EventsOf, PipelineOf, Policy, ResultOf, ResultPolicy } from './policy/policy.js';
 export { type RetryOptions, retry } from './retry/retry.js';
+// recovery by error class, graceful stop
+export { type AlertInfo, type ByClass, type ByClassOptions, byClass } from './recovery/by-class.js';
+export { type Shutdown, type ShutdownOptions, type StopReport, type StopStepResult, shutdown } from './recovery/shutdown.js';
 export type { RetryBudget } from './retry/retry-budget.js';
 export type { BreakerChangeListener, BreakerStore, StoredAdmission } from './store/breaker-store.js';
 export { type TimeoutOptions, timeout } from './timeout/timeout.js';

@@ -1,4 +1,6 @@
+import type { FailureKind } from '../classify/classification.js';
 import type { GiveUpReason } from '../errors/retries-exhausted-error.js';
+import type { EscalationState } from '../store/escalation-store.js';
 import type { StallPhase } from '../errors/stall-error.js';
 
 /** The states a circuit breaker can be in. */
@@ -6,6 +8,12 @@ export type BreakerState = 'closed' | 'open' | 'half-open' | 'isolated';
 
 /** How one measured call or attempt ended. `cancelled`: the caller gave up (not a failure). */
 export type CallOutcome = 'success' | 'failure' | 'cancelled';
+
+/**
+ * What `byClass` did with a failure: ran it again under its class's `policy`, let it `fail` on (to
+ * an enclosing fallback), asked the agent to `replan`, or `stop`ped the run.
+ */
+export type RecoveryRoute = 'policy' | 'fail' | 'replan' | 'stop';
 
 /** Direction of a degradation level change. */
 export type DegradationDirection = 'escalate' | 'restore';
@@ -83,6 +91,21 @@ export interface RecourseEventMap {
   ledger_takeover: { key: string; previousOwner: string; outcome: 'done' | 'not_done' | 'unknown' };
   /** An `IdempotencyLedger` ran the operation for `key` but could not record its result (`error`). */
   ledger_unrecorded: { key: string; error: unknown };
+  /** `byClass` sent a failure of class `kind` down its road (`route`). */
+  route: { kind: FailureKind; route: RecoveryRoute; reason: string; error: unknown };
+  /**
+   * `byClass` called its `alert` hook for dependency `name` (once per dependency per cool-down);
+   * `suppressed`: alerts held back for it since the previous one.
+   */
+  alert: { name: string; kind: FailureKind; reason: string; suppressed: number; error: unknown };
+  /** The `alert` hook itself threw or rejected (`error`); the call went on regardless. */
+  alert_failed: { name: string; error: unknown };
+  /** `byClass` handed a logical failure back to the agent (`ReplanRequiredError` with this `summary`). */
+  replan: { reason: string; summary: string; attempts: number; error: unknown };
+  /** A `shutdown` stopped the run: `error` is why; steps that failed or timed out are named. */
+  stop: { error: unknown; inFlight: number; aborted: number; failedSteps: string[]; durationMs: number };
+  /** An escalation to a person was opened, asked again, or seen decided (`state`). */
+  escalation: { id: string; action: string; state: EscalationState; round: number; decidedBy?: string };
 }
 
 /** An event name: a key of {@link RecourseEventMap}. */
@@ -109,6 +132,12 @@ const TYPES: { readonly [K in RecourseEventType]: true } = {
   attempt: true,
   degradation: true,
   model_fallback: true,
+  route: true,
+  alert: true,
+  alert_failed: true,
+  replan: true,
+  stop: true,
+  escalation: true,
 };
 
 /** @internal Every event type recourse publishes (what `subscribe` attaches to), derived from the map. */
