@@ -52,6 +52,17 @@ export { type RetryOptions, retry } from './retry/retry.js';
 // recovery by error class, graceful stop
 export { type AlertInfo, type ByClass, type ByClassOptions, byClass } from './recovery/by-class.js';
 export { type Shutdown, type ShutdownOptions, type StopReport, type StopStepResult, shutdown } from './recovery/shutdown.js';
+// escalation to a person
+export {
+  type AskOptions,
+  type Escalate,
+  type EscalateOptions,
+  type EscalateRunOptions,
+  type EscalationRequest,
+  type EscalationVerdict,
+  escalate,
+} from './recovery/escalate.js';
+export { type DecideOptions, type Escalations, type EscalationsOptions, escalations, type ListOptions } from './recovery/escalations.js';
 export type { RetryBudget } from './retry/retry-budget.js';
 export type { BreakerChangeListener, BreakerStore, StoredAdmission } from './store/breaker-store.js';
 export { type TimeoutOptions, timeout } from './timeout/timeout.js';
