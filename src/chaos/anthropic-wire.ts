@@ -70,6 +70,10 @@ export const anthropicWire: ApiWire = {
     };
   },
 
+  contextOverflow(_endpoint, inputTokens, limit, id): WireResponse {
+    return this.error(400, `prompt is too long: ${inputTokens} tokens > ${limit} maximum`, id);
+  },
+
   json(request, reply, id): WireResponse {
     const headers = jsonHeaders(id);
     if (request.endpoint === 'count_tokens') {

@@ -26,6 +26,8 @@ export interface ErrorOptions {
   readonly headers?: Record<string, string>;
   /** The API's error type, when not the one its status implies (OpenAI `tokens` vs `requests`). */
   readonly type?: string;
+  /** OpenAI's error `code`, when not the one its status implies (`context_length_exceeded`). */
+  readonly code?: string;
 }
 
 /**
@@ -42,6 +44,8 @@ export interface ApiWire {
   parse(endpoint: ChaosEndpoint, raw: string): ParsedRequest | string;
   /** An error answer in this API's error shape. */
   error(status: number, message: string, id: string, options?: ErrorOptions): WireResponse;
+  /** The API's own 400 for a request of `inputTokens` over a context window of `limit` tokens. */
+  contextOverflow(endpoint: ChaosEndpoint, inputTokens: number, limit: number, id: string): WireResponse;
   /** The JSON answer to a request (a message, a completion, a response or a token count). */
   json(request: ParsedRequest, reply: CannedReply, id: string): WireResponse;
   /** The SSE frames of a streamed answer, each ending with a blank line. */

@@ -12,6 +12,9 @@ import { cutToTokens, tokensOf } from './tokens.js';
  *   on (Anthropic `thinking`, OpenAI Responses `reasoning`); default a short generated one.
  * - `toolUse`: a tool call made after the text, only when the request offers a tool of that
  *   name and does not already end with a tool result (as a real model would).
+ * - `contextTokens`: the model's context window. A request whose input tokens (the server's
+ *   token rule) exceed it gets the API's own 400: Anthropic `invalid_request_error` "prompt is too
+ *   long: N tokens > M maximum", OpenAI `context_length_exceeded`. `count_tokens` still counts.
  *
  * @example
  * const answer: CannedAnswer = { textTokens: 3000, toolUse: { name: 'get_weather', input: { city: 'Lisbon' } } }
@@ -22,6 +25,7 @@ export interface CannedAnswer {
   thinking?: string;
   thinkingTokens?: number;
   toolUse?: { name: string; input: Record<string, unknown> };
+  contextTokens?: number;
 }
 
 /**
@@ -140,6 +144,11 @@ export function cannedReply(input: ReplyInput, answers: CannedAnswers, seed: num
 
 function own(answers: CannedAnswers, model: string): CannedAnswer | undefined {
   return Object.hasOwn(answers, model) ? answers[model] : undefined;
+}
+
+/** @internal The context window of `model` (its own answer's, else the `"*"` answer's), if any. */
+export function contextWindow(answers: CannedAnswers, model: string): number | undefined {
+  return (own(answers, model) ?? own(answers, '*'))?.contextTokens;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Clock } from '../clock/clock.js';
 import { errorText } from '../text/safe-text.js';
 import { anthropicWire } from './anthropic-wire.js';
 import type { ApiWire, ChaosEndpoint, ParsedRequest } from './api-wire.js';
-import { type CannedAnswers, type CannedReply, cannedReply } from './canned-answers.js';
+import { type CannedAnswers, type CannedReply, cannedReply, contextWindow } from './canned-answers.js';
 import { sample } from './distribution.js';
 import { malformFrames, malformJson, pause, waitForAbort, type WritePlan, writeJson, writeStream } from './faults.js';
 import { openaiWire } from './openai-wire.js';
@@ -113,6 +113,13 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Han
   if (raw === undefined) return fail(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
   const parsed = wire.parse(route.endpoint, raw.toString('utf8'));
   if (typeof parsed === 'string') return fail(400, parsed);
+  // The model's context window is checked like the rest of the request: before any fault or limit.
+  const window = contextWindow(ctx.answers, parsed.model);
+  if (window !== undefined && route.endpoint !== 'count_tokens' && parsed.inputTokens > window) {
+    ctx.record({ ...unknown, api: wire.api, model: parsed.model, stream: parsed.stream, status: 400 });
+    const answer = wire.contextOverflow(route.endpoint, parsed.inputTokens, window, id);
+    return send(res, answer.status, answer.headers, answer.body);
+  }
 
   const forcedName = req.headers['x-chaos-rule'];
   let forced: number | undefined;

@@ -1,4 +1,4 @@
-import type { ApiWire, ErrorOptions, WireResponse } from './api-wire.js';
+import type { ApiWire, ChaosEndpoint, ErrorOptions, WireResponse } from './api-wire.js';
 import { goDuration, mostRestrictiveTokens, type LimitState, type RateLimitSnapshot } from './rate-limits.js';
 
 // @internal What OpenAI's Chat Completions and Responses APIs share on the wire: the error
@@ -25,7 +25,7 @@ export function openaiErrorResponse(status: number, message: string, id: string,
   return {
     status,
     headers: { ...openaiJsonHeaders(id), ...options.headers },
-    body: JSON.stringify({ error: { message, type: options.type ?? type, param: null, code } }),
+    body: JSON.stringify({ error: { message, type: options.type ?? type, param: null, code: options.code ?? code } }),
   };
 }
 
@@ -69,11 +69,24 @@ export const OPENAI_PING = ': ping\n\n';
  * the API family, pings, errors (HTTP and the default in-stream type), stream headers and
  * rate-limit headers.
  */
+/**
+ * @internal OpenAI's 400 for input over the context window, in the words of Chat Completions or of
+ * the Responses API.
+ */
+function openaiContextOverflow(endpoint: ChaosEndpoint, inputTokens: number, limit: number, id: string): WireResponse {
+  const message =
+    endpoint === 'responses'
+      ? 'Your input exceeds the context window of this model. Please adjust your input and try again.'
+      : `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${inputTokens} tokens. Please reduce the length of the messages.`;
+  return openaiErrorResponse(400, message, id, { code: 'context_length_exceeded' });
+}
+
 export const OPENAI_WIRE_BASE = {
   api: 'openai',
   ping: OPENAI_PING,
   defaultStreamErrorType: 'server_error',
   error: openaiErrorResponse,
+  contextOverflow: openaiContextOverflow,
   streamHeaders: openaiStreamHeaders,
   rateLimitHeaders: openaiRateLimitHeaders,
 } as const satisfies Partial<ApiWire>;

@@ -3,6 +3,7 @@ import { fail, integerIn, knownFields, object, string } from './scenario-checks.
 
 const MAX_GENERATED_TOKENS = 1_000_000;
 const tokenCount = integerIn(1, MAX_GENERATED_TOKENS);
+const MAX_CONTEXT_TOKENS = 100_000_000;
 
 /** @internal Validates the scenario's (or the server option's) `answers`. */
 export function parseAnswers(input: unknown, at: string): CannedAnswers {
@@ -11,7 +12,7 @@ export function parseAnswers(input: unknown, at: string): CannedAnswers {
   for (const [model, value] of Object.entries(raw)) {
     const field = `${at}[${JSON.stringify(model)}]`;
     const entry = object(value, field);
-    knownFields(entry, ['text', 'textTokens', 'thinking', 'thinkingTokens', 'toolUse'], field);
+    knownFields(entry, ['text', 'textTokens', 'thinking', 'thinkingTokens', 'toolUse', 'contextTokens'], field);
     const answer: CannedAnswer = {};
     if (entry.text !== undefined && entry.textTokens !== undefined) fail(`${field}.textTokens`, 'cannot be given with text (one or the other)');
     if (entry.thinking !== undefined && entry.thinkingTokens !== undefined) {
@@ -33,6 +34,10 @@ export function parseAnswers(input: unknown, at: string): CannedAnswers {
       const name = string(tool.name, `${field}.toolUse.name`);
       const toolInput = tool.input === undefined ? {} : object(tool.input, `${field}.toolUse.input`);
       answer.toolUse = { name, input: toolInput };
+    }
+    if (entry.contextTokens !== undefined) {
+      integerIn(1, MAX_CONTEXT_TOKENS)(entry.contextTokens, `${field}.contextTokens`);
+      answer.contextTokens = entry.contextTokens as number;
     }
     answers.push([model, answer]);
   }
