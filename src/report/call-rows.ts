@@ -54,6 +54,12 @@ const MARK_OF: Partial<Record<string, ItemKind>> = {
   giveup: 'other',
   model_fallback: 'other',
   resume: 'other',
+  route: 'other',
+  alert: 'other',
+  alert_failed: 'other',
+  replan: 'other',
+  stop: 'other',
+  escalation: 'other',
 };
 
 const startOf = (e: LogEvent): number => e.at - (e.durationMs ?? 0);

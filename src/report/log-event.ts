@@ -62,6 +62,12 @@ export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set([
   'resume',
   'store_unavailable',
   'store_recovered',
+  'route',
+  'alert',
+  'alert_failed',
+  'replan',
+  'stop',
+  'escalation',
 ]);
 
 /** Types whose hover card the report words itself (describeEvent); others show the line's `msg`. */

@@ -55,6 +55,15 @@ export function levelOf(event: RecourseEvent): LogLevel {
       return event.degraded === true ? 'warn' : 'debug';
     case 'degradation':
       return event.direction === 'escalate' ? 'warn' : 'info';
+    case 'alert':
+    case 'alert_failed':
+    case 'stop':
+      return 'error';
+    case 'route':
+      return event.route === 'policy' ? 'info' : 'warn';
+    case 'escalation':
+      return event.state === 'pending' || event.state === 'approved' ? 'warn' : 'error';
+    case 'replan':
     case 'retry':
     case 'reject':
     case 'probe_late':

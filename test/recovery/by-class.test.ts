@@ -130,6 +130,17 @@ describe('byClass: each class goes down its own road', () => {
     expect(replans).toEqual(['context_overflow']);
   });
 
+  it('logical: the summary is redacted and bounded, whatever the error says', async () => {
+    const secret = `sk-ant-api03-${'x'.repeat(40)}`;
+    const error = (await rejection(
+      byClass().execute(() => Promise.reject(httpError(400, { message: `tool rejected api_key=${secret} ${'and then a very long explanation '.repeat(40)}` }))),
+    )) as ReplanRequiredError;
+    expect(error.summary).not.toContain('xxxxxxxxxx');
+    expect(error.summary).toContain('[REDACTED]');
+    expect(error.summary.length).toBeLessThan(600);
+    expect(error.summary).toMatch(/^The call failed: the request was rejected as invalid \[HTTP 400\] \("tool rejected api_key=\[REDACTED\] and then/);
+  });
+
   it('logical: an enclosing retry does not retry a re-plan, and an enclosing byClass passes it on unchanged', async () => {
     const clock = new VirtualClock();
     let calls = 0;
