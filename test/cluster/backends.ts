@@ -1,0 +1,63 @@
+// The backends every cluster test runs on. A backend is a way to give several real processes one
+// shared store: a spec (plain JSON, handed to worker processes on their command line) says where,
+// `fixtures/open-store.mjs` opens it in a worker (from dist/), `open` opens it here (from src/).
+// To add a backend: an entry in BACKENDS below and a case in fixtures/open-store.mjs.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sqliteStore } from '../../src/sqlite/index.js';
+import type { Store } from '../../src/store/store.js';
+
+/** Where one test's shared state lives; JSON, so it can be passed to a worker process. */
+export interface StoreSpec {
+  kind: string;
+  /** Extra `circuitBreaker` options workers use on this backend (SQLite has no notifications: it re-reads often). */
+  breaker?: { syncIntervalMs?: number };
+  [field: string]: unknown;
+}
+
+export interface ClusterBackend {
+  readonly name: string;
+  /** Why the backend cannot be used here (its tests are skipped with this printed), or undefined. */
+  readonly unavailable: string | undefined;
+  /** Breaker changes are pushed to every process (Redis pub/sub, PostgreSQL NOTIFY); false: re-read every `syncIntervalMs`. */
+  readonly notifies: boolean;
+  /** A fresh, empty location for one test (a new file, a unique key prefix or schema on the shared server). */
+  fresh(label: string): StoreSpec;
+  /** A store on `spec` in this process (for setting up and checking what the workers did). */
+  open(spec: StoreSpec): Promise<Store>;
+  /** Removes what `fresh` made; never touches anything else on a shared server. */
+  cleanup(): Promise<void>;
+}
+
+const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
+
+/** Unavailable only when not required: with RECOURSE_REQUIRE_SERVICES=1 the tests run and fail instead. */
+export function unlessRequired(name: string, problem: string | undefined): string | undefined {
+  if (problem === undefined) return undefined;
+  console.warn(`${required ? 'FAILING' : 'skipping'} the ${name} cluster tests: ${problem}`);
+  return required ? undefined : problem;
+}
+
+function sqliteBackend(): ClusterBackend {
+  let dir: string | undefined;
+  let n = 0;
+  return {
+    name: 'sqlite',
+    unavailable: undefined,
+    notifies: false,
+    fresh(label) {
+      dir ??= mkdtempSync(join(tmpdir(), 'recourse-cluster-'));
+      return { kind: 'sqlite', path: join(dir, `${label}-${n++}.db`), breaker: { syncIntervalMs: 25 } };
+    },
+    async open(spec) {
+      return sqliteStore({ path: spec.path as string });
+    },
+    async cleanup() {
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+      dir = undefined;
+    },
+  };
+}
+
+export const BACKENDS: readonly ClusterBackend[] = [sqliteBackend()];

@@ -1,0 +1,57 @@
+// A trip in one process is seen by every other (DESIGN: within 100 ms on a store that pushes
+// changes), and so is a close; p50/p99 of the delay are printed.
+import { afterEach, expect, it } from 'vitest';
+import { forEachBackend, percentile, send, spawnWorker, waitLines, type Worker } from './cluster-helpers.js';
+
+const FOLLOWERS = 7;
+const TRIPS = 10;
+
+let workers: Worker[] = [];
+afterEach(() => {
+  for (const w of workers) w.child.kill('SIGKILL');
+  workers = [];
+});
+
+forEachBackend('a breaker shared by 8 processes', (backend) => {
+  it(`one process trips it and every other rejects soon after; a reset reaches all of them the same way (${TRIPS} times)`, async () => {
+    const spec = backend.fresh('trip');
+    const limitMs = backend.notifies ? 100 : (spec.breaker?.syncIntervalMs ?? 1000) + 100;
+    const tripper = spawnWorker('trip.mjs', spec, ['search', 'tripper']);
+    const followers = Array.from({ length: FOLLOWERS }, () => spawnWorker('trip.mjs', spec, ['search', 'follower']));
+    workers = [tripper, ...followers];
+    await Promise.all(workers.map((w) => w.line('READY', 20_000)));
+
+    const rejectDelays: number[] = [];
+    const copyDelays: number[] = [];
+    const closeDelays: number[] = [];
+    for (let n = 1; n <= TRIPS; n++) {
+      send(tripper, `TRIP ${n}`);
+      const trippedAt = Number((await waitLines(tripper, 'TRIPPED', n))[n - 1]!.split(' ')[1]);
+      for (const f of followers) {
+        const rejected = Number((await waitLines(f, 'REJECTED', n, 5_000))[n - 1]);
+        const opened = Number(
+          (await waitLines(f, 'STATE', 2 * n - 1, 5_000))
+            .filter((l) => l.startsWith('open'))
+            [n - 1]!.split(' ')[1],
+        );
+        rejectDelays.push(rejected - trippedAt);
+        copyDelays.push(opened - trippedAt);
+      }
+      send(tripper, `RESET ${n}`);
+      const resetAt = Number((await waitLines(tripper, 'RESET', n))[n - 1]!.split(' ')[1]);
+      for (const f of followers) {
+        const served = Number((await waitLines(f, 'SERVED', n, 5_000))[n - 1]);
+        closeDelays.push(served - resetAt);
+      }
+    }
+    const show = (d: number[]) => `p50 ${percentile(d, 50)} ms, p99 ${percentile(d, 99)} ms, max ${Math.max(...d)} ms`;
+    console.log(
+      `[${backend.name}] trip → first CircuitOpenError in the other 7 processes (${rejectDelays.length} samples): ${show(rejectDelays)}; ` +
+        `trip → their local copy open: ${show(copyDelays)}; reset → first call served again: ${show(closeDelays)}`,
+    );
+    expect(Math.max(...rejectDelays)).toBeLessThanOrEqual(limitMs);
+    expect(Math.max(...closeDelays)).toBeLessThanOrEqual(limitMs);
+    for (const w of workers) send(w, 'EXIT');
+    await Promise.all(workers.map((w) => w.exited));
+  }, 90_000);
+});
