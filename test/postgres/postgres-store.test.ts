@@ -236,6 +236,31 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       expect(heard.find(([n]) => n === 'after')?.[1]).toEqual(after);
     });
 
+    it('ignores foreign or malformed payloads on its channel, and a throwing subscriber does not stop the others', async () => {
+      const schema = fresh('garbage');
+      const store = open(newPool({ application_name: `recourse-garbage-${schema.slice(-8)}` }), schema);
+      const heard: string[] = [];
+      const warnings: string[] = [];
+      const onWarning = (w: Error): void => {
+        warnings.push(w.message);
+      };
+      process.on('warning', onWarning);
+      store.breakerSubscribe!(() => {
+        throw new Error('subscriber bug');
+      });
+      store.breakerSubscribe!((name) => heard.push(name));
+      await until(async () => (await admin("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'", [`recourse-garbage-${schema.slice(-8)}`])).length === 1);
+      for (const payload of ['garbage', '[]', '["open",1,0,0,0]', '["weird",1,0,0,0,"x"]', '{"a":1}', '["#",5]']) {
+        await admin('SELECT pg_notify($1, $2)', [`${schema}_breakers`, payload]);
+      }
+      await store.breakerForce('real', 'isolated');
+      await until(() => heard.length === 1);
+      await wait(50);
+      process.off('warning', onWarning);
+      expect(heard).toEqual(['real']);
+      expect(warnings.some((m) => m.includes('subscriber bug'))).toBe(true);
+    });
+
     it('checks out one connection while subscribed and gives it back when the last subscriber leaves', async () => {
       const schema = fresh('sub');
       const pool = newPool();
