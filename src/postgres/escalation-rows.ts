@@ -8,7 +8,7 @@ import {
 import { rowId, textColumn } from './identifiers.js';
 import type { PgCalls } from './pg-calls.js';
 import type { PgClientLike } from './pg-like.js';
-import { applyToRow, type RowStatements } from './row-transition.js';
+import { applyToRow, type RowStatements } from './row-cas.js';
 
 interface EscalationRow {
   id_text: string;
@@ -70,9 +70,9 @@ function values(id: Buffer, r: EscalationRecord): unknown[] {
 }
 
 /**
- * @internal The `EscalationStore` half of `postgresStore`: each method one transaction applying
- * recourse's escalation transitions to the row (locked with `FOR UPDATE`; see `applyToRow`), so of
- * two people deciding at once exactly one decision is kept.
+ * @internal The `EscalationStore` half of `postgresStore`: each method applies recourse's
+ * escalation transitions to the row as a compare-and-swap (see `applyToRow`), so of two people
+ * deciding at once exactly one decision is kept.
  */
 export class EscalationRows {
   readonly #calls: PgCalls;
@@ -91,8 +91,8 @@ export class EscalationRows {
     const t = this.#table;
     return {
       read: async (client) => {
-        const { rows } = await client.query<EscalationRow>(`SELECT ${COLUMNS} FROM ${t} WHERE id = $1 FOR UPDATE`, [key]);
-        return rows[0] === undefined ? undefined : toRecord(rows[0]);
+        const { rows } = await client.query<EscalationRow & { version: number }>(`SELECT ${COLUMNS}, version::float8 AS version FROM ${t} WHERE id = $1`, [key]);
+        return rows[0] === undefined ? undefined : { value: toRecord(rows[0]), version: rows[0].version };
       },
       insert: async (client, r) => {
         const { rows } = await client.query(
@@ -101,22 +101,25 @@ export class EscalationRows {
         );
         return rows.length === 1;
       },
-      update: async (client, r) => {
-        await client.query(
+      swap: async (client, expected, r) => {
+        const { rows } = await client.query(
           `UPDATE ${t} SET id_text = $2, action = $3, args = $4, reason = $5, deciders = $6, state = $7, round = $8, created_at = $9,
-             expires_at = $10, decided_at = $11, decided_by = $12, note = $13, keep_until = $14 WHERE id = $1`,
-          values(key, r),
+             expires_at = $10, decided_at = $11, decided_by = $12, note = $13, keep_until = $14, version = version + 1
+           WHERE id = $1 AND version = $15 RETURNING 1`,
+          [...values(key, r), expected],
         );
+        return rows.length === 1;
       },
-      remove: async (client) => {
-        await client.query(`DELETE FROM ${t} WHERE id = $1`, [key]);
+      remove: async (client, expected) => {
+        const { rows } = await client.query(`DELETE FROM ${t} WHERE id = $1 AND version = $2 RETURNING 1`, [key, expected]);
+        return rows.length === 1;
       },
     };
   }
 
   #transition<R>(operation: string, id: string, decide: (current: EscalationRecord | undefined) => { result: R; write: EscalationRecord | undefined }): Promise<R> {
     const row = this.#row(id);
-    return this.#calls.transaction(operation, id, this.#timeoutMs, (client) =>
+    return this.#calls.run(operation, id, this.#timeoutMs, (client) =>
       applyToRow(client, row, (current) => {
         const { result, write } = decide(current);
         return { result, write: write ?? 'keep' };

@@ -24,7 +24,7 @@ function release(call: Call, error?: Error): void {
 
 /**
  * @internal Runs the store's calls on pooled connections: each call checks one connection out,
- * runs its statements (a transaction when asked), and gives it back. A call slower than its limit
+ * runs its statements (each atomic on its own), and gives it back. A call slower than its limit
  * rejects with `StoreError` `timeout` and its connection is destroyed, so a server that stopped
  * answering holds no caller and no connection. The schema is created before the first call.
  * Every driver error becomes a `StoreError` naming the call.
@@ -45,7 +45,7 @@ export class PgCalls {
     return this.#closed;
   }
 
-  /** Runs `work` on one connection (statements autocommit), within `timeoutMs`. */
+  /** Runs `work` on one connection (its statements autocommit), within `timeoutMs`. */
   run<R>(operation: string, key: string | undefined, timeoutMs: number, work: (client: PgClientLike) => Promise<R>): Promise<R> {
     if (this.#closed) return Promise.reject(this.closedError(operation, key));
     const call: Call = { client: undefined, released: false, timedOut: false };
@@ -56,25 +56,6 @@ export class PgCalls {
     };
     done.then(forget, forget);
     return done;
-  }
-
-  /**
-   * Runs `work` inside one transaction (`BEGIN` … `COMMIT`) on one connection, within `timeoutMs`.
-   * A failure anywhere destroys the connection, which rolls the transaction back. Statements
-   * that can wait on another transaction run here; a lone statement outside one (the fresh-key
-   * insert, an upsert) waits at most for one of these to end.
-   */
-  transaction<R>(operation: string, key: string | undefined, timeoutMs: number, work: (client: PgClientLike) => Promise<R>): Promise<R> {
-    // The server enforces the limit too: a statement waiting on a lock is cancelled, and a
-    // transaction left idle by a frozen process ends its session, so neither holds a row for longer.
-    const ms = Math.ceil(timeoutMs);
-    const begin = `BEGIN; SET LOCAL statement_timeout = ${ms}; SET LOCAL idle_in_transaction_session_timeout = ${ms}`;
-    return this.run(operation, key, timeoutMs, async (client) => {
-      await client.query(begin);
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    });
   }
 
   /** Refuses new calls and waits for the ones running (each bounded by its limit). Idempotent. */

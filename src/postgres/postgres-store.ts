@@ -10,14 +10,15 @@ import type { Store } from '../store/store.js';
 import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
 import { newBreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
 import { admitTransition, forceTransition, recordTransition } from '../transitions/breaker-transitions.js';
-import { leaseAcquireTransition, leaseHeldBy, type LeaseRecord, leaseReleaseTransition, leaseRenewTransition } from '../transitions/lease.js';
+import { safeField } from '../text/safe-text.js';
+import { leaseAcquireTransition, type LeaseRecord, leaseReleaseTransition, leaseRenewTransition } from '../transitions/lease.js';
 import { ledgerClaimTransition } from '../transitions/ledger.js';
 import { BreakerListener, notifyPayload } from './breaker-listener.js';
 import { EscalationRows } from './escalation-rows.js';
 import { breakerChannel, checkSchemaName, quoteIdent, rowId, textColumn } from './identifiers.js';
 import { PgCalls } from './pg-calls.js';
 import type { PgClientLike, PgLike } from './pg-like.js';
-import { applyToRow, type RowStatements } from './row-transition.js';
+import { applyToRow, type RowStatements, type Versioned } from './row-cas.js';
 
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
@@ -36,6 +37,7 @@ const POSTGRES_STORE_KEYS: OptionKeys<PostgresStoreOptions> = { pool: true, sche
 /** Expired ledger rows are deleted after every this many claims (and this many at most per sweep). */
 const SWEEP_EVERY = 256;
 const SWEEP_LIMIT = 1000;
+const UNIQUE_VIOLATION = '23505';
 
 interface BreakerRow {
   state: BreakerState;
@@ -58,6 +60,12 @@ interface LeaseRow {
 }
 
 const BREAKER_COLUMNS = 'state, epoch::float8 AS epoch, failures, opened_at, probe_until';
+const LEDGER_COLUMNS = 'state, owner, lease_until, claims, result, expires_at';
+
+/** A row with its version: bigint comes back as text from pg, so it is read as float8 (exact below 2^53). */
+function versioned<Row, V>(row: (Row & { version: number }) | undefined, value: (row: Row) => V): Versioned<V> | undefined {
+  return row === undefined ? undefined : { value: value(row), version: row.version };
+}
 
 function toBreaker(row: BreakerRow): BreakerRecord {
   return { state: row.state, epoch: row.epoch, failures: row.failures, openedAt: row.opened_at, probeUntil: row.probe_until };
@@ -74,11 +82,11 @@ function ledgerValues(id: Buffer, e: LedgerEntry): unknown[] {
 }
 
 /**
- * Every transition is one transaction on one pooled connection: the row is read with
- * `SELECT … FOR UPDATE`, the pure transition recourse exports is applied to it, and the result is
- * written before `COMMIT` (see `applyToRow` for why that is atomic, absent rows included). A breaker
- * change is written and announced by one statement (`pg_notify` in the same transaction), so the
- * notification goes out exactly when the change commits.
+ * Every transition runs on one pooled connection: the row is read, the pure transition recourse
+ * exports is applied to it, and the result is written only if the row is still the version read
+ * (see `applyToRow` for why that is atomic, absent rows included). A breaker change is written and
+ * announced by one statement (`pg_notify` beside the `UPDATE`), so the notification goes out
+ * exactly when the change commits.
  */
 class PostgresStore implements Store {
   readonly #calls: PgCalls;
@@ -138,8 +146,8 @@ class PostgresStore implements Store {
     const values = (r: BreakerRecord): unknown[] => [id, textColumn(name), r.state, r.epoch, r.failures, r.openedAt, r.probeUntil, this.#channel, notifyPayload(id.toString('hex'), name, r)];
     return {
       read: async (client) => {
-        const { rows } = await client.query<BreakerRow>(`SELECT ${BREAKER_COLUMNS} FROM ${t} WHERE id = $1 FOR UPDATE`, [id]);
-        return rows[0] === undefined ? undefined : toBreaker(rows[0]);
+        const { rows } = await client.query<BreakerRow & { version: number }>(`SELECT ${BREAKER_COLUMNS}, version::float8 AS version FROM ${t} WHERE id = $1`, [id]);
+        return versioned(rows[0], toBreaker);
       },
       insert: async (client, r) => {
         const { rows } = await client.query(
@@ -150,13 +158,15 @@ class PostgresStore implements Store {
         );
         return rows.length === 1;
       },
-      update: async (client, r) => {
-        await client.query(
-          `WITH w AS (UPDATE ${t} SET name = $2, state = $3, epoch = $4, failures = $5, opened_at = $6, probe_until = $7, changed_at = now()
-             WHERE id = $1 RETURNING 1)
+      swap: async (client, expected, r) => {
+        const { rows } = await client.query(
+          `WITH w AS (UPDATE ${t} SET name = $2, state = $3, epoch = $4, failures = $5, opened_at = $6, probe_until = $7, changed_at = now(),
+               version = version + 1
+             WHERE id = $1 AND version = $10 RETURNING 1)
            SELECT pg_notify($8, $9) FROM w`,
-          values(r),
+          [...values(r), expected],
         );
+        return rows.length === 1;
       },
       remove: async () => {
         throw new Error('breaker rows are never deleted');
@@ -167,7 +177,7 @@ class PostgresStore implements Store {
   /** One breaker transition: `apply` changes the record in place; it is written (and announced) only when it changed. */
   #breakerTransition<R>(operation: string, name: string, apply: (r: BreakerRecord) => R): Promise<{ out: R; record: BreakerRecord }> {
     const row = this.#breakerRow(name);
-    return this.#calls.transaction(operation, undefined, this.#breakerTimeoutMs, (client) =>
+    return this.#calls.run(operation, undefined, this.#breakerTimeoutMs, (client) =>
       applyToRow(client, row, (current) => {
         const r = current === undefined ? newBreakerRecord() : { ...current };
         const out = apply(r);
@@ -209,18 +219,21 @@ class PostgresStore implements Store {
     const t = this.#t.ledger;
     return {
       read: async (client) => {
-        const { rows } = await client.query<LedgerRow>(`SELECT state, owner, lease_until, claims, result, expires_at FROM ${t} WHERE id = $1 FOR UPDATE`, [id]);
-        return rows[0] === undefined ? undefined : toEntry(key, rows[0]);
+        const { rows } = await client.query<LedgerRow & { version: number }>(`SELECT ${LEDGER_COLUMNS}, version::float8 AS version FROM ${t} WHERE id = $1`, [id]);
+        return versioned(rows[0], (row) => toEntry(key, row));
       },
       insert: (client, e) => insertLedger(client, t, id, e),
-      update: async (client, e) => {
-        await client.query(
-          `UPDATE ${t} SET key = $2, state = $3, owner = $4, lease_until = $5, claims = $6, result = $7, expires_at = $8 WHERE id = $1`,
-          ledgerValues(id, e),
+      swap: async (client, expected, e) => {
+        const { rows } = await client.query(
+          `UPDATE ${t} SET key = $2, state = $3, owner = $4, lease_until = $5, claims = $6, result = $7, expires_at = $8, version = version + 1
+           WHERE id = $1 AND version = $9 RETURNING 1`,
+          [...ledgerValues(id, e), expected],
         );
+        return rows.length === 1;
       },
-      remove: async (client) => {
-        await client.query(`DELETE FROM ${t} WHERE id = $1`, [id]);
+      remove: async (client, expected) => {
+        const { rows } = await client.query(`DELETE FROM ${t} WHERE id = $1 AND version = $2 RETURNING 1`, [id, expected]);
+        return rows.length === 1;
       },
     };
   }
@@ -230,14 +243,14 @@ class PostgresStore implements Store {
       this.#claimsSinceSweep = 0;
       this.#sweep(now);
     }
-    // A fresh key (the common case) is claimed by one autocommit INSERT: the primary key makes it
-    // atomic, and it costs one round trip instead of a transaction's four.
+    // A fresh key (the common case) is claimed by one INSERT: the primary key makes it atomic, and
+    // it costs one round trip; a key that exists takes the compare-and-swap path.
     const fresh = ledgerClaimTransition(undefined, key, owner, now, leaseMs);
     const id = rowId(key);
     const inserted = await this.#calls.run('ledgerClaim', key, this.#timeoutMs, (client) => insertLedger(client, this.#t.ledger, id, fresh.write as LedgerEntry));
     if (inserted) return fresh.claim;
     const row = this.#ledgerRow(key);
-    return this.#calls.transaction('ledgerClaim', key, this.#timeoutMs, (client) =>
+    return this.#calls.run('ledgerClaim', key, this.#timeoutMs, (client) =>
       applyToRow(client, row, (current) => {
         const { claim, write } = ledgerClaimTransition(current, key, owner, now, leaseMs);
         return { result: claim, write };
@@ -248,13 +261,14 @@ class PostgresStore implements Store {
   // Renew, complete and release act only on `owner`'s pending claim (ledgerRenewTransition,
   // ledgerCompleteTransition, ledgerReleaseTransition: "held" is `state = 'pending' AND owner = $2`),
   // so each is one UPDATE or DELETE with that condition, atomic on its own: the statement locks the
-  // row it changes, and under READ COMMITTED a row changed by a concurrent transaction is waited for
-  // and the condition checked again on the committed version. One round trip each, so a fresh key's
-  // `ledger.run` costs two (the claim's INSERT and this).
+  // row it changes, and under READ COMMITTED a row changed by a concurrent write is waited for and
+  // the condition checked again on the committed version. Each bumps the version, so a claim's
+  // compare-and-swap decided before it fails and decides again. One round trip each, so a fresh
+  // key's `ledger.run` costs two (the claim's INSERT and the completion).
 
   ledgerRenew(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
     return this.#calls.run('ledgerRenew', key, this.#timeoutMs, async (client) => {
-      const { rows } = await client.query(`UPDATE ${this.#t.ledger} SET lease_until = $3 WHERE id = $1 AND state = 'pending' AND owner = $2 RETURNING 1`, [
+      const { rows } = await client.query(`UPDATE ${this.#t.ledger} SET lease_until = $3, version = version + 1 WHERE id = $1 AND state = 'pending' AND owner = $2 RETURNING 1`, [
         rowId(key),
         owner,
         now + leaseMs,
@@ -266,7 +280,7 @@ class PostgresStore implements Store {
   ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
     return this.#calls.run('ledgerComplete', key, this.#timeoutMs, async (client) => {
       const { rows } = await client.query(
-        `UPDATE ${this.#t.ledger} SET state = 'completed', lease_until = $3, result = $4, expires_at = $5
+        `UPDATE ${this.#t.ledger} SET state = 'completed', lease_until = $3, result = $4, expires_at = $5, version = version + 1
          WHERE id = $1 AND state = 'pending' AND owner = $2 RETURNING 1`,
         [rowId(key), owner, now, result ?? null, expiresAt],
       );
@@ -282,7 +296,7 @@ class PostgresStore implements Store {
 
   ledgerGet(key: string): Promise<LedgerEntry | undefined> {
     return this.#calls.run('ledgerGet', key, this.#timeoutMs, async (client) => {
-      const { rows } = await client.query<LedgerRow>(`SELECT state, owner, lease_until, claims, result, expires_at FROM ${this.#t.ledger} WHERE id = $1`, [rowId(key)]);
+      const { rows } = await client.query<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM ${this.#t.ledger} WHERE id = $1`, [rowId(key)]);
       return rows[0] === undefined ? undefined : toEntry(key, rows[0]);
     });
   }
@@ -335,8 +349,8 @@ class PostgresStore implements Store {
     const t = this.#t.leases;
     return {
       read: async (client) => {
-        const { rows } = await client.query<LeaseRow>(`SELECT owner, lease_until FROM ${t} WHERE id = $1 FOR UPDATE`, [id]);
-        return rows[0] === undefined ? undefined : { owner: rows[0].owner, leaseUntil: rows[0].lease_until };
+        const { rows } = await client.query<LeaseRow & { version: number }>(`SELECT owner, lease_until, version::float8 AS version FROM ${t} WHERE id = $1`, [id]);
+        return versioned(rows[0], (row) => ({ owner: row.owner, leaseUntil: row.lease_until }));
       },
       insert: async (client, l) => {
         const { rows } = await client.query(
@@ -345,18 +359,25 @@ class PostgresStore implements Store {
         );
         return rows.length === 1;
       },
-      update: async (client, l) => {
-        await client.query(`UPDATE ${t} SET owner = $2, lease_until = $3 WHERE id = $1`, [id, l.owner, l.leaseUntil]);
+      swap: async (client, expected, l) => {
+        const { rows } = await client.query(`UPDATE ${t} SET owner = $2, lease_until = $3, version = version + 1 WHERE id = $1 AND version = $4 RETURNING 1`, [
+          id,
+          l.owner,
+          l.leaseUntil,
+          expected,
+        ]);
+        return rows.length === 1;
       },
-      remove: async (client) => {
-        await client.query(`DELETE FROM ${t} WHERE id = $1`, [id]);
+      remove: async (client, expected) => {
+        const { rows } = await client.query(`DELETE FROM ${t} WHERE id = $1 AND version = $2 RETURNING 1`, [id, expected]);
+        return rows.length === 1;
       },
     };
   }
 
   sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease> {
     const row = this.#leaseRow(sagaId);
-    return this.#calls.transaction('sagaAcquire', sagaId, this.#timeoutMs, (client) =>
+    return this.#calls.run('sagaAcquire', sagaId, this.#timeoutMs, (client) =>
       applyToRow(client, row, (current) => {
         const { acquired, leaseUntil, holder, write } = leaseAcquireTransition(current, owner, now, leaseMs, replacing);
         return { result: { acquired, leaseUntil, holder }, write: write ?? 'keep' };
@@ -366,7 +387,7 @@ class PostgresStore implements Store {
 
   sagaRenew(sagaId: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
     const row = this.#leaseRow(sagaId);
-    return this.#calls.transaction('sagaRenew', sagaId, this.#timeoutMs, (client) =>
+    return this.#calls.run('sagaRenew', sagaId, this.#timeoutMs, (client) =>
       applyToRow(client, row, (current) => {
         const { ok, write } = leaseRenewTransition(current, owner, now, leaseMs);
         return { result: ok, write: write ?? 'keep' };
@@ -376,31 +397,35 @@ class PostgresStore implements Store {
 
   sagaRelease(sagaId: string, owner: string): Promise<void> {
     const row = this.#leaseRow(sagaId);
-    return this.#calls.transaction('sagaRelease', sagaId, this.#timeoutMs, (client) =>
+    return this.#calls.run('sagaRelease', sagaId, this.#timeoutMs, (client) =>
       applyToRow(client, row, (current) => ({ result: undefined, write: leaseReleaseTransition(current, owner).release ? undefined : 'keep' })),
     );
   }
 
-  /**
-   * Fenced writes: the lease row is locked (`FOR UPDATE`) while the log is changed, so a
-   * concurrent `sagaAcquire` by another process waits, and sees the log as this write left it.
-   */
-  #fenced(operation: string, sagaId: string, owner: string, write: (client: PgClientLike, id: Buffer) => Promise<void>): Promise<boolean> {
-    const row = this.#leaseRow(sagaId);
-    return this.#calls.transaction(operation, sagaId, this.#timeoutMs, async (client) => {
-      if (!leaseHeldBy(await row.read(client), owner)) return false;
-      await write(client, rowId(sagaId));
-      return true;
-    });
-  }
+  // Fenced writes: one statement that locks the lease row (`FOR UPDATE` in a CTE) only if `owner`
+  // holds it, and writes the log only then. A concurrent `sagaAcquire` by another process either
+  // commits first (then the lock finds the row changed, checks `owner` again on the new version and
+  // writes nothing) or waits for this statement, and reads the log as it left it.
 
   sagaAppend(sagaId: string, owner: string, e: SagaLogEntry): Promise<boolean> {
     const t = this.#t.log;
-    return this.#fenced('sagaAppend', sagaId, owner, async (client, id) => {
-      await client.query(
-        `INSERT INTO ${t} (id, seq, type, step, name, data, at) VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${t} WHERE id = $1), $2, $3, $4, $5, $6)`,
-        [id, e.type, e.step, textColumn(e.name), e.data === undefined ? null : textColumn(e.data), e.at],
-      );
+    const values = [rowId(sagaId), owner, e.type, e.step, textColumn(e.name), e.data === undefined ? null : textColumn(e.data), e.at];
+    return this.#calls.run('sagaAppend', sagaId, this.#timeoutMs, async (client) => {
+      for (;;) {
+        try {
+          const { rows } = await client.query(
+            `WITH lease AS (SELECT 1 FROM ${this.#t.leases} WHERE id = $1 AND owner = $2 FOR UPDATE)
+             INSERT INTO ${t} (id, seq, type, step, name, data, at)
+             SELECT $1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${t} WHERE id = $1), $3, $4, $5, $6, $7 FROM lease RETURNING 1`,
+            values,
+          );
+          return rows.length === 1;
+        } catch (error) {
+          // Two appends of one holder at once: the later one's snapshot missed the earlier line,
+          // and the primary key refused its number. Again, with a fresh snapshot.
+          if (safeField(error, 'code') !== UNIQUE_VIOLATION) throw error;
+        }
+      }
     });
   }
 
@@ -419,8 +444,14 @@ class PostgresStore implements Store {
   }
 
   sagaReset(sagaId: string, owner: string): Promise<boolean> {
-    return this.#fenced('sagaReset', sagaId, owner, async (client, id) => {
-      await client.query(`DELETE FROM ${this.#t.log} WHERE id = $1`, [id]);
+    return this.#calls.run('sagaReset', sagaId, this.#timeoutMs, async (client) => {
+      const { rows } = await client.query<{ held: number }>(
+        `WITH lease AS (SELECT 1 FROM ${this.#t.leases} WHERE id = $1 AND owner = $2 FOR UPDATE),
+              gone AS (DELETE FROM ${this.#t.log} WHERE id = $1 AND EXISTS (SELECT 1 FROM lease))
+         SELECT count(*)::int AS held FROM lease`,
+        [rowId(sagaId), owner],
+      );
+      return rows[0]?.held === 1;
     });
   }
 
@@ -453,8 +484,8 @@ class PostgresStore implements Store {
     const t = this.#t.budgets;
     return {
       read: async (client) => {
-        const { rows } = await client.query<{ record: string }>(`SELECT record FROM ${t} WHERE id = $1 FOR UPDATE`, [id]);
-        return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as BudgetRecord);
+        const { rows } = await client.query<{ record: string; version: number }>(`SELECT record, version::float8 AS version FROM ${t} WHERE id = $1`, [id]);
+        return versioned(rows[0], (row) => JSON.parse(row.record) as BudgetRecord);
       },
       insert: async (client, r) => {
         const { rows } = await client.query(`INSERT INTO ${t} (id, name, record) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING 1`, [
@@ -464,8 +495,13 @@ class PostgresStore implements Store {
         ]);
         return rows.length === 1;
       },
-      update: async (client, r) => {
-        await client.query(`UPDATE ${t} SET record = $2 WHERE id = $1`, [id, JSON.stringify(r)]);
+      swap: async (client, expected, r) => {
+        const { rows } = await client.query(`UPDATE ${t} SET record = $2, version = version + 1 WHERE id = $1 AND version = $3 RETURNING 1`, [
+          id,
+          JSON.stringify(r),
+          expected,
+        ]);
+        return rows.length === 1;
       },
       remove: async () => {
         throw new Error('budget rows are never deleted');
@@ -476,7 +512,7 @@ class PostgresStore implements Store {
   budgetTake(name: string, take: BudgetTake, now: number, limits: BudgetLimits): Promise<BudgetGrant> {
     const row = this.#budgetRow(name);
     // A shared budget gives up on the store after its own storeTimeoutMs (250): the breaker limit fits.
-    return this.#calls.transaction('budgetTake', undefined, this.#breakerTimeoutMs, (client) =>
+    return this.#calls.run('budgetTake', undefined, this.#breakerTimeoutMs, (client) =>
       applyToRow(client, row, (current) => {
         const r = current ?? newBudgetRecord(now, limits);
         return { result: budgetTakeTransition(r, take, now, limits), write: r };
@@ -510,9 +546,10 @@ async function insertLedger(client: PgClientLike, table: string, id: Buffer, e: 
 /**
  * A store in PostgreSQL (through `pg` 8+ or any pool shaped like {@link PgLike}), shared by every
  * process that reaches the database: breakers (one probe cluster-wide, changes pushed with
- * `LISTEN/NOTIFY`), the idempotency ledger, checkpoints and saga logs. Every transition is one
- * transaction (`SELECT … FOR UPDATE`, the pure transition, the write); once a method resolves its
- * effect is committed. The schema (default `recourse`) and its tables are created on first use,
+ * `LISTEN/NOTIFY`), the idempotency ledger, checkpoints, saga logs, escalations and retry budgets.
+ * Every transition applies the pure transition recourse exports to the row as read and writes the
+ * result only if the row is still that version (a compare-and-swap; see `applyToRow`), so it holds
+ * no lock between round trips; once a method resolves its effect is committed. The schema (default `recourse`) and its tables are created on first use,
  * once even when many processes start together (an advisory lock), and versioned in its
  * `migrations` table. Breaker changes are heard on one connection checked out of the pool while any
  * breaker subscribes (re-opened after an outage). Calls that fail or outlive their limit reject

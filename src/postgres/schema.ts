@@ -4,7 +4,7 @@ import { quoteIdent } from './identifiers.js';
 import type { PgClientLike } from './pg-like.js';
 
 /** The schema version this code writes. Bump it and add a step to `MIGRATIONS` when tables change. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
  * Every table is keyed by `id`, the sha256 of its key (see `rowId`): keys of any length fit a btree.
@@ -84,10 +84,18 @@ CREATE TABLE ${s}.budgets (
   record text NOT NULL
 );`;
 
+/**
+ * Every row that transitions carries a version, so a transition writes only over the row it read
+ * (a compare-and-swap instead of a lock held across round trips).
+ */
+const V3 = (s: string): string =>
+  ['breakers', 'ledger', 'saga_leases', 'escalations', 'budgets'].map((t) => `ALTER TABLE ${s}.${t} ADD COLUMN version bigint NOT NULL DEFAULT 0;`).join('\n');
+
 /** MIGRATIONS[n] takes the schema from version n to n + 1, with a line for the migrations table. */
 const MIGRATIONS: ReadonlyArray<{ description: string; sql: (quotedSchema: string) => string }> = [
   { description: 'breakers, ledger, checkpoints, saga leases and logs, escalations', sql: V1 },
   { description: 'retry budgets', sql: V2 },
+  { description: 'row versions for compare-and-swap transitions', sql: V3 },
 ];
 
 /** Advisory lock class of recourse's migrations (the second key is the schema name's hash). */
