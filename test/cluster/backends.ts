@@ -5,8 +5,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
+import { postgresStore } from '../../src/postgres/index.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
 import type { Store } from '../../src/store/store.js';
+import { dropSchemas, PG_URL, pgAvailable } from '../postgres/pg-helpers.js';
 
 /** Where one test's shared state lives; JSON, so it can be passed to a worker process. */
 export interface StoreSpec {
@@ -31,6 +34,7 @@ export interface ClusterBackend {
 }
 
 const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
+
 
 /** Unavailable only when not required: with RECOURSE_REQUIRE_SERVICES=1 the tests run and fail instead. */
 export function unlessRequired(name: string, problem: string | undefined): string | undefined {
@@ -60,4 +64,36 @@ function sqliteBackend(): ClusterBackend {
   };
 }
 
-export const BACKENDS: readonly ClusterBackend[] = [sqliteBackend()];
+/** The machine's shared PostgreSQL; every test gets its own schema, dropped by `cleanup`. */
+function postgresBackend(): ClusterBackend {
+  const url = PG_URL;
+  const schemas: string[] = [];
+  let n = 0;
+  return {
+    name: 'postgres',
+    // pg-helpers has already printed why when it is unreachable (and not required).
+    unavailable: pgAvailable ? undefined : `${PG_URL} is not reachable`,
+    notifies: true,
+    fresh(label) {
+      const schema = `recourse_cluster_${label}_${process.pid}_${n++}`;
+      schemas.push(schema);
+      return { kind: 'postgres', url, schema };
+    },
+    async open(spec) {
+      const pool = new pg.Pool({ connectionString: spec.url as string, max: 4 });
+      pool.on('error', () => {});
+      const store = postgresStore({ pool, schema: spec.schema as string });
+      const close = store.close.bind(store);
+      store.close = async () => {
+        await close();
+        await pool.end();
+      };
+      return store;
+    },
+    async cleanup() {
+      await dropSchemas(schemas.splice(0));
+    },
+  };
+}
+
+export const BACKENDS: readonly ClusterBackend[] = [sqliteBackend(), postgresBackend()];
