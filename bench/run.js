@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // recourse benchmark suite: `npm run bench` (full) or `npm run bench -- --quick`.
 // Each case runs its measurements in fresh child processes; this file only orchestrates, prints
-// one table per case and writes bench/results.json. See README.md.
+// one table per case and writes bench/results.json. See BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
-import { cp, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, USAGE } from './lib/args.js';
 import { textTable } from './lib/format.js';
@@ -47,7 +47,8 @@ const selected = args.only === undefined
 // Every worker of this run loads the same build: a snapshot of dist/ taken now (other work may
 // rebuild dist/ while the bench runs). RECOURSE_DIST, when set, names another build to measure.
 const snapshot = fileURLToPath(new URL('./.dist-snapshot/', import.meta.url));
-if (process.env.RECOURSE_DIST === undefined) {
+const ownSnapshot = process.env.RECOURSE_DIST === undefined;
+if (ownSnapshot) {
   await rm(snapshot, { recursive: true, force: true });
   await cp(fileURLToPath(new URL('../dist/', import.meta.url)), snapshot, { recursive: true });
   process.env.RECOURSE_DIST = `${snapshot}index.js`;
@@ -80,6 +81,24 @@ const results = {
   cases: {},
 };
 
+// --merge: keep the cases of the existing results file that this run does not measure (each case
+// records when and how it was measured, so BENCHMARKS.md can say which run a table comes from).
+if (args.merge) {
+  let previous;
+  try {
+    previous = JSON.parse(await readFile(out, 'utf8'));
+  } catch (error) {
+    console.error(`--merge: cannot read ${out}: ${error.message}`);
+    process.exit(2);
+  }
+  for (const [id, c] of Object.entries(previous.cases ?? {})) {
+    if (selected.some((x) => x.id === id)) continue;
+    results.cases[id] = { ...c, measured: c.measured ?? { date: previous.date, revision: previous.revision, command: previous.command } };
+  }
+  for (const rt of previous.runtimes ?? []) if (!runtimes.some((x) => x.version === rt.version)) runtimes.push(rt);
+  if (previous.notes !== undefined) results.notes = previous.notes;
+}
+
 const started = Date.now();
 console.log(`recourse bench (${results.mode}) on ${results.machine.cpu}, ${results.machine.cores} cores; Node ${runtimes.map((r) => r.version).join(', ')}`);
 for (const c of selected) {
@@ -95,6 +114,7 @@ for (const c of selected) {
   try {
     const r = await c.run(ctx);
     r.seconds = (Date.now() - t0) / 1000;
+    r.measured = { date: results.date, revision: results.revision, command: results.command };
     results.cases[c.id] = r;
     for (const t of r.tables) {
       if (t.title !== c.title) console.log(`\n  ${t.title}`);
@@ -109,6 +129,12 @@ for (const c of selected) {
   }
 }
 
+// the cases in the order of CASES, merged ones included
+const order = (id) => {
+  const i = CASES.findIndex((c) => c.id === id);
+  return i === -1 ? CASES.length : i;
+};
+results.cases = Object.fromEntries(Object.entries(results.cases).sort(([a], [b]) => order(a) - order(b)));
 results.machine.loadavgAtEnd = machineInfo().loadavgAtStart;
 results.goals = evaluateGoals(results);
 if (results.goals.length > 0) {
@@ -121,6 +147,6 @@ if (results.goals.length > 0) {
   );
 }
 results.seconds = (Date.now() - started) / 1000;
-await rm(snapshot, { recursive: true, force: true });
+if (ownSnapshot) await rm(snapshot, { recursive: true, force: true });
 await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\nwrote ${out} (${results.seconds.toFixed(0)} s in all)`);

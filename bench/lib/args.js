@@ -1,16 +1,17 @@
 // Command-line options of bench/run.js.
-export const USAGE = `usage: npm run bench -- [--quick] [--node PATH]... [--only CASES] [--rounds N] [--out FILE]
+export const USAGE = `usage: npm run bench -- [--quick] [--node PATH]... [--only CASES] [--merge] [--rounds N] [--out FILE]
 
   --quick        fewer rounds and iterations; the whole run finishes in under 60 s
   --node PATH    also run the per-call cases (1 overhead, 2 watch, 4 memory) under this Node binary,
                  side by side with the Node running run.js (repeatable)
   --only CASES   comma-separated case ids or numbers: 1 overhead, 2 watch, 3 stall, 4 memory,
                  5 amplification, 6 jitter, 7 chaos, 8 report
+  --merge        keep the other cases of the results file (with --only: refresh some cases of a run)
   --rounds N     fresh processes per variant for the per-call cases (default 7; --quick 3)
   --out FILE     where to write the results (default bench/results.json)`;
 
 export function parseArgs(argv) {
-  const o = { quick: false, nodes: [], only: undefined, rounds: undefined, out: undefined, help: false };
+  const o = { quick: false, nodes: [], only: undefined, merge: false, rounds: undefined, out: undefined, help: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -20,6 +21,7 @@ export function parseArgs(argv) {
     };
     if (a === '--quick') o.quick = true;
     else if (a === '--node') o.nodes.push(value());
+    else if (a === '--merge') o.merge = true;
     else if (a === '--only') o.only = value().split(',').map((s) => s.trim()).filter(Boolean);
     else if (a === '--rounds') {
       o.rounds = Number(value());
