@@ -70,7 +70,7 @@ export function renderBenchmarks(template, results) {
     if (kind === 'run') return renderRun(results);
     if (kind === 'goals') return renderGoals(results);
     described.add(id);
-    if (kind === 'title') return `## ${caseTitle(results, id) ?? id}`;
+    if (kind === 'title') return `## ${caseTitle(results, id) ?? `${id} (not measured in this run)`}`;
     return renderTables(results, id);
   });
   const undescribed = Object.keys(results.cases).filter((id) => !described.has(id));
