@@ -1,9 +1,11 @@
 import { hasErrorName, RecourseError } from '../errors/recourse-error.js';
 
 /**
- * A message stream ended cleanly but without `message_stop`: the connection was cut in a way the
- * SDK does not report, and the text so far is partial. Carries `code: 'ERR_STREAM_PREMATURE_CLOSE'`
- * so `classify` calls it transient and retryable; never treat the partial message as a success.
+ * A model stream ended cleanly but without its end event (`message_stop` for Anthropic, a
+ * `finish_reason` for OpenAI Chat Completions, `response.completed` for the Responses API, a real
+ * finish reason for the AI SDK): the connection was cut in a way the SDK does not report, and the
+ * answer so far is partial. Carries `code: 'ERR_STREAM_PREMATURE_CLOSE'` so `classify` calls it
+ * transient and retryable; never treat the partial answer as a success.
  *
  * @example
  * catch (e) { if (isIncompleteStreamError(e)) console.log(`cut after ${e.events} events`, e.partial) }
@@ -17,11 +19,14 @@ export class IncompleteStreamError extends RecourseError {
   readonly lastEvent: string | undefined;
   /** What had been accumulated (not a complete message), if anything. */
   readonly partial: unknown;
-  constructor(events: number, lastEvent: string | undefined, partial?: unknown) {
-    super(`message stream ended without message_stop after ${events} event(s)${lastEvent ? ` (last: ${lastEvent})` : ''}`);
+  /** What the stream should have ended with (`message_stop`, `finish_reason`, …). */
+  readonly expected: string;
+  constructor(events: number, lastEvent: string | undefined, partial?: unknown, expected = 'message_stop') {
+    super(`stream ended without ${expected} after ${events} event(s)${lastEvent ? ` (last: ${lastEvent})` : ''}`);
     this.events = events;
     this.lastEvent = lastEvent;
     this.partial = partial;
+    this.expected = expected;
   }
 }
 

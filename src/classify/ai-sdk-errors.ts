@@ -24,3 +24,20 @@ export function aiIsRetryable(e: Bag): boolean | undefined {
   if (e[API_CALL_ERROR] !== true && e[PROVIDER_STREAM_ERROR] !== true) return undefined;
   return typeof e.isRetryable === 'boolean' ? e.isRetryable : undefined;
 }
+
+const GATEWAY_ERROR = Symbol.for('vercel.ai.gateway.error');
+
+/**
+ * @internal True when the AI SDK's own retry loop (`maxRetries` above 0) would send the request
+ * again after this error: an `APICallError` or gateway error that says `isRetryable: true`.
+ * Anything else (recourse's own errors included) it rethrows at once.
+ */
+export function aiSdkWouldRetry(e: unknown): boolean {
+  if (typeof e !== 'object' || e === null) return false;
+  const bag = e as Bag;
+  try {
+    return (bag[API_CALL_ERROR] === true || bag[GATEWAY_ERROR] === true) && bag.isRetryable === true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,159 @@
+import { classify } from '../classify/classify.js';
+import { type Fallback, fallback, type Served } from '../fallback/fallback.js';
+import { checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import type { Policy } from '../policy/policy.js';
+import { errorText } from '../text/safe-text.js';
+import { generateOnce, openStream } from './model-calls.js';
+import { type ModelStallOptions, resolveModelLimits } from './model-limits.js';
+import type { CallOptions, FinishPart, LanguageModelObject, ModelObject } from './sdk-types.js';
+
+/**
+ * One rung of {@link fallbackModels}.
+ *
+ * @example
+ * const path: ModelPath = { name: 'opus', model: anthropic('claude-opus-4-1'), policy: pipeline(breakers.get('opus'), retry()) }
+ */
+export interface ModelPath {
+  /** Reported as `servedBy`. Unique within the ladder. */
+  name: string;
+  /** A model object (`anthropic('…')`, `openai('…')`, a wrapped model); not a model id string. */
+  model: LanguageModelObject;
+  /** Runs this path's calls (typically `pipeline(breaker, retry())`); an open breaker skips the path at once. */
+  policy?: Policy;
+}
+
+/** Options of {@link fallbackModels}: the stall limits every path's calls run with. */
+export type FallbackModelsOptions = ModelStallOptions;
+
+/** One failed path, as `providerMetadata.recourse.failures` reports it (JSON: provider metadata is). */
+export interface ModelPathFailure {
+  path: string;
+  /** The error's text. */
+  error: string;
+  /** Its classification (`transient`, `persistent`, …) and reason (`overloaded`, `circuit_open`, …). */
+  kind: string;
+  reason: string;
+  status?: number;
+}
+
+/**
+ * What a {@link fallbackModels} model adds to a result's `providerMetadata`, under `recourse`.
+ *
+ * @example
+ * const { servedBy, degraded } = result.providerMetadata?.recourse as unknown as ServedModelMetadata
+ */
+export interface ServedModelMetadata {
+  servedBy: string;
+  /** `servedBy` is not the first path. */
+  degraded: boolean;
+  /** The paths tried before `servedBy`, in order. */
+  failures: ModelPathFailure[];
+}
+
+/** The AI SDK's language model object (the specification of the `ai` version installed). */
+export type SdkLanguageModel = ModelObject;
+
+const PATH_KEYS: OptionKeys<ModelPath> = { name: true, model: true, policy: true };
+const OPTION_KEYS: OptionKeys<FallbackModelsOptions> = { firstItemMs: true, idleMs: true, totalMs: true, clock: true };
+
+function checkModel(where: string, value: unknown): ModelObject {
+  if (typeof value === 'string') {
+    throw new TypeError(
+      `${where} must be a model object (anthropic('…'), openai('…'), a wrapped model), got the model id ${showValue(value)}: ids need the AI SDK's global provider, which recourse does not resolve`,
+    );
+  }
+  const m = value as Partial<ModelObject> | null;
+  if (typeof m !== 'object' || m === null || typeof m.doGenerate !== 'function' || typeof m.doStream !== 'function' || typeof m.specificationVersion !== 'string') {
+    throw new TypeError(`${where} must be an AI SDK language model (with specificationVersion, doGenerate and doStream), got ${showValue(value)}`);
+  }
+  return value as ModelObject;
+}
+
+function metadataOf(served: Served<unknown>): ServedModelMetadata {
+  return {
+    servedBy: served.servedBy,
+    degraded: served.degraded,
+    failures: served.failures.map(({ path, error }) => {
+      const c = classify(error);
+      return { path, error: errorText(error), kind: c.kind, reason: c.reason, ...(c.status === undefined ? {} : { status: c.status }) };
+    }),
+  };
+}
+
+/** `providerMetadata` with the ladder's report added under `recourse`. */
+function withServed<M>(providerMetadata: M | undefined, served: Served<unknown>): M {
+  return { ...providerMetadata, recourse: metadataOf(served) } as M;
+}
+
+/** Every path's models accept the same kind of URL only when they come from one provider. */
+function supportedUrlsOf(models: readonly ModelObject[]): ModelObject['supportedUrls'] {
+  const first = models[0]!;
+  return models.every((m) => m.provider === first.provider) ? first.supportedUrls : {};
+}
+
+/**
+ * A language model that tries a ladder of models in order, for `generateText`, `streamText`,
+ * `generateObject`, `streamObject` and agents, like the core `fallback`: each path runs under its
+ * own `policy`, a path whose breaker is open is skipped at once (no request), and the result says
+ * who served it: `providerMetadata.recourse = { servedBy, degraded, failures }` (see
+ * {@link ServedModelMetadata}); every step is a `fallback` event. A stream moves to the next path
+ * while nothing of its answer has come (a 529, an in-stream `overloaded_error`, a stall or an
+ * early end before the first part of output); once output flows, it stays with that path, under
+ * stall detection (see {@link ModelStallOptions}). All paths failing rejects with
+ * `AllPathsFailedError`. The paths' models must share one specification version (what the
+ * providers of one `ai` version give).
+ *
+ * @example
+ * const model = fallbackModels([
+ *   { name: 'opus', model: anthropic('claude-opus-4-1'), policy: pipeline(breakers.get('opus'), retry()) },
+ *   { name: 'gpt', model: openai('gpt-5'), policy: pipeline(breakers.get('gpt'), retry()) },
+ * ])
+ * const result = await generateText({ model, prompt, maxRetries: 0 })
+ * result.providerMetadata?.recourse // { servedBy: 'gpt', degraded: true, failures: [{ path: 'opus', … }] }
+ */
+export function fallbackModels(paths: ModelPath[], options?: FallbackModelsOptions): SdkLanguageModel {
+  if (!Array.isArray(paths) || paths.length === 0) throw new TypeError('fallbackModels(paths) needs a non-empty array of { name, model, policy? }');
+  const ladder = paths.map((p, i) => {
+    if (typeof p !== 'object' || p === null) throw new TypeError(`paths[${i}] must be an object { name, model, policy? }, got ${showValue(p)}`);
+    checkOptions(`fallbackModels paths[${i}]`, p, PATH_KEYS);
+    return { name: p.name, model: checkModel(`paths[${i}].model`, p.model), policy: p.policy };
+  });
+  const version = ladder[0]!.model.specificationVersion;
+  ladder.forEach((p, i) => {
+    if (p.model.specificationVersion !== version) {
+      throw new TypeError(
+        `paths[${i}].model implements model specification ${p.model.specificationVersion}, paths[0].model ${version}: give models of one AI SDK version`,
+      );
+    }
+  });
+  const limits = resolveModelLimits('fallbackModels', checkOptions('fallbackModels', options, OPTION_KEYS), undefined);
+
+  /** The ladder of one call: every path runs `call` on its model (paths and policies checked by `fallback`). */
+  const ladderOf = <T>(call: (model: ModelObject, signal: AbortSignal) => Promise<T>): Fallback<T> =>
+    fallback(
+      ladder.map((p) => ({
+        name: p.name,
+        run: (ctx) => call(p.model, ctx.signal),
+        ...(p.policy === undefined ? {} : { policy: p.policy }),
+      })),
+    );
+  ladderOf(() => Promise.resolve()); // checks names and policies now, not on the first call
+  const callOptions = (params: CallOptions) => (params.abortSignal === undefined ? undefined : { signal: params.abortSignal });
+
+  return {
+    specificationVersion: version,
+    provider: 'recourse.fallback',
+    modelId: ladder.map((p) => p.model.modelId).join(' | '),
+    supportedUrls: supportedUrlsOf(ladder.map((p) => p.model)),
+    async doGenerate(params) {
+      const served = await ladderOf((model, signal) => generateOnce(model, params, signal, limits.generate)).execute(callOptions(params));
+      return { ...served.value, providerMetadata: withServed(served.value.providerMetadata, served) };
+    },
+    async doStream(params) {
+      const served = await ladderOf((model, signal) => openStream(model, params, limits.stream, signal)).execute(callOptions(params));
+      const attempt = served.value;
+      const decorate = (finish: FinishPart): FinishPart => ({ ...finish, providerMetadata: withServed(finish.providerMetadata, served) });
+      return { ...attempt.result, stream: attempt.readable(decorate) };
+    },
+  } as SdkLanguageModel;
+}

@@ -1,0 +1,116 @@
+import type { LanguageModelMiddleware } from 'ai';
+import { isFallback, ladderIsNotAPolicy } from '../fallback/fallback.js';
+import { checkInteger, checkName, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import type { Policy } from '../policy/policy.js';
+import { generateOnce, openStream, underPolicy } from './model-calls.js';
+import { type ModelStallOptions, resolveModelLimits } from './model-limits.js';
+import { SdkRetryDetector } from './sdk-retry-detector.js';
+import type { CallOptions, ModelObject } from './sdk-types.js';
+
+/**
+ * Options of {@link recourseMiddleware}.
+ *
+ * @example
+ * const o: RecourseMiddlewareOptions = { name: 'claude', policy: pipeline(breaker, retry()), idleMs: 20_000 }
+ */
+export interface RecourseMiddlewareOptions extends ModelStallOptions {
+  /** The dependency's name, reported in `stall` events and in the SDK-retries warning. */
+  name?: string;
+  /**
+   * Runs each model call: `doGenerate` whole, `doStream` until its first part of output
+   * (typically `pipeline(breaker, retry(), timeout(ms))`). Default: none (one attempt).
+   */
+  policy?: Policy;
+  /** Stream resumption (continue a broken stream instead of restarting it). Not available for the AI SDK yet. */
+  resume?: boolean | { maxResumes?: number };
+}
+
+const KEYS: OptionKeys<RecourseMiddlewareOptions> = {
+  name: true,
+  policy: true,
+  firstItemMs: true,
+  idleMs: true,
+  totalMs: true,
+  clock: true,
+  resume: true,
+};
+
+/** @internal A policy option: an object with `execute`, and not a fallback ladder. */
+export function checkPolicy(name: string, value: unknown): Policy {
+  if (isFallback(value)) throw new TypeError(ladderIsNotAPolicy(name));
+  if (typeof value !== 'object' || value === null || typeof (value as Policy).execute !== 'function') {
+    throw new TypeError(`${name} must be a policy (retry(), pipeline(breaker, retry()), …), got ${showValue(value)}`);
+  }
+  return value as Policy;
+}
+
+function checkResume(value: unknown): void {
+  if (value === undefined || value === false) return;
+  if (value !== true) {
+    if (typeof value !== 'object' || value === null) throw new TypeError(`resume must be true, false or { maxResumes }, got ${showValue(value)}`);
+    checkOptions('resume', value as { maxResumes?: number }, { maxResumes: true });
+    const { maxResumes } = value as { maxResumes?: number };
+    if (maxResumes !== undefined) checkInteger('resume.maxResumes', maxResumes, 0);
+  }
+  throw new Error(
+    'recourseMiddleware: resume is not available for the AI SDK yet (stream resumption is issue 14.3). Leave it out: a broken stream then fails with a classified error, and the policy runs it again from the start.',
+  );
+}
+
+/**
+ * Middleware for the Vercel AI SDK's `wrapLanguageModel({ model, middleware })` (ai 6 and 7)
+ * that puts a model's calls under recourse:
+ * - `doGenerate` runs under `policy`, each request bounded by `totalMs` (default 10 minutes).
+ * - `doStream` runs under `policy` until the first part of output (a text, reasoning or
+ *   tool-input delta, a tool call, a finish): a 529, an in-stream `overloaded_error`, a stall or
+ *   an early end before it is a failed attempt the policy may retry, and nothing has reached the
+ *   caller yet. From there the stream is watched (`firstItemMs`, `idleMs`, `totalMs`; reasoning
+ *   and tool-input deltas are progress, `ping`/`raw` parts are not): a stall errors the stream
+ *   with `StallError` and aborts the request (its socket is closed). An in-stream `error` part
+ *   or an end without a real finish reason errors the stream too (`streamText` would otherwise
+ *   resolve with the partial text).
+ * - The SDK's errors need no adapter: `classify` reads `APICallError`'s `statusCode`,
+ *   `responseHeaders` (Retry-After) and `isRetryable`.
+ *
+ * Pass `maxRetries: 0` to `generateText` / `streamText` / …: the SDK retries by itself 2 times by
+ * default. Errors that leave a policy with a `retry` are never ones the SDK retries; without one,
+ * the middleware warns once (`RecourseWarning`, code `RECOURSE_SDK_RETRIES`) when it recognises
+ * the SDK's retry: the same request again after exactly the SDK's delay.
+ *
+ * @example
+ * const model = wrapLanguageModel({
+ *   model: anthropic('claude-sonnet-4-5'),
+ *   middleware: recourseMiddleware({ name: 'claude', policy: pipeline(circuitBreaker({ name: 'claude' }), retry()) }),
+ * })
+ * const result = streamText({ model, prompt, maxRetries: 0 })
+ */
+export function recourseMiddleware(options?: RecourseMiddlewareOptions): LanguageModelMiddleware {
+  const o = checkOptions('recourseMiddleware', options, KEYS);
+  const name = o.name === undefined ? undefined : checkName('name', o.name);
+  const policy = o.policy === undefined ? undefined : checkPolicy('policy', o.policy);
+  checkResume(o.resume);
+  const limits = resolveModelLimits('recourseMiddleware', o, name);
+  const detector = new SdkRetryDetector(name === undefined ? 'recourseMiddleware' : `recourseMiddleware "${name}"`);
+
+  async function watched<T>(model: ModelObject, params: CallOptions, call: () => Promise<T>): Promise<T> {
+    detector.sending(model, params);
+    try {
+      return await call();
+    } catch (error) {
+      detector.failed(model, params, error);
+      throw error;
+    }
+  }
+
+  return {
+    // 'v3' is what ai 6 requires; ai 7 accepts any version here (its middleware has the same shape).
+    specificationVersion: 'v3',
+    wrapGenerate: ({ model, params }) =>
+      watched(model, params, () => underPolicy(policy, params.abortSignal, (signal) => generateOnce(model, params, signal, limits.generate))),
+    wrapStream: ({ model, params }) =>
+      watched(model, params, async () => {
+        const attempt = await underPolicy(policy, params.abortSignal, (signal) => openStream(model, params, limits.stream, signal));
+        return { ...attempt.result, stream: attempt.readable() };
+      }),
+  };
+}
