@@ -1,17 +1,12 @@
+import { type SdkClientOptionsInput, sdkClientOptions } from '../options/sdk-client-options.js';
+
 /**
  * Options of {@link anthropicClientOptions}: the SDK client's own options, passed through.
  *
  * @example
  * const o: AnthropicClientOptionsInput = { apiKey: process.env.ANTHROPIC_API_KEY, baseURL: 'http://127.0.0.1:8787' }
  */
-export interface AnthropicClientOptionsInput {
-  maxRetries?: number;
-  timeout?: number;
-  [option: string]: unknown;
-}
-
-/** The SDK's time-to-headers limit recourse suggests when it owns timing: 10 minutes (the SDK's default). */
-const DEFAULT_TIMEOUT_MS = 600_000;
+export type AnthropicClientOptionsInput = SdkClientOptionsInput;
 
 /**
  * Client options for `new Anthropic(…)` when recourse owns retries and timing: `maxRetries: 0`
@@ -25,8 +20,7 @@ const DEFAULT_TIMEOUT_MS = 600_000;
  * await retry({ maxAttempts: 3 }).execute((ctx) => streamMessage(client, body, { signal: ctx.signal, idleMs: 20_000 }))
  */
 export function anthropicClientOptions<O extends AnthropicClientOptionsInput>(options?: O): O & { maxRetries: number; timeout: number } {
-  const o = (options ?? {}) as O;
-  return { ...o, maxRetries: o.maxRetries ?? 0, timeout: o.timeout ?? DEFAULT_TIMEOUT_MS };
+  return sdkClientOptions(options);
 }
 
 /**

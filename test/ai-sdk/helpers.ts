@@ -64,6 +64,7 @@ export async function until(check: () => boolean, withinMs = 3000): Promise<void
 /** Reads an AI SDK full stream: the part types, when the last one came, and how it ended. */
 export async function readFull(
   stream: AsyncIterable<{ type: string }>,
+  onPart?: () => void,
 ): Promise<{ types: string[]; lastPartAt: number; error?: unknown; errorParts: unknown[]; endedAt: number }> {
   const types: string[] = [];
   const errorParts: unknown[] = [];
@@ -73,6 +74,7 @@ export async function readFull(
       types.push(part.type);
       if (part.type === 'error') errorParts.push((part as { error?: unknown }).error);
       lastPartAt = performance.now();
+      onPart?.();
     }
   } catch (error) {
     return { types, lastPartAt, error, errorParts, endedAt: performance.now() };
@@ -87,4 +89,25 @@ export async function outcome<T>(promise: PromiseLike<T>): Promise<{ value?: T; 
   } catch (error) {
     return { error };
   }
+}
+
+/**
+ * A plain timer re-armed at every event: when it fires is when an ideal `idleMs` watchdog would,
+ * on this event loop. A stall reported within 50 ms of it is on time however loaded the machine is
+ * (a busy event loop delays both alike).
+ */
+export function idleReference(idleMs: number): { rearm(): void; lateAt(at: number): number } {
+  let timer: NodeJS.Timeout | undefined;
+  let firedAt = Number.NaN;
+  return {
+    rearm() {
+      clearTimeout(timer);
+      timer = setTimeout(() => (firedAt = performance.now()), idleMs);
+    },
+    /** How long after the reference fired `at` is (0 when it has not fired yet: `at` came before it). */
+    lateAt(at: number) {
+      clearTimeout(timer);
+      return Number.isNaN(firedAt) ? 0 : at - firedAt;
+    },
+  };
 }

@@ -1,9 +1,11 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import * as aiSdk from '../../src/ai-sdk/index.js';
 import * as anthropic from '../../src/anthropic/index.js';
 import * as chaos from '../../src/chaos/index.js';
 import * as agentSdk from '../../src/claude-agent-sdk/index.js';
 import * as core from '../../src/index.js';
+import * as openai from '../../src/openai/index.js';
 import * as otel from '../../src/otel/index.js';
 import * as prometheus from '../../src/prometheus/index.js';
 import * as postgres from '../../src/postgres/index.js';
@@ -16,7 +18,7 @@ import * as testing from '../../src/testing/index.js';
 // is checked at once (not on first use, where it would turn a dependency's 503 into a TypeError
 // that no breaker counts).
 
-const ENTRIES = { recourse: core, 'recourse/testing': testing, 'recourse/chaos': chaos, 'recourse/sqlite': sqlite, 'recourse/postgres': postgres, 'recourse/otel': otel, 'recourse/prometheus': prometheus, 'recourse/anthropic': anthropic, 'recourse/claude-agent-sdk': agentSdk };
+const ENTRIES = { recourse: core, 'recourse/testing': testing, 'recourse/chaos': chaos, 'recourse/sqlite': sqlite, 'recourse/postgres': postgres, 'recourse/otel': otel, 'recourse/prometheus': prometheus, 'recourse/anthropic': anthropic, 'recourse/claude-agent-sdk': agentSdk, 'recourse/ai-sdk': aiSdk, 'recourse/openai': openai };
 
 type Options = Record<string, unknown>;
 
@@ -40,6 +42,8 @@ const levels = [{ name: 'normal', flags: {} }, { name: 'hard', enterAt: 0.5 }];
 const agent = { description: 'd', prompt: 'p' };
 const client = { messages: { stream: () => ({}) } } as never;
 const query = (() => (async function* () {})()) as never;
+const model = { specificationVersion: 'v4', provider: 'p', modelId: 'm', supportedUrls: {}, doGenerate: () => ({}), doStream: () => ({}) } as never;
+const openaiClient = { chat: { completions: { stream: () => ({}) } }, responses: { stream: () => ({}) } } as never;
 
 const ROWS: Row[] = [
   { covers: 'recourse:exponential', owner: 'exponential', build: (x) => core.exponential(x), bad: ['baseMs', -1] },
@@ -89,6 +93,10 @@ const ROWS: Row[] = [
   { covers: 'recourse/claude-agent-sdk:runQuery', owner: 'runQuery', build: (x) => agentSdk.runQuery({ prompt: 'x' }, { query, ...x }), bad: ['idleMs', 0], clock: true, async: true },
   { covers: 'recourse/claude-agent-sdk:subagentPath', owner: 'subagentPath', build: (x) => agentSdk.subagentPath({ name: 'a', agent, prompt: 'x', ...x }), bad: ['agent', 5], clock: true },
   { covers: 'recourse/claude-agent-sdk:agentOptions', build: (x) => agentSdk.agentOptions(x.name as string, agent), bad: ['name', ''] },
+  { covers: 'recourse/ai-sdk:recourseMiddleware', owner: 'recourseMiddleware', build: (x) => aiSdk.recourseMiddleware(x), bad: ['idleMs', 0], clock: true },
+  { covers: 'recourse/ai-sdk:fallbackModels', owner: 'fallbackModels', build: (x) => aiSdk.fallbackModels([{ name: 'a', model }], x), bad: ['totalMs', -1], clock: true },
+  { covers: 'recourse/openai:streamChat', owner: 'streamChat', build: (x) => openai.streamChat(openaiClient, {} as never, x), bad: ['idleMs', 0], clock: true, async: true },
+  { covers: 'recourse/openai:streamResponse', owner: 'streamResponse', build: (x) => openai.streamResponse(openaiClient, {} as never, x), bad: ['firstItemMs', 0], clock: true, async: true },
   { covers: 'recourse/claude-agent-sdk:agentEnv', owner: 'agentEnv', build: (x) => agentSdk.agentEnv(x), bad: ['maxRetries', -1] },
   { covers: 'recourse/claude-agent-sdk:cliProcessGuard', owner: 'cliProcessGuard', build: (x) => agentSdk.cliProcessGuard(x), bad: ['graceMs', -1] },
 ];
@@ -97,6 +105,8 @@ const ROWS: Row[] = [
 const NO_OPTIONS: Record<string, string> = {
   'recourse/anthropic:anthropicClientOptions': "passes the Anthropic SDK's own ClientOptions through: unknown keys are the SDK's",
   'recourse/anthropic:withoutSdkRetries': 'takes a client',
+  'recourse/openai:openAIClientOptions': "passes the OpenAI SDK's own ClientOptions through: unknown keys are the SDK's",
+  'recourse/openai:withoutSdkRetries': 'takes a client',
   'recourse/chaos:parseScenario': 'a scenario document: checked field by field, errors are ChaosScenarioError naming the field path',
   'recourse/chaos:loadScenario': 'reads a scenario file (see parseScenario)',
   'recourse/testing:storeConformance': "takes the test runner's describe/it/expect",

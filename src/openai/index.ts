@@ -1,0 +1,20 @@
+/**
+ * `recourse/openai`: the `openai` SDK (5 and later) under recourse. `streamChat` (Chat
+ * Completions) and `streamResponse` (Responses API) stream with stall detection (first event,
+ * idle, total), abort the HTTP request on stall or abort, and reject a stream cut short instead of
+ * returning a partial answer; `openAIClientOptions` / `withoutSdkRetries` keep the SDK's own
+ * retries from multiplying recourse's. The SDK's error classes need no adapter: the core
+ * `classify` reads them. Needs the optional peer `openai`.
+ *
+ * @example
+ * import { openAIClientOptions, streamChat } from 'recourse/openai'
+ * const client = new OpenAI(openAIClientOptions())
+ * const completion = await streamChat(client, { model: 'gpt-5', messages }, { idleMs: 15_000 })
+ */
+export { IncompleteStreamError, isIncompleteStreamError } from '../anthropic/incomplete-stream-error.js';
+export { type ClientWithOptions, withoutSdkRetries } from '../anthropic/client-options.js';
+export { type OpenAIClientOptionsInput, openAIClientOptions } from './client-options.js';
+export { isResponseFailedError, ResponseFailedError } from './response-failed-error.js';
+export { type ChatCompletionStreamLike, type ChatStreamBody, type OpenAIChatLike, type StreamChatOptions, streamChat } from './stream-chat.js';
+export type { OpenAIStreamOptions } from './stream-options.js';
+export { type OpenAIResponsesLike, type ResponseStreamBody, type ResponseStreamLike, type StreamResponseOptions, streamResponse } from './stream-response.js';

@@ -1,0 +1,97 @@
+import { type Clock, systemClock } from '../clock/clock.js';
+import { checkClock, checkFunction, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
+import { checkValidator, type ResultValidator } from '../validate/check-result.js';
+import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
+import { type WatchLimits, watchWith } from '../watch/watcher.js';
+
+/**
+ * Options of `streamChat` and `streamResponse`. Stall detection is on by default: `firstItemMs`
+ * 300 s, and `idleMs` 60 s while text streams, 300 s while the model is quiet for a reason
+ * (reasoning, building a tool call, before its first event). Every limit takes `Infinity` to turn
+ * it off.
+ *
+ * @example
+ * const o: OpenAIStreamOptions<OpenAI.Chat.ChatCompletionChunk, OpenAI.Chat.ChatCompletion> = { idleMs: 15_000, totalMs: 300_000 }
+ */
+export interface OpenAIStreamOptions<E, R, O = Record<string, unknown>> {
+  /** Longest wait for the first event (response headers included), ms. Default 300 000, or `idleMs` when that is set. */
+  firstItemMs?: number;
+  /** @deprecated Use `firstItemMs` (one name across recourse). Accepted as an alias; giving both is a TypeError. */
+  firstEventMs?: number;
+  /** Longest silence between events, ms. Default: 60 000 after a text delta, 300 000 after any other event. */
+  idleMs?: number;
+  /** Longest whole stream, ms; exceeded → `StallError` phase `total`. Default: no limit. */
+  totalMs?: number;
+  /** Caller cancellation: rejects at once with the signal's reason and aborts the HTTP request. */
+  signal?: AbortSignal;
+  /** Which events reset the idle clock. Default: every event (the SDK drops SSE comment keep-alives) but a `keepalive` one. */
+  isProgress?: (event: E) => boolean;
+  /** Sees every event as it arrives (to stream text to a UI). */
+  onEvent?: (event: E) => void;
+  /**
+   * Checks the complete result: a Standard Schema, or a predicate returning false or a reason
+   * string; a rejection is `InvalidResultError` (retried by `retry`, like the `validate` policy).
+   */
+  validate?: ResultValidator<R>;
+  /** Per-request SDK options (headers, …); `signal` is recourse's. */
+  requestOptions?: Omit<O, 'signal'>;
+  /** Default `systemClock`. */
+  clock?: Clock;
+}
+
+const KEYS: OptionKeys<OpenAIStreamOptions<unknown, unknown>> = {
+  firstItemMs: true,
+  firstEventMs: true,
+  idleMs: true,
+  totalMs: true,
+  signal: true,
+  isProgress: true,
+  onEvent: true,
+  validate: true,
+  requestOptions: true,
+  clock: true,
+};
+
+const notKeepalive = (event: unknown): boolean => (event as { type?: unknown }).type !== 'keepalive';
+
+/** @internal What a stream call runs with, checked. */
+export interface StreamSetup<E, R> {
+  signal: AbortSignal | undefined;
+  onEvent: ((event: E) => void) | undefined;
+  validator: ResultValidator<R> | undefined;
+  limits: WatchLimits<E>;
+  requestOptions: Record<string, unknown> | undefined;
+}
+
+/** @internal Checks `owner`'s options and resolves its stall limits against `defaults`. */
+export function streamSetup<E, R>(owner: string, options: OpenAIStreamOptions<E, R> | undefined, defaults: StallDefaults<E>): StreamSetup<E, R> {
+  const o = checkOptions(owner, options, KEYS as OptionKeys<OpenAIStreamOptions<E, R>>);
+  const signal = checkSignal('signal', o.signal);
+  return {
+    signal,
+    onEvent: o.onEvent === undefined ? undefined : checkFunction<(e: E) => void>('onEvent', o.onEvent),
+    validator: o.validate === undefined ? undefined : checkValidator<R>('validate', o.validate),
+    limits: {
+      ...resolveStallLimits(owner, o, { name: 'firstEventMs', value: o.firstEventMs }, defaults),
+      signal,
+      isProgress: o.isProgress === undefined ? notKeepalive : checkFunction('isProgress', o.isProgress),
+      clock: checkClock<Clock>('clock', o.clock ?? systemClock),
+      name: undefined,
+    },
+    requestOptions: o.requestOptions as Record<string, unknown> | undefined,
+  };
+}
+
+/**
+ * @internal Reads `stream` under `watch`, handing each event to `each`. On a stall, the caller's
+ * abort, an SDK error or a throw from `each`, the request is aborted (its socket closed) before
+ * the error is rethrown: it must not live on, whatever happened.
+ */
+export async function readWatched<E>(stream: AsyncIterable<E>, limits: WatchLimits<E>, controller: AbortController, each: (event: E) => void): Promise<void> {
+  try {
+    for await (const event of watchWith(stream, limits)) each(event);
+  } catch (error) {
+    controller.abort();
+    throw error;
+  }
+}
