@@ -3,25 +3,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FAULT_KINDS } from '../../src/chaos/index.js';
 import { EVENT_TYPES } from '../../src/events/event-types.js';
 import { ROOT } from './compile-examples.js';
+import { tableAfter } from './markdown-tables.js';
 
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
 const pkg = JSON.parse(read('package.json')) as { exports: Record<string, unknown>; peerDependencies: Record<string, string> };
-
-/** The rows of the first markdown table after `heading` (cells trimmed). */
-function tableAfter(markdown: string, heading: string): string[][] {
-  const at = markdown.indexOf(`\n${heading}\n`);
-  if (at === -1) throw new Error(`no heading "${heading}"`);
-  const lines = markdown.slice(at).split('\n');
-  const start = lines.findIndex((l) => l.startsWith('|'));
-  const rows: string[][] = [];
-  for (const line of lines.slice(start)) {
-    if (!line.startsWith('|')) break;
-    rows.push(line.split('|').slice(1, -1).map((c) => c.trim()));
-  }
-  return rows.slice(2); // header and separator
-}
 
 describe('the README install table', () => {
   const rows = tableAfter(read('README.md'), '## Install');
@@ -49,6 +37,14 @@ describe('docs/events.md', () => {
     expect(missing, 'docs/events.md "## The event map": add a row (event, emitted by, payload) for each').toEqual([]);
     const unknown = [...documented].filter((t) => !EVENT_TYPES.includes(t as (typeof EVENT_TYPES)[number]));
     expect(unknown, 'docs/events.md lists events that RecourseEventMap does not have').toEqual([]);
+  });
+});
+
+describe('docs/chaos-server.md', () => {
+  it('describes every fault kind of the chaos server', () => {
+    const rows = tableAfter(read('docs/chaos-server.md'), '## Fault kinds');
+    const documented = rows.map((r) => /^`([\w-]+)`$/.exec(r[0] ?? '')?.[1]);
+    expect(documented.filter((k) => k !== undefined).sort(), 'docs/chaos-server.md "## Fault kinds": one row per kind').toEqual([...FAULT_KINDS].sort());
   });
 });
 
