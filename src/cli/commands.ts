@@ -1,6 +1,7 @@
 import { chaosGroup } from './chaos-serve-command.js';
 import type { Command, CommandGroup } from './command.js';
 import { demoCommand } from './demo-command.js';
+import { escalationsGroup } from './escalations-command.js';
 import type { Flags } from './flags.js';
 import { reportCommand } from './report-command.js';
 
@@ -10,4 +11,4 @@ import { reportCommand } from './report-command.js';
  * @example
  * await runCli(process.argv.slice(2), io, COMMANDS)
  */
-export const COMMANDS: ReadonlyArray<Command<Flags> | CommandGroup> = [demoCommand, reportCommand, chaosGroup];
+export const COMMANDS: ReadonlyArray<Command<Flags> | CommandGroup> = [demoCommand, reportCommand, chaosGroup, escalationsGroup];
