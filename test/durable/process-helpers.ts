@@ -21,9 +21,9 @@ export interface Worker {
   stderr(): string;
 }
 
-/** Runs `test/durable/fixtures/<name>` (or the script at an absolute path) under this Node. */
-export function spawnFixture(name: string, args: string[], options: SpawnOptions = {}): Worker {
-  const script = name.startsWith('/') ? name : fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+/** Runs `test/durable/fixtures/<name>` (or the script at an absolute path or a file URL) under this Node. */
+export function spawnFixture(name: string | URL, args: string[], options: SpawnOptions = {}): Worker {
+  const script = name instanceof URL ? fileURLToPath(name) : name.startsWith('/') ? name : fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
   const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...options });
   let out = '';
   let err = '';
