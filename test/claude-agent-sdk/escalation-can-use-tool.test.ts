@@ -1,4 +1,4 @@
-import { createSdkMcpServer, query, type SDKMessage, tool } from '@anthropic-ai/claude-agent-sdk';
+import { createSdkMcpServer, type Options, query, type SDKMessage, tool } from '@anthropic-ai/claude-agent-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { escalationCanUseTool } from '../../src/claude-agent-sdk/index.js';
@@ -30,7 +30,7 @@ function bank() {
 }
 
 /** Runs one agent turn; returns the tool results the model saw. */
-async function turn(options: Parameters<typeof query>[0]['options']): Promise<string[]> {
+async function turn(options: Options): Promise<string[]> {
   const results: string[] = [];
   for await (const m of query({ prompt: 'Pay acct-7 120.', options }) as AsyncIterable<SDKMessage>) {
     if (m.type === 'user' && Array.isArray(m.message.content)) {

@@ -62,6 +62,7 @@ const ROWS: Row[] = [
   { covers: 'recourse:subscribe', build: (x) => core.subscribe(x.sink as never), bad: ['sink', 5] },
   { covers: 'recourse:retryBudget', owner: 'retryBudget', build: (x) => core.retryBudget(x), bad: ['ratio', 2], clock: true },
   { covers: 'recourse:healthMonitor', owner: 'healthMonitor', build: (x) => core.healthMonitor(x), bad: ['windowMs', 0], clock: true },
+  { covers: 'recourse/claude-agent-sdk:escalationCanUseTool', owner: 'escalationCanUseTool', build: (x) => agentSdk.escalationCanUseTool(core.escalate({ store }), { tools: [], ...x }), bad: ['otherwise', 5] },
   { covers: 'recourse:byClass', owner: 'byClass', build: (x) => core.byClass(x), bad: ['alertCooldownMs', -1], clock: true },
   { covers: 'recourse:shutdown', owner: 'shutdown', build: (x) => core.shutdown(x), bad: ['drainMs', -1], clock: true },
   { covers: 'recourse:escalate', owner: 'escalate', build: (x) => core.escalate({ store, ...x }), bad: ['ttlMs', 0], clock: true },
