@@ -23,6 +23,7 @@ const flags = {
   report: textFlag('FILE', 'where to write the run\'s report page (default: report.html in a new folder under the temp dir)'),
   log: textFlag('FILE', 'where to write the run\'s JSON event log (default: the report\'s name with .jsonl)'),
   open: booleanFlag('open the report in a browser at the end'),
+  approval: booleanFlag('end with a high-risk tool call (publishing the brief) that waits until a person approves it from a second terminal'),
 };
 
 /** Where the demo writes its log and report: the flags, else a fresh folder under the temp dir. */
@@ -48,7 +49,7 @@ function outputPaths(report: string | undefined, log: string | undefined): { rep
 export const demoCommand = command({
   name: NAME,
   summary: 'watch recourse handle 529s, stalls and empty answers in a research-agent loop',
-  synopsis: 'demo [--backend NAME | --agent-sdk | --simulated] [--live] [--seed N] [--topics N] [--report FILE] [--log FILE] [--open]',
+  synopsis: 'demo [--backend NAME | --agent-sdk | --simulated] [--live] [--seed N] [--topics N] [--report FILE] [--log FILE] [--open] [--approval]',
   description: [
     'Runs a research orchestrator: each topic goes to a deep-research subagent and falls back to',
     'quick-search; every path has its own circuit breaker, retry with jittered backoff, stall',
@@ -56,6 +57,10 @@ export const demoCommand = command({
     'seeded scenario (a 529 outage at the start, then stalls, 529s and empty answers), so a run',
     'repeats. A terminal gets a live table (colours off with NO_COLOR); a pipe gets one line per event.',
     'Every event goes to a JSON log, and the run ends with the path of its report page (recourse report).',
+    'At the end an editor writes one brief from every finding: its first plan overflows the model\'s',
+    'context window, byClass hands the logical failure back, and the orchestrator re-plans. With',
+    '--approval, publishing the brief is a high-risk tool call that waits for a person: the demo prints',
+    'the "recourse escalations approve ID --store …" command to run in a second terminal.',
     '',
     'Backends:',
     ...DEMO_BACKEND_NAMES.map((n) => `  ${n.padEnd(10)} ${DEMO_BACKENDS[n].summary}`),
@@ -66,7 +71,13 @@ export const demoCommand = command({
     ['backend', 'agent-sdk', 'simulated'],
     ['live', 'simulated'],
   ],
-  examples: ['recourse demo', 'recourse demo --simulated --topics 5', 'recourse demo --agent-sdk --seed 3', 'ANTHROPIC_API_KEY=… recourse demo --live'],
+  examples: [
+    'recourse demo',
+    'recourse demo --simulated --topics 5',
+    'recourse demo --agent-sdk --seed 3',
+    'recourse demo --approval        # then, in a second terminal: recourse escalations approve ID --store sqlite:…',
+    'ANTHROPIC_API_KEY=… recourse demo --live',
+  ],
   async run({ flags: f }, io) {
     const name: DemoBackendName = f.backend ?? (f['agent-sdk'] ? 'agent-sdk' : f.simulated ? 'simulated' : 'anthropic');
     const choice = DEMO_BACKENDS[name];
@@ -80,7 +91,13 @@ export const demoCommand = command({
     const log = await eventLogFile(paths.log);
     let failedAll: boolean;
     try {
-      const summary = await runDemo({ stdout: io.stdout, color: colorEnabled(io.stdout, io.env) }, backend, TOPICS.slice(0, f.topics ?? choice.defaultTopics));
+      const folder = dirname(paths.report);
+      const approval = f.approval === true ? { store: join(folder, 'escalations.db'), publishTo: join(folder, 'brief.md') } : undefined;
+      const summary = await runDemo(
+        { stdout: io.stdout, color: colorEnabled(io.stdout, io.env), ...(approval === undefined ? {} : { approval }) },
+        backend,
+        TOPICS.slice(0, f.topics ?? choice.defaultTopics),
+      );
       failedAll = summary.failed === summary.topics;
     } finally {
       await log.close();

@@ -14,5 +14,9 @@ describe('the demo over the real @anthropic-ai/sdk and the embedded chaos server
     expect(text).toMatch(/returned a useless result: empty result/);
     expect(text).toMatch(/stall caught/);
     expect(text).toMatch(/injected faults .*stall=\d+/);
+    // The editor's first plan overflows the quick model's window on the chaos server: a real 400.
+    expect([summary.replans, summary.brief]).toEqual([1, true]);
+    expect(text).toMatch(/↻ re-plan {3}The call to "editor" failed: the request is larger than the model's context window \[HTTP 400\] \("prompt is too long: \d+ tokens > 3000 maximum"\)/);
+    expect(text).toMatch(/✔ brief {5}Canned reply [0-9a-f]{8} from the recourse chaos server for claude-haiku-4-5\./);
   });
 });

@@ -21,4 +21,18 @@ describe('the in-process research demo', () => {
     expect(text).toMatch(/served by quick-search \(DEGRADED\)/);
     expect(text).toMatch(/^summary$/m);
   });
+
+  it('ends with the editor: a context overflow handed back by byClass, answered with a smaller plan', async () => {
+    let text = '';
+    const summary = await runDemo({ stdout: { write: (s: string) => (text += s) } }, simulatedBackend(seededRandom(7)), TOPICS.slice(0, 3));
+    expect([summary.replans, summary.brief]).toEqual([1, true]);
+    const editor = text.slice(text.indexOf('editor — '));
+    expect(editor).toMatch(/^ {2}plan 1 {6}the findings with their full transcripts \([\d,]+ characters\)$/m);
+    expect(editor).toMatch(
+      /^ {2}↻ re-plan {3}The call to "editor" failed: the request is larger than the model's context window \[HTTP 400\] \("prompt is too long: \d+ tokens > 3000 maximum"\)\. Tried once; not retried/m,
+    );
+    expect(editor).toMatch(/^ {2}plan 2 {6}the findings only, transcripts left out/m);
+    expect(editor).toMatch(/^ {2}✔ brief {5}the brief: findings from quick-search$/m);
+    expect(text).toMatch(/^ {2}editor {16}brief written, re-planned 1× \(a logical failure handed back by byClass\)$/m);
+  });
 });

@@ -81,10 +81,11 @@ describe.skipIf(!ready && !required)('a report of a demo run in headless Chromiu
 
   it('renders without a console error or a request, one timeline row per logical call', async () => {
     const { page, problems } = await open(report);
-    // every event of the demo belongs to a topic's `research` call, and each topic is one row
+    // every event of the demo belongs to a topic's `research` call or to one of the editor's
+    // calls (its first plan, re-planned), and each is one row
     const ids = new Set(lines.map((l) => l.call_id));
     ids.delete(undefined);
-    const topics = lines.filter((l) => l.event === 'call' && l.dependency === 'research').length;
+    const topics = lines.filter((l) => l.event === 'call' && (l.dependency === 'research' || l.dependency === 'editor')).length;
     expect(ids.size).toBe(topics);
     const expected = topics;
     expect(await handle(page, (h) => h.rows)).toBe(expected);

@@ -5,7 +5,9 @@ import { degradation } from '../../guardrails/degradation.js';
 import { healthMonitor } from '../../guardrails/health-monitor.js';
 import { colorEnabled } from '../color.js';
 import type { CliOutput } from '../command.js';
+import type { ApprovalSetup } from './approval-step.js';
 import type { DemoBackend } from './demo-backend.js';
+import { editBrief, type Finding } from './editor-step.js';
 import { plainView, type TopicRow, ttyView } from './demo-view.js';
 import { researchOrchestrator, type Subagent } from './research-orchestrator.js';
 
@@ -14,6 +16,8 @@ export interface DemoIO {
   stdout: CliOutput;
   /** ANSI colours in the live table (default: when stdout is a terminal and NO_COLOR is unset). */
   color?: boolean;
+  /** End with a high-risk tool call (publishing the brief) that waits for a person's approval. */
+  approval?: ApprovalSetup;
 }
 
 /**
@@ -55,6 +59,12 @@ export interface DemoSummary {
   stallsCaught: number;
   attemptsByPath: Record<string, number>;
   failuresByPath: Record<string, number>;
+  /** The editor's re-plans: a logical failure (a context overflow) handed back and answered with a smaller plan. */
+  replans: number;
+  /** The editor wrote the brief. */
+  brief: boolean;
+  /** The approval step, when asked for: published, or why not. */
+  approval?: 'published' | 'not published';
   wallMs: number;
 }
 
@@ -83,8 +93,11 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     stallsCaught: 0,
     attemptsByPath: {},
     failuresByPath: {},
+    replans: 0,
+    brief: false,
     wallMs: 0,
   };
+  const findings: Finding[] = [];
   const update = (topic: string, change: Partial<TopicRow>, note?: string) => {
     const row = { ...rows.get(topic)!, ...change };
     rows.set(topic, row);
@@ -113,7 +126,10 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
       throw error;
     }
   };
-  backend.setNote?.((topic, path, text) => update(topic, { path }, text));
+  // Calls outside the topics (the editor's) have no row.
+  backend.setNote?.((topic, path, text) => {
+    if (rows.has(topic)) update(topic, { path }, text);
+  });
   const orchestrator = researchOrchestrator(
     { deep: traced('deep-research', backend.subagents.deep), quick: traced('quick-search', backend.subagents.quick) },
     backend.timing,
@@ -154,6 +170,7 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
         const served = await orchestrator.research(ladder);
         summary.servedBy[served.servedBy] = (summary.servedBy[served.servedBy] ?? 0) + 1;
         if (served.degraded) summary.degraded++;
+        findings.push({ topic: t, text: served.value.text, servedBy: served.servedBy });
         const text = served.value.text.replace(/\s+/g, ' ').slice(0, 60);
         update(t, { path: served.servedBy, status: served.degraded ? 'degraded' : 'served', detail: text }, `✔ served by ${served.servedBy}${served.degraded ? ' (DEGRADED)' : ''}: ${text}`);
       } catch (error) {
@@ -171,6 +188,18 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
   const snapshot = health.snapshot();
   detachHealth();
   levels.close();
+  findings.sort((a, b) => topics.indexOf(a.topic) - topics.indexOf(b.topic));
+  const edited = await editBrief(out, backend.subagents.quick, findings, backend.timing);
+  summary.replans = edited.replans;
+  summary.brief = edited.brief !== undefined;
+  if (io.approval !== undefined) {
+    if (edited.brief === undefined) out.write('\napproval — skipped: there is no brief to publish\n');
+    else {
+      // Loaded only when asked for: it opens a SQLite file.
+      const { askToPublish } = await import('./approval-step.js');
+      summary.approval = (await askToPublish(out, edited.brief, io.approval)).published ? 'published' : 'not published';
+    }
+  }
   summary.wallMs = performance.now() - started;
 
   const w = (s: string) => out.write(`${s}\n`);
@@ -191,6 +220,8 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     const p99 = dep?.latencyMs ? `, p50 ${dep.latencyMs.p50.toFixed(0)} ms, p99 ${dep.latencyMs.p99.toFixed(0)} ms` : '';
     w(`  ${`${path} errors`.padEnd(22)}attempts ${failures}/${attempts} failed (${rate(failures, attempts)})${calls}${p99}`);
   }
+  w(`  editor                ${summary.brief ? 'brief written' : 'no brief'}${summary.replans > 0 ? `, re-planned ${summary.replans}× (a logical failure handed back by byClass)` : ''}`);
+  if (summary.approval !== undefined) w(`  approval              ${summary.approval}`);
   const changes = levels.changes.map((c) => `${c.from}→${c.to}`).join(', ');
   w(`  degradation           ${changes || 'none'} (now ${levels.level})`);
   const injected = backend.injected?.();

@@ -1,4 +1,5 @@
 import type { Scenario } from '../../chaos/scenario.js';
+import { EDITOR_CONTEXT_CHARS } from './editor-step.js';
 
 /**
  * The model the deep-research path asks for (override with RECOURSE_DEEP_MODEL for --live).
@@ -18,7 +19,8 @@ export const QUICK_MODEL = process.env.RECOURSE_QUICK_MODEL ?? 'claude-haiku-4-5
 /**
  * The demo's "seed" scenario: the deep-research model starts with a short outage (six 529s),
  * then sometimes stalls mid-stream, sometimes answers 529 and now and then returns an empty
- * answer; the quick-search model is healthy.
+ * answer; the quick-search model is healthy, with a small context window (about 3,000 tokens) that
+ * the editor's first plan overflows.
  * Seeded, so a run is repeatable request by request.
  *
  * @example
@@ -37,5 +39,7 @@ export function seedScenario(seed: number): Scenario {
       { name: 'deep-latency', match: { model: 'claude-opus*' }, fault: { kind: 'latency', ms: 700 } },
       { name: 'quick-latency', match: { model: 'claude-haiku*' }, fault: { kind: 'latency', ms: 350 } },
     ],
+    // The chaos server's token rule is 4 characters a token.
+    answers: { [QUICK_MODEL]: { contextTokens: EDITOR_CONTEXT_CHARS / 4 } },
   };
 }

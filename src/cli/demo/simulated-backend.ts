@@ -1,4 +1,5 @@
 import type { DemoBackend, DemoNote } from './demo-backend.js';
+import { EDITOR_CONTEXT_CHARS } from './editor-step.js';
 import { type SimulatedFault, simulatedSubagent } from './simulated-subagents.js';
 
 /**
@@ -29,7 +30,7 @@ export function simulatedBackend(random: () => number): DemoBackend {
     details: [`deep-research: 20% 529, 10% stall, 10% empty · quick-search: 5% 529, 3% stall, 5% empty · idleMs ${idleMs}`],
     subagents: {
       deep: simulatedSubagent('deep-research', { overloaded: 0.2, stall: 0.1, empty: 0.1, messageGapMs: 40 }, random, idleMs, onFault),
-      quick: simulatedSubagent('quick-search', { overloaded: 0.05, stall: 0.03, empty: 0.05, messageGapMs: 20 }, random, idleMs, onFault),
+      quick: simulatedSubagent('quick-search', { overloaded: 0.05, stall: 0.03, empty: 0.05, messageGapMs: 20, contextChars: EDITOR_CONTEXT_CHARS }, random, idleMs, onFault),
     },
     timing: { failureThreshold: 3, cooldownMs: 400, backoffBaseMs: 50, backoffMaxMs: 400 },
     concurrency: 1,

@@ -18,6 +18,8 @@ export interface SimulatedProfile {
   stall: number;
   empty: number;
   messageGapMs: number;
+  /** A request (the topic text) longer than this is refused as a real API would: a 400 context overflow. */
+  contextChars?: number;
 }
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -46,6 +48,13 @@ export function simulatedSubagent(
   onFault: (name: string, topic: string, fault: SimulatedFault, attempt: number) => void,
 ) {
   return async (topic: string, ctx: CallContext): Promise<ResearchResult> => {
+    if (profile.contextChars !== undefined && topic.length > profile.contextChars) {
+      const tokens = Math.ceil(topic.length / 4);
+      throw Object.assign(new Error(`${name}: 400 prompt is too long`), {
+        status: 400,
+        error: { type: 'error', error: { type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${profile.contextChars / 4} maximum` } },
+      });
+    }
     const roll = random();
     const fault: SimulatedFault =
       roll < profile.overloaded ? 'overloaded' : roll < profile.overloaded + profile.stall ? 'stall' : roll < profile.overloaded + profile.stall + profile.empty ? 'empty' : 'ok';
@@ -72,7 +81,9 @@ export function simulatedSubagent(
         yield { type: 'result', text: '', sources: [] };
         return;
       }
-      yield { type: 'result', text: `${topic}: findings from ${name}`, sources: [`https://example.org/${encodeURIComponent(topic)}`] };
+      // A request of many lines is the editor's, not a topic.
+      const subject = topic.includes('\n') ? 'the brief' : topic;
+      yield { type: 'result', text: `${subject}: findings from ${name}`, sources: [`https://example.org/${encodeURIComponent(subject)}`] };
     }
     let result: ResearchResult | undefined;
     try {
