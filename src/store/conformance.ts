@@ -4,6 +4,7 @@ import type { CheckpointRecord } from './checkpoint-store.js';
 import { escalationConformance } from './escalation-conformance.js';
 import type { SagaLogEntry } from './saga-log-store.js';
 import type { Store } from './store.js';
+import { rejection } from './conformance-rejection.js';
 
 /** The matchers the suite uses; vitest's and jest's `expect` provide them. */
 export interface ConformanceMatchers {
@@ -35,14 +36,6 @@ export interface ConformanceOptions {
 const T0 = 1_700_000_000_000;
 const LEASE = 1000;
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 /** A key of 12 KB in UTF-8 (multi-byte characters included): backends must not truncate or reject it. */
 const LONG_KEY = `long/${'ключ🔑'.repeat(1000)}`;

@@ -1,5 +1,6 @@
 import type { ConformanceTestApi } from './conformance.js';
 import type { EscalationDecideResult, EscalationRecord, EscalationStore } from './escalation-store.js';
+import { rejection } from './conformance-rejection.js';
 
 // Wall-clock sized times with a fraction: stores keep times verbatim, as doubles.
 const T0 = 1_700_000_000_000.25;
@@ -22,14 +23,6 @@ function pending(id: string, overrides: Partial<EscalationRecord> = {}): Escalat
   };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 /** A 12 KB text in UTF-8 (multi-byte characters included): backends must not truncate it. */
 const LONG_TEXT = `failure ${'ошибка🔑 '.repeat(1000)}`;
