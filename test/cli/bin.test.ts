@@ -178,8 +178,12 @@ describe.skipIf((!built || !hasScript) && !required)('the demo on a terminal', (
     const after = t.output.slice(before);
     const cleared = after.indexOf('\x1b[2J');
     expect(cleared).toBeGreaterThanOrEqual(0);
-    const frames = after.slice(cleared, after.indexOf('\nsummary')).split('\n').map(visible);
+    const frames = after.slice(cleared, after.indexOf('\neditor — ')).split('\n').map(visible);
     expect(Math.max(...frames.map((l) => l.length))).toBeLessThanOrEqual(59);
+    // after the live view, the editor's lines (a re-plan's summary is a paragraph) keep to the width too
+    const editor = after.slice(after.indexOf('\neditor — '), after.indexOf('\nsummary')).split('\n').map(visible);
+    expect(editor.some((l) => l.includes('re-plan'))).toBe(true);
+    expect(Math.max(...editor.map((l) => l.length))).toBeLessThanOrEqual(59);
     // 12 rows: the table keeps to 11 lines and says what it hides
     expect(after).toContain('not shown (the terminal is too short)');
     const lastHeader = frames.findLastIndex((l) => l.startsWith('topic '));

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { escalate } from '../../recovery/escalate.js';
 import { sqliteStore } from '../../sqlite/sqlite-store.js';
 import type { CliOutput } from '../command.js';
+import { wrapLine } from './wrap-line.js';
 
 /** Where the approval step keeps its escalation and writes what it publishes. */
 export interface ApprovalSetup {
@@ -28,7 +29,10 @@ export type ApprovalOutcome = { published: true; by: string; id: string } | { pu
  * await askToPublish(process.stdout, brief, { store: '/tmp/demo/escalations.db', publishTo: '/tmp/demo/published.md' })
  */
 export async function askToPublish(out: CliOutput, brief: string, setup: ApprovalSetup): Promise<ApprovalOutcome> {
-  const w = (s: string) => out.write(`${s}\n`);
+  // Prose keeps to a terminal's width; the commands stay whole lines, to be copied as they are.
+  const width = out.isTTY === true && out.columns !== undefined ? out.columns - 1 : undefined;
+  const w = (s: string) => out.write(`${wrapLine(s, width, '    ')}\n`);
+  const command = (s: string) => out.write(`${s}\n`);
   const store = sqliteStore({ path: setup.store });
   try {
     const risky = escalate({ store, ttlMs: setup.ttlMs ?? 600_000, pollMs: setup.pollMs ?? 500 });
@@ -41,8 +45,9 @@ export async function askToPublish(out: CliOutput, brief: string, setup: Approva
     if (verdict.decision === 'pending') {
       w(`  publish_brief → #customers is waiting for approval: escalation ${id}`);
       w(`  approve it from a second terminal (until ${new Date(verdict.record.expiresAt).toISOString()}):`);
-      w(`    recourse escalations approve ${id} --store sqlite:${setup.store}`);
-      w(`  or deny it:  recourse escalations deny ${id} --store sqlite:${setup.store}`);
+      command(`    recourse escalations approve ${id} --store sqlite:${setup.store}`);
+      w('  or deny it:');
+      command(`    recourse escalations deny ${id} --store sqlite:${setup.store}`);
       verdict = await risky.ask(request, { wait: true, reason });
     }
     if (verdict.decision !== 'approved') {

@@ -6,6 +6,7 @@ import { exponential } from '../../backoff/exponential.js';
 import { instrument } from '../../telemetry/instrument.js';
 import { errorText } from '../../text/safe-text.js';
 import type { CliOutput } from '../command.js';
+import { wrapLine } from './wrap-line.js';
 import { validate } from '../../validate/validate.js';
 import type { OrchestratorTiming, ResearchResult, Subagent } from './research-orchestrator.js';
 
@@ -64,7 +65,9 @@ export function shortBrief(findings: readonly Finding[], why: string): string {
  * const { brief, replans } = await editBrief(out, backend.subagents.quick, findings, backend.timing)
  */
 export async function editBrief(out: CliOutput, writer: Subagent, findings: readonly Finding[], timing: OrchestratorTiming): Promise<EditorOutcome> {
-  const w = (s: string) => out.write(`${s}\n`);
+  // On a terminal every line keeps to its width (a re-plan's summary is a paragraph).
+  const width = out.isTTY === true && out.columns !== undefined ? out.columns - 1 : undefined;
+  const w = (s: string) => out.write(`${wrapLine(s, width, ' '.repeat(14))}\n`);
   // The retry inside owns transient failures and empty answers (a second try often helps); what
   // it gives up on, or a request that cannot work, reaches byClass.
   const editor = pipeline(
