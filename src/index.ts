@@ -80,6 +80,14 @@ export { admitTransition, forceTransition, recordTransition } from './transition
 export type { ResultCheck, ResultValidator } from './validate/check-result.js';
 export { validate } from './validate/validate.js';
 export { type WatchOptions, watch } from './watch/watch.js';
+// governor: adaptive stall limits, hedged calls
+export {
+  defaultStallLearner,
+  type LearnedStallLimit,
+  type StallLearner,
+  type StallLearnerOptions,
+  stallLearner,
+} from './governor/stall-learner.js';
 // guardrails and telemetry
 export {
   type BaseLevel,

@@ -1,14 +1,21 @@
 import { type Clock, systemClock } from '../clock/clock.js';
-import { checkClock, checkFunction, checkName, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
+import { defaultStallLearner, GapLearner, type StallLearner } from '../governor/stall-learner.js';
+import { checkClock, checkFunction, checkMs, checkName, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
+import { AdaptiveLimits } from './adaptive-limits.js';
+import { QUIET_IDLE_MS } from './stall-defaults.js';
 import { activeLimit, checkStallLimit } from './stall-limit.js';
 import { type WatchLimits, watchWith } from './watcher.js';
 
-/** Options of {@link watch}. Each limit is a number of ms >= 1, or `Infinity` for none. */
+/**
+ * Options of {@link watch}. Each limit is a number of ms >= 1, or `Infinity` for none; `firstItemMs`
+ * and `idleMs` also take `'adaptive'`: learned from the gaps this dependency (and model) showed so
+ * far, clamped to [`floorMs`, `capMs`].
+ */
 export interface WatchOptions<M> {
-  /** Longest wait for the first progress item, ms. Default `idleMs`. */
-  firstItemMs?: number;
-  /** Longest wait between progress items, ms. Default: no limit. */
-  idleMs?: number;
+  /** Longest wait for the first progress item, ms, or `'adaptive'`. Default `idleMs`. */
+  firstItemMs?: number | 'adaptive';
+  /** Longest wait between progress items, ms, or `'adaptive'`. Default: no limit. */
+  idleMs?: number | 'adaptive';
   /** Longest life of the whole stream, ms. Default: no limit. */
   totalMs?: number;
   /** Caller cancellation: the pending `next()` rejects at once and the source is closed. */
@@ -17,11 +24,40 @@ export interface WatchOptions<M> {
   isProgress?: (item: M) => boolean;
   /** Default `systemClock`. */
   clock?: Clock;
-  /** The dependency this stream comes from; reported in `stall` events. */
+  /** The dependency this stream comes from; reported in `stall` events, and the key adaptive limits learn under. */
   name?: string;
+  /** Adaptive limits only: the model, learned apart from the dependency's other models (thinking models are quiet longer). */
+  model?: string;
+  /** Adaptive limits only: the lowest limit ever used, ms. Default 5 000. */
+  floorMs?: number;
+  /** Adaptive limits only: the highest limit, and the limit until enough gaps were seen, ms. Default 300 000. */
+  capMs?: number;
+  /** Adaptive limits only: where the gaps are learned. Default `defaultStallLearner` (one per process). */
+  learner?: StallLearner;
 }
 
-const WATCH_KEYS: OptionKeys<WatchOptions<unknown>> = { firstItemMs: true, idleMs: true, totalMs: true, signal: true, isProgress: true, clock: true, name: true };
+const WATCH_KEYS: OptionKeys<WatchOptions<unknown>> = {
+  firstItemMs: true,
+  idleMs: true,
+  totalMs: true,
+  signal: true,
+  isProgress: true,
+  clock: true,
+  name: true,
+  model: true,
+  floorMs: true,
+  capMs: true,
+  learner: true,
+};
+
+/** Default floor of adaptive limits: below a few seconds, a network hiccup on a healthy stream would count as a stall. */
+const ADAPTIVE_FLOOR_MS = 5_000;
+const ADAPTIVE_ONLY = ['model', 'floorMs', 'capMs', 'learner'] as const;
+
+/** `'adaptive'`, or a fixed limit as `checkStallLimit` takes it. */
+function checkLimitOrAdaptive(name: string, value: unknown): number | 'adaptive' | undefined {
+  return value === 'adaptive' ? value : checkStallLimit(name, value);
+}
 
 /**
  * Watches a stream for silence. Throws `StallError` from the consumer's `next()` when no progress
@@ -33,33 +69,53 @@ const WATCH_KEYS: OptionKeys<WatchOptions<unknown>> = { firstItemMs: true, idleM
  * the consumer is never left hanging. One timer per idle period and no clock read per item.
  *
  * Each limit is ms >= 1 or `Infinity` (off); at least a limit or a `signal` must be given (with
- * only a signal, `watch` makes a stream abortable and closes it on abort).
+ * only a signal, `watch` makes a stream abortable and closes it on abort). With `'adaptive'`
+ * (`firstItemMs`, `idleMs`) the limit is learned per `name` and `model` from the gaps of earlier
+ * streams (2 × p99 by default, see `stallLearner`), clamped to [`floorMs` 5 000, `capMs` 300 000];
+ * until 20 gaps were seen it is `capMs`. Each stream starts with the limits learned so far.
  *
  * @example
  * for await (const message of watch(query({ prompt }), { firstItemMs: 30_000, idleMs: 20_000, totalMs: 600_000 })) {
  *   handle(message)
  * }
+ * for await (const event of watch(stream, { idleMs: 'adaptive', floorMs: 2_000, capMs: 120_000, name: 'anthropic', model })) handle(event)
  */
 export function watch<M>(source: AsyncIterable<M>, options: WatchOptions<M>): AsyncIterable<M> {
   if (typeof (source as Partial<AsyncIterable<M>>)?.[Symbol.asyncIterator] !== 'function') {
     throw new TypeError('watch(source) needs an AsyncIterable (an async generator, a stream, query(…))');
   }
   const o = checkOptions('watch', options, WATCH_KEYS);
-  const firstItemMs = checkStallLimit('firstItemMs', o.firstItemMs);
-  const idleMs = checkStallLimit('idleMs', o.idleMs);
+  const idleMs = checkLimitOrAdaptive('idleMs', o.idleMs);
+  const firstItemMs = checkLimitOrAdaptive('firstItemMs', o.firstItemMs) ?? idleMs;
   const totalMs = checkStallLimit('totalMs', o.totalMs);
   const signal = checkSignal('signal', o.signal);
   if (firstItemMs === undefined && idleMs === undefined && totalMs === undefined && signal === undefined) {
     throw new TypeError('watch needs at least one of firstItemMs, idleMs, totalMs (Infinity for none) or a signal');
   }
+  const name = o.name === undefined ? undefined : checkName('name', o.name);
   const limits: WatchLimits<M> = {
-    firstMs: activeLimit(firstItemMs ?? idleMs),
-    idleMs: activeLimit(idleMs),
+    firstMs: firstItemMs === 'adaptive' ? undefined : activeLimit(firstItemMs),
+    idleMs: idleMs === 'adaptive' ? undefined : activeLimit(idleMs),
     totalMs: activeLimit(totalMs),
     signal,
     isProgress: o.isProgress === undefined ? undefined : checkFunction<(item: M) => boolean>('isProgress', o.isProgress),
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),
-    name: o.name === undefined ? undefined : checkName('name', o.name),
+    name,
+    adaptive: firstItemMs === 'adaptive' || idleMs === 'adaptive' ? adaptiveLimits(o, name, firstItemMs === 'adaptive', idleMs === 'adaptive') : undefined,
   };
+  if (limits.adaptive === undefined) {
+    const stray = ADAPTIVE_ONLY.find((k) => o[k] !== undefined);
+    if (stray !== undefined) throw new TypeError(`watch: ${stray} applies to adaptive limits only (firstItemMs or idleMs 'adaptive')`);
+  }
   return watchWith(source, limits);
+}
+
+function adaptiveLimits<M>(o: Partial<WatchOptions<M>>, name: string | undefined, first: boolean, idle: boolean): AdaptiveLimits {
+  const floorMs = o.floorMs === undefined ? ADAPTIVE_FLOOR_MS : checkMs('floorMs', o.floorMs, 1);
+  const capMs = o.capMs === undefined ? Math.max(QUIET_IDLE_MS, floorMs) : checkMs('capMs', o.capMs, 1);
+  if (capMs < floorMs) throw new RangeError(`capMs (${capMs}) must be >= floorMs (${floorMs})`);
+  const learner = o.learner ?? defaultStallLearner;
+  if (!(learner instanceof GapLearner)) throw new TypeError(`learner must be a StallLearner from stallLearner(), got ${showValue(learner)}`);
+  const model = o.model === undefined ? undefined : checkName('model', o.model);
+  return new AdaptiveLimits(learner, learner.track(name ?? '', model), first, idle, floorMs, capMs);
 }

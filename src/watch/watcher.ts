@@ -3,6 +3,7 @@ import { abortReason } from '../errors/abort-error.js';
 import { StallError, type StallPhase } from '../errors/stall-error.js';
 import { ambientScope, type Scope } from '../context/scope.js';
 import { Emitter } from '../events/emitter.js';
+import type { AdaptiveLimits } from './adaptive-limits.js';
 
 /**
  * @internal The limits a watcher runs with, `undefined` meaning none. `idleMs` may be a function
@@ -17,6 +18,8 @@ export interface WatchLimits<M> {
   isProgress: ((item: M) => boolean) | undefined;
   clock: Clock;
   name: string | undefined;
+  /** Learned limits: replace `firstMs` and/or `idleMs` at the start of each stream, and learn from its gaps. */
+  adaptive?: AdaptiveLimits | undefined;
 }
 
 const events = new Emitter('watch');
@@ -57,6 +60,7 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
   readonly #source: AsyncIterable<M>;
   readonly #clock: Clock;
   readonly #idleMs: number | ((item: M) => number | undefined) | undefined;
+  readonly #adaptive: AdaptiveLimits | undefined;
   readonly #totalMs: number | undefined;
   readonly #signal: AbortSignal | undefined;
   readonly #isProgress: ((item: M) => boolean) | undefined;
@@ -91,13 +95,15 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
   constructor(source: AsyncIterable<M>, limits: WatchLimits<M>) {
     this.#source = source;
     this.#clock = limits.clock;
-    this.#idleMs = limits.idleMs;
+    const adaptive = limits.adaptive;
+    this.#adaptive = adaptive;
+    this.#idleMs = adaptive?.idle ? adaptive.idleLimit() : limits.idleMs;
     this.#totalMs = limits.totalMs;
     this.#signal = limits.signal;
     this.#isProgress = limits.isProgress;
     this.#name = limits.name;
-    this.#limit = limits.firstMs;
-    this.#budget = limits.firstMs;
+    this.#limit = adaptive?.first ? adaptive.firstLimit() : limits.firstMs;
+    this.#budget = this.#limit;
     this.#stamping = limits.clock === systemClock ? IMMEDIATE : hasTimers(limits.clock) ? CLOCK_TIMER : EAGER;
     this.#readNext = this.#stamping === EAGER;
   }
@@ -178,6 +184,7 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
       }
     }
     if (progress) {
+      if (this.#adaptive !== undefined) this.#learnGap(this.#adaptive);
       this.#items++;
       const idle = this.#idleMs;
       if (typeof idle === 'function') {
@@ -249,6 +256,17 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
     this.#burstTimer = undefined;
     this.#stampLate(this.#clock.now());
   };
+
+  /**
+   * The wait that just ended with a progress item, for adaptive limits: the budget its keep-alives
+   * used plus the current wait (an unstamped wait ended in its own burst: it lasted no time).
+   */
+  #learnGap(adaptive: AdaptiveLimits): void {
+    const first = this.#items === 0;
+    if (!(first ? adaptive.first : adaptive.idle)) return;
+    const used = this.#limit! - this.#budget!;
+    adaptive.record(first, this.#stamped ? used + this.#clock.now() - this.#waitStart : used);
+  }
 
   #queueStamp(): void {
     this.#queued = true;

@@ -58,6 +58,8 @@ const ROWS: Row[] = [
   { covers: 'policy.execute', owner: 'execute', build: (x) => core.retry().execute(() => 1, x), bad: ['idempotencyKey', ''], async: true },
   { covers: 'recourse:validate', build: (x) => core.validate(x.check as never), bad: ['check', 5] },
   { covers: 'recourse:watch', owner: 'watch', build: (x) => core.watch((async function* () {})(), { idleMs: 5, ...x }), bad: ['idleMs', -1], clock: true },
+  { covers: 'recourse:watch adaptive', owner: 'watch', build: (x) => core.watch((async function* () {})(), { idleMs: 'adaptive', ...x }), bad: ['floorMs', 0], clock: true },
+  { covers: 'recourse:stallLearner', owner: 'stallLearner', build: (x) => core.stallLearner(x), bad: ['factor', 0.5] },
   { covers: 'recourse:pipeline', build: (x) => core.pipeline(x.policy as never), bad: ['policy', 5, 'pipeline argument 0'] },
   { covers: 'recourse:subscribe', build: (x) => core.subscribe(x.sink as never), bad: ['sink', 5] },
   { covers: 'recourse:retryBudget', owner: 'retryBudget', build: (x) => core.retryBudget(x), bad: ['ratio', 2], clock: true },
