@@ -17,7 +17,7 @@ const flags = {
   backend: choiceFlag('NAME', 'where the subagents run; default anthropic', DEMO_BACKEND_NAMES),
   'agent-sdk': booleanFlag('same as --backend agent-sdk'),
   simulated: booleanFlag('same as --backend simulated'),
-  live: booleanFlag('talk to the real Anthropic API (needs ANTHROPIC_API_KEY) instead of the embedded chaos server'),
+  live: booleanFlag('talk to the real API (needs ANTHROPIC_API_KEY; OPENAI_API_KEY with --backend openai) instead of the embedded chaos server'),
   seed: integerFlag('N', 'seed of the fault scenario, so a run repeats request by request (default 7)', 0, 2 ** 32 - 1),
   topics: integerFlag('N', `how many topics to research (default ${TOPICS.length}; 6 with the Agent SDK)`, 1, TOPICS.length),
   report: textFlag('FILE', 'where to write the run\'s report page (default: report.html in a new folder under the temp dir)'),
@@ -64,6 +64,8 @@ export const demoCommand = command({
     '',
     'Backends:',
     ...DEMO_BACKEND_NAMES.map((n) => `  ${n.padEnd(10)} ${DEMO_BACKENDS[n].summary}`),
+    '',
+    'The SDKs are optional peers of recourse: a backend whose SDK is not installed says what to install.',
   ].join('\n'),
   flags,
   positionals: { min: 0, max: 0 },
@@ -75,6 +77,8 @@ export const demoCommand = command({
     'recourse demo',
     'recourse demo --simulated --topics 5',
     'recourse demo --agent-sdk --seed 3',
+    'recourse demo --backend ai-sdk',
+    'recourse demo --backend openai --topics 8',
     'recourse demo --approval        # then, in a second terminal: recourse escalations approve ID --store sqlite:…',
     'ANTHROPIC_API_KEY=… recourse demo --live',
   ],
@@ -83,7 +87,7 @@ export const demoCommand = command({
     const choice = DEMO_BACKENDS[name];
     const live = f.live === true;
     if (live && !choice.canGoLive) return usageError(io, NAME, `--live cannot be used with --backend ${name}`);
-    if (live && !io.env.ANTHROPIC_API_KEY) return usageError(io, NAME, '--live needs ANTHROPIC_API_KEY in the environment');
+    if (live && !io.env[choice.liveKey]) return usageError(io, NAME, `--live needs ${choice.liveKey} in the environment`);
     const paths = outputPaths(f.report, f.log);
     if (paths.log === paths.report) return usageError(io, NAME, `--log and --report are the same file (${paths.log})`);
     for (const file of [paths.report, paths.log]) mkdirSync(dirname(file), { recursive: true });

@@ -65,7 +65,7 @@ describe.skipIf(!built && !required)('the recourse bin: help, version, usage err
     [['demo', '--seed', 'x'], 'recourse demo: --seed must be an integer between 0 and 4294967295, got "x"'],
     [['demo', '--topics', '0'], 'recourse demo: --topics must be an integer between 1 and 20, got "0"'],
     [['demo', '--topics'], 'recourse demo: --topics needs a value (--topics N)'],
-    [['demo', '--backend', 'gpt'], 'recourse demo: --backend must be one of anthropic, agent-sdk, simulated, got "gpt"'],
+    [['demo', '--backend', 'gpt'], 'recourse demo: --backend must be one of anthropic, ai-sdk, openai, agent-sdk, simulated, got "gpt"'],
     [['demo', '--simulatd'], 'recourse demo: unknown option --simulatd (did you mean --simulated?)'],
     [['demo', 'now'], 'recourse demo: unexpected argument "now"'],
     [['chaos'], 'recourse chaos: missing command (serve)'],

@@ -8,7 +8,7 @@ import { agentOptions } from '../../claude-agent-sdk/subagent-path.js';
 import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
 import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
 import type { Subagent } from './research-orchestrator.js';
-import { DEEP_MODEL, QUICK_MODEL, seedScenario } from './seed-scenario.js';
+import { DEEP_MODEL, QUICK_MODEL, seedScenario, seedScenarioLine } from './seed-scenario.js';
 
 /** Options of the Claude Agent SDK backend. */
 export interface AgentSdkBackendOptions {
@@ -57,7 +57,7 @@ export async function agentSdkBackend(o: AgentSdkBackendOptions): Promise<DemoBa
   return {
     title: o.live ? 'the real Claude Agent SDK against the Anthropic API' : 'the real Claude Agent SDK (native CLI) against the embedded chaos server',
     details: [
-      ...(chaos ? [`chaos server ${chaos.url} · seed scenario: ${DEEP_MODEL} starts with six 529s, then stalls mid-stream 20%, answers 529 20%, empty 10%; ${QUICK_MODEL} healthy`] : []),
+      ...(chaos ? [seedScenarioLine({ deep: DEEP_MODEL, quick: QUICK_MODEL }, chaos.url)] : []),
       `stall detection: idleMs ${idleMs} (the CLI's own watchdog waits at least 300 s) · CLAUDE_CODE_MAX_RETRIES=0`,
     ],
     subagents: {

@@ -4,7 +4,7 @@ import { streamMessage } from '../../anthropic/stream-message.js';
 import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
 import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
 import type { Subagent } from './research-orchestrator.js';
-import { DEEP_MODEL, QUICK_MODEL, seedScenario } from './seed-scenario.js';
+import { DEEP_MODEL, QUICK_MODEL, seedScenario, seedScenarioLine } from './seed-scenario.js';
 
 /** Options of the Anthropic SDK backend. */
 export interface AnthropicBackendOptions {
@@ -60,7 +60,7 @@ export async function anthropicBackend(o: AnthropicBackendOptions): Promise<Demo
     details: o.live
       ? [`deep-research: ${DEEP_MODEL} · quick-search: ${QUICK_MODEL} · idleMs ${idleMs}`]
       : [
-          `chaos server ${chaos!.url} · seed scenario: ${DEEP_MODEL} starts with six 529s, then stalls mid-stream 20%, answers 529 20%, empty 10%; ${QUICK_MODEL} healthy`,
+          seedScenarioLine({ deep: DEEP_MODEL, quick: QUICK_MODEL }, chaos!.url),
           `stall detection: idleMs ${idleMs} (the SDK has no idle timeout once headers arrive) · SDK retries off (maxRetries: 0)`,
         ],
     subagents: {

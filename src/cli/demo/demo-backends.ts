@@ -1,9 +1,11 @@
 import { seededRandom } from '../../random/seeded-random.js';
 import type { DemoBackend } from './demo-backend.js';
+import { loadBackend } from './load-backend.js';
 import { simulatedBackend } from './simulated-backend.js';
 
-// The SDK backends are imported when chosen: loading both SDKs would make every `recourse`
-// command (even --version) start about 0.3 s slower.
+// The SDK backends are imported when chosen: loading the SDKs would make every `recourse`
+// command (even --version) start about 0.3 s slower, and they are optional peers that may be
+// missing (loadBackend then says which to install).
 
 /** One backend `recourse demo --backend NAME` can run the research orchestrator over. */
 export interface DemoBackendChoice {
@@ -13,12 +15,14 @@ export interface DemoBackendChoice {
   readonly defaultTopics: number;
   /** True when `--live` (the real API instead of the embedded chaos server) applies. */
   readonly canGoLive: boolean;
+  /** The environment variable `--live` needs (the API key). */
+  readonly liveKey: string;
   create(o: { seed: number; live: boolean }): DemoBackend | Promise<DemoBackend>;
 }
 
 /**
- * The demo's backends by `--backend` name; the first is the default. Adding a backend (the AI
- * SDK, OpenAI) is one entry here: the flag's choices and the help text follow.
+ * The demo's backends by `--backend` name; the first is the default. Adding a backend is one
+ * entry here: the flag's choices and the help text follow.
  *
  * @example
  * const backend = await DEMO_BACKENDS.simulated.create({ seed: 7, live: false })
@@ -28,18 +32,35 @@ export const DEMO_BACKENDS = {
     summary: 'the real @anthropic-ai/sdk against the embedded chaos server',
     defaultTopics: 20,
     canGoLive: true,
-    create: async (o) => (await import('./anthropic-backend.js')).anthropicBackend(o),
+    liveKey: 'ANTHROPIC_API_KEY',
+    create: async (o) => (await loadBackend('anthropic', ['@anthropic-ai/sdk'], () => import('./anthropic-backend.js'))).anthropicBackend(o),
+  },
+  'ai-sdk': {
+    summary: 'the real Vercel AI SDK (ai, @ai-sdk/anthropic) through recourseMiddleware against the embedded chaos server',
+    defaultTopics: 20,
+    canGoLive: true,
+    liveKey: 'ANTHROPIC_API_KEY',
+    create: async (o) => (await loadBackend('ai-sdk', ['ai', '@ai-sdk/anthropic'], () => import('./ai-sdk-backend.js'))).aiSdkBackend(o),
+  },
+  openai: {
+    summary: 'the real openai SDK (Chat Completions) through streamChat against the embedded chaos server',
+    defaultTopics: 20,
+    canGoLive: true,
+    liveKey: 'OPENAI_API_KEY',
+    create: async (o) => (await loadBackend('openai', ['openai'], () => import('./openai-backend.js'))).openAIBackend(o),
   },
   'agent-sdk': {
     summary: 'the real Claude Agent SDK (its native CLI) against the embedded chaos server',
     defaultTopics: 6,
     canGoLive: true,
-    create: async (o) => (await import('./agent-sdk-backend.js')).agentSdkBackend(o),
+    liveKey: 'ANTHROPIC_API_KEY',
+    create: async (o) => (await loadBackend('agent-sdk', ['@anthropic-ai/claude-agent-sdk'], () => import('./agent-sdk-backend.js'))).agentSdkBackend(o),
   },
   simulated: {
     summary: 'in-process simulated subagents with seeded faults (no SDK, no server)',
     defaultTopics: 20,
     canGoLive: false,
+    liveKey: 'ANTHROPIC_API_KEY',
     create: (o) => simulatedBackend(seededRandom(o.seed)),
   },
 } as const satisfies Record<string, DemoBackendChoice>;
@@ -51,6 +72,6 @@ export type DemoBackendName = keyof typeof DEMO_BACKENDS;
  * The `--backend` names, default first.
  *
  * @example
- * DEMO_BACKEND_NAMES // ['anthropic', 'agent-sdk', 'simulated']
+ * DEMO_BACKEND_NAMES // ['anthropic', 'ai-sdk', 'openai', 'agent-sdk', 'simulated']
  */
 export const DEMO_BACKEND_NAMES = Object.keys(DEMO_BACKENDS) as DemoBackendName[];

@@ -16,6 +16,22 @@ export const DEEP_MODEL = process.env.RECOURSE_DEEP_MODEL ?? 'claude-opus-4-1';
  */
 export const QUICK_MODEL = process.env.RECOURSE_QUICK_MODEL ?? 'claude-haiku-4-5';
 
+/** The two models a backend asks for: deep-research's and quick-search's. */
+export interface DemoModels {
+  deep: string;
+  quick: string;
+}
+
+/**
+ * The seed scenario in one header line.
+ *
+ * @example
+ * seedScenarioLine({ deep: 'gpt-5', quick: 'gpt-5-mini' }, 'http://127.0.0.1:4010')
+ */
+export function seedScenarioLine(models: DemoModels, url: string): string {
+  return `chaos server ${url} · seed scenario: ${models.deep} starts with six 529s, then stalls mid-stream 20%, answers 529 20%, empty 10%; ${models.quick} healthy`;
+}
+
 /**
  * The demo's "seed" scenario: the deep-research model starts with a short outage (six 529s),
  * then sometimes stalls mid-stream, sometimes answers 529 and now and then returns an empty
@@ -25,21 +41,25 @@ export const QUICK_MODEL = process.env.RECOURSE_QUICK_MODEL ?? 'claude-haiku-4-5
  *
  * @example
  * const chaos = await startChaosServer({ port: 0, scenario: seedScenario(7) })
+ * const openai = seedScenario(7, { deep: 'gpt-5', quick: 'gpt-5-mini' })
  */
-export function seedScenario(seed: number): Scenario {
+export function seedScenario(seed: number, models: DemoModels = { deep: DEEP_MODEL, quick: QUICK_MODEL }): Scenario {
+  // Exact names: one model's name may begin another's (gpt-5, gpt-5-mini).
+  const deep = models.deep;
+  const quick = models.quick;
   return {
     seed,
     rules: [
       // an outage at the start: the breaker opens, the ladder falls back, a probe later closes it
-      { name: 'deep-outage', match: { model: 'claude-opus*' }, fault: { kind: 'status', status: 529 }, times: 6 },
-      { name: 'deep-stall', match: { model: 'claude-opus*' }, fault: { kind: 'stall', afterEvents: 3 }, probability: 0.2 },
-      { name: 'deep-overloaded', match: { model: 'claude-opus*' }, fault: { kind: 'status', status: 529 }, probability: 0.2 },
-      { name: 'deep-empty', match: { model: 'claude-opus*' }, fault: { kind: 'empty' }, probability: 0.1 },
+      { name: 'deep-outage', match: { model: deep }, fault: { kind: 'status', status: 529 }, times: 6 },
+      { name: 'deep-stall', match: { model: deep }, fault: { kind: 'stall', afterEvents: 3 }, probability: 0.2 },
+      { name: 'deep-overloaded', match: { model: deep }, fault: { kind: 'status', status: 529 }, probability: 0.2 },
+      { name: 'deep-empty', match: { model: deep }, fault: { kind: 'empty' }, probability: 0.1 },
       // healthy answers take a moment, as real ones do (deep more than quick)
-      { name: 'deep-latency', match: { model: 'claude-opus*' }, fault: { kind: 'latency', ms: 700 } },
-      { name: 'quick-latency', match: { model: 'claude-haiku*' }, fault: { kind: 'latency', ms: 350 } },
+      { name: 'deep-latency', match: { model: deep }, fault: { kind: 'latency', ms: 700 } },
+      { name: 'quick-latency', match: { model: quick }, fault: { kind: 'latency', ms: 350 } },
     ],
     // The chaos server's token rule is 4 characters a token.
-    answers: { [QUICK_MODEL]: { contextTokens: EDITOR_CONTEXT_CHARS / 4 } },
+    answers: { [models.quick]: { contextTokens: EDITOR_CONTEXT_CHARS / 4 } },
   };
 }

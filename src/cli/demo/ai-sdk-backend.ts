@@ -1,0 +1,99 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { generateText, type LanguageModel, streamText, wrapLanguageModel } from 'ai';
+import { recourseMiddleware } from '../../ai-sdk/recourse-middleware.js';
+import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
+import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
+import type { Subagent } from './research-orchestrator.js';
+import { DEEP_MODEL, QUICK_MODEL, seedScenario, seedScenarioLine } from './seed-scenario.js';
+
+/** Options of the Vercel AI SDK backend. */
+export interface AiSdkBackendOptions {
+  seed: number;
+  /** Talk to the real Anthropic API (needs ANTHROPIC_API_KEY) instead of the embedded chaos server. */
+  live: boolean;
+}
+
+const system = (role: string) => `You are the ${role} subagent of a research orchestrator. Answer in three sentences.`;
+
+/**
+ * Subagents on the real Vercel AI SDK (`ai` with `@ai-sdk/anthropic`), against the embedded chaos
+ * server (seed scenario) or, with `live`, the real API. Each model is wrapped in
+ * `recourseMiddleware`: deep-research streams (`streamText`, stall detection per part),
+ * quick-search answers whole (`generateText`, each request bounded by `totalMs`). The SDK's own
+ * retries are off (`maxRetries: 0`): the orchestrator's retry is the only one.
+ *
+ * @example
+ * await runDemo({ stdout: process.stdout }, await aiSdkBackend({ seed: 7, live: false }))
+ */
+export async function aiSdkBackend(o: AiSdkBackendOptions): Promise<DemoBackend> {
+  let chaos: ChaosServer | undefined;
+  let provider: ReturnType<typeof createAnthropic>;
+  if (o.live) {
+    const apiKey = process.env.ANTHROPIC_API_KEY;
+    if (!apiKey) throw new TypeError('--live needs ANTHROPIC_API_KEY in the environment');
+    provider = createAnthropic({ apiKey });
+  } else {
+    // The SDK warns about model ids it does not know and logs stream errors without an onError:
+    // the chaos server's answers would fill the demo's trace with both.
+    (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+    chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed) });
+    provider = createAnthropic({ apiKey: 'sk-ant-demo-offline', baseURL: `${chaos.url}/v1` });
+  }
+  const idleMs = o.live ? 20_000 : 1_000;
+  const firstItemMs = o.live ? 60_000 : 5_000;
+  const totalMs = o.live ? 120_000 : 10_000;
+  const deepModel = wrapLanguageModel({
+    model: provider(DEEP_MODEL),
+    middleware: recourseMiddleware({ name: 'deep-research', idleMs, firstItemMs }),
+  });
+  const quickModel = wrapLanguageModel({
+    model: provider(QUICK_MODEL),
+    middleware: recourseMiddleware({ name: 'quick-search', totalMs }),
+  });
+
+  const deep: Subagent = async (topic, ctx) => {
+    const result = streamText({
+      model: deepModel,
+      system: system('deep-research'),
+      prompt: `Research this topic: ${topic}`,
+      maxOutputTokens: 1024,
+      maxRetries: 0,
+      abortSignal: ctx.signal,
+      // A failure arrives as an error part below, with its status: thrown from there.
+      onError: () => {},
+    });
+    let text = '';
+    for await (const part of result.fullStream) {
+      // A 529 or a stall before any output is an error part (the SDK's `text` would only say "no output").
+      if (part.type === 'error') throw part.error;
+      if (part.type === 'text-delta') text += part.text;
+    }
+    return { text, sources: [`${DEEP_MODEL} via AI SDK streamText (${(await result.response).id})`] };
+  };
+  const quick: Subagent = async (topic, ctx) => {
+    const result = await generateText({
+      model: quickModel as LanguageModel,
+      system: system('quick-search'),
+      prompt: `Research this topic: ${topic}`,
+      maxOutputTokens: 512,
+      maxRetries: 0,
+      abortSignal: ctx.signal,
+    });
+    return { text: result.text, sources: [`${QUICK_MODEL} via AI SDK generateText (${result.response.id})`] };
+  };
+
+  return {
+    title: o.live ? 'the real Anthropic API (Vercel AI SDK, @ai-sdk/anthropic)' : 'the real Vercel AI SDK (@ai-sdk/anthropic) against the embedded chaos server',
+    details: [
+      ...(chaos ? [seedScenarioLine({ deep: DEEP_MODEL, quick: QUICK_MODEL }, chaos.url)] : []),
+      `recourseMiddleware: streamText idleMs ${idleMs} (the SDK has no idle timeout), generateText totalMs ${totalMs} · SDK retries off (maxRetries: 0)`,
+    ],
+    subagents: { deep, quick },
+    timing: { failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
+    concurrency: 2,
+    ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
+    close: async () => {
+      await chaos?.close();
+    },
+  };
+}

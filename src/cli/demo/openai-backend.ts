@@ -1,0 +1,84 @@
+import OpenAI from 'openai';
+import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
+import { openAIClientOptions } from '../../openai/client-options.js';
+import { streamChat } from '../../openai/stream-chat.js';
+import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
+import type { Subagent } from './research-orchestrator.js';
+import { type DemoModels, seedScenario, seedScenarioLine } from './seed-scenario.js';
+
+/** Options of the OpenAI SDK backend. */
+export interface OpenAIBackendOptions {
+  seed: number;
+  /** Talk to the real OpenAI API (needs OPENAI_API_KEY) instead of the embedded chaos server. */
+  live: boolean;
+}
+
+/**
+ * The models the OpenAI backend asks for (override with RECOURSE_OPENAI_DEEP_MODEL and
+ * RECOURSE_OPENAI_QUICK_MODEL for --live).
+ *
+ * @example
+ * OPENAI_DEMO_MODELS // { deep: 'gpt-5', quick: 'gpt-5-mini' }
+ */
+export const OPENAI_DEMO_MODELS: DemoModels = {
+  deep: process.env.RECOURSE_OPENAI_DEEP_MODEL ?? 'gpt-5',
+  quick: process.env.RECOURSE_OPENAI_QUICK_MODEL ?? 'gpt-5-mini',
+};
+
+/**
+ * Subagents as streamed chat completions of the real `openai` client, against the embedded chaos
+ * server (the seed scenario on OpenAI's models) or, with `live`, the real API. Each call streams
+ * under `watch` (first event, idle) via `streamChat`, which resolves only when every choice has
+ * its `finish_reason`; the SDK's own retries are off, so recourse's retry layer is the only one.
+ *
+ * @example
+ * await runDemo({ stdout: process.stdout }, await openAIBackend({ seed: 7, live: false }))
+ */
+export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBackend> {
+  const models = OPENAI_DEMO_MODELS;
+  let chaos: ChaosServer | undefined;
+  let client: OpenAI;
+  if (o.live) {
+    const apiKey = process.env.OPENAI_API_KEY;
+    if (!apiKey) throw new TypeError('--live --backend openai needs OPENAI_API_KEY in the environment');
+    client = new OpenAI(openAIClientOptions({ apiKey }));
+  } else {
+    chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed, models) });
+    client = new OpenAI(openAIClientOptions({ apiKey: 'sk-demo-offline', baseURL: `${chaos.url}/v1` }));
+  }
+  const idleMs = o.live ? 20_000 : 1_000;
+  const subagent =
+    (model: string, role: string, maxTokens: number): Subagent =>
+    async (topic, ctx) => {
+      const completion = await streamChat(
+        client,
+        {
+          model,
+          max_completion_tokens: maxTokens,
+          messages: [
+            { role: 'system', content: `You are the ${role} subagent of a research orchestrator. Answer in three sentences.` },
+            { role: 'user', content: `Research this topic: ${topic}` },
+          ],
+        },
+        { signal: ctx.signal, firstItemMs: o.live ? 60_000 : 5_000, idleMs },
+      );
+      return { text: completion.choices[0]?.message.content ?? '', sources: [`${model} (${completion.id})`] };
+    };
+  return {
+    title: o.live ? 'the real OpenAI API (openai SDK, Chat Completions)' : 'the real openai SDK (Chat Completions) against the embedded chaos server',
+    details: [
+      ...(chaos ? [seedScenarioLine(models, chaos.url)] : []),
+      `streamChat: idleMs ${idleMs} (the SDK has no idle timeout once headers arrive), a stream without finish_reason is a failure · SDK retries off (maxRetries: 0)`,
+    ],
+    subagents: {
+      deep: subagent(models.deep, 'deep-research', 1024),
+      quick: subagent(models.quick, 'quick-search', 512),
+    },
+    timing: { failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
+    concurrency: 2,
+    ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
+    close: async () => {
+      await chaos?.close();
+    },
+  };
+}
