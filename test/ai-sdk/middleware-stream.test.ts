@@ -12,7 +12,7 @@ const quickRetry = (maxAttempts = 3) => retry({ maxAttempts, backoff: constant(1
 describe('recourseMiddleware: a stream that stalls after its first part', () => {
   it.each(PROVIDERS)('%s: streamText rejects with StallError within idleMs + 50 ms, and the socket is closed', async (_name, make) => {
     await withChaos(rules({ fault: { kind: 'stall', afterEvents: 6 } }), async (chaos) => {
-      const model = wrap(make(chaos), recourseMiddleware({ idleMs: 300 }));
+      const model = wrap(make(chaos), recourseMiddleware({ firstItemMs: 10_000, idleMs: 300 }));
       const result = streamText({ model, prompt: 'hi', maxRetries: 0, maxOutputTokens: 500 });
       const reference = idleReference(300);
       const read = await readFull(result.fullStream, reference.rearm);
@@ -29,7 +29,7 @@ describe('recourseMiddleware: a stream that stalls after its first part', () => 
 
   it('the stall is not retried once output reached the caller (a policy runs only until the first part of output)', async () => {
     await withChaos(rules({ fault: { kind: 'stall', afterEvents: 6 }, times: 1 }), async (chaos) => {
-      const model = wrap(anthropicModel(chaos), recourseMiddleware({ idleMs: 200, policy: quickRetry() }));
+      const model = wrap(anthropicModel(chaos), recourseMiddleware({ firstItemMs: 10_000, idleMs: 200, policy: quickRetry() }));
       const result = streamText({ model, prompt: 'hi', maxRetries: 0, maxOutputTokens: 500 });
       await expect(result.text).rejects.toMatchObject({ name: 'StallError', phase: 'idle' });
       expect(chaos.requests).toHaveLength(1);

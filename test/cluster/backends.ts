@@ -82,7 +82,8 @@ function postgresBackend(): ClusterBackend {
     async open(spec) {
       const pool = new pg.Pool({ connectionString: spec.url as string, max: 4 });
       pool.on('error', () => {});
-      const store = postgresStore({ pool, schema: spec.schema as string });
+      // Setting up and checking is not the outage road: a loaded machine must not time these out.
+      const store = postgresStore({ pool, schema: spec.schema as string, breakerTimeoutMs: 5000 });
       const close = store.close.bind(store);
       store.close = async () => {
         await close();

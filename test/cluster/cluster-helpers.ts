@@ -59,3 +59,12 @@ export function forEachBackend(title: string, body: (backend: ClusterBackend) =>
     });
   }
 }
+
+/** Polls `check` every 10 ms until it holds, failing after `withinMs`. */
+export async function until(check: () => boolean, withinMs = 10_000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > withinMs) throw new Error(`condition not reached within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

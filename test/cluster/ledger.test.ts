@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { forEachBackend, killHard, spawnWorker, type Worker } from './cluster-helpers.js';
+import { forEachBackend, killHard, spawnWorker, until, type Worker } from './cluster-helpers.js';
 
 let workers: Worker[] = [];
 afterEach(() => {
@@ -72,9 +72,13 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     const spec = backend.fresh('ledger-long');
     const file = effectsFile();
     const leaseMs = 400;
-    const startAt = Date.now() + 1500;
-    const first = spawnWorker('ledger.mjs', spec, ['report:9', file, 'run', leaseMs, 3 * leaseMs, startAt]);
-    const later = [1, 2].map((i) => spawnWorker('ledger.mjs', spec, ['report:9', file, 'run', leaseMs, 0, startAt + i * leaseMs]));
+    const first = spawnWorker('ledger.mjs', spec, ['report:9', file, 'run', leaseMs, 6 * leaseMs, Date.now()]);
+    workers = [first];
+    // The others start only once the first holds the key (its effect has begun): on a loaded machine a
+    // later process could otherwise claim first, and the long call would not be the one under test.
+    await until(() => effects(file).length === 1, 20_000);
+    const startAt = Date.now() + leaseMs;
+    const later = [0, 1].map((i) => spawnWorker('ledger.mjs', spec, ['report:9', file, 'run', leaseMs, 0, startAt + i * leaseMs]));
     workers = [first, ...later];
     const results = await Promise.all(workers.map((w) => w.line('RESULT', 20_000)));
     expect(effects(file).map(([pid]) => pid)).toEqual([first.child.pid]);

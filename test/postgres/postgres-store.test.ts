@@ -278,7 +278,8 @@ describe.runIf(pgAvailable)('postgresStore', () => {
     it('checks out one connection while subscribed and gives it back when the last subscriber leaves', async () => {
       const schema = fresh('sub');
       const pool = newPool();
-      const store = open(pool, schema);
+      // the first call creates the schema: more than 250 ms on a loaded machine
+      const store = open(pool, schema, { breakerTimeoutMs: 5000 });
       await store.breakerGet('b');
       const stopA = store.breakerSubscribe!(() => {});
       const stopB = store.breakerSubscribe!(() => {});
