@@ -88,6 +88,38 @@ export {
   type StallLearnerOptions,
   stallLearner,
 } from './governor/stall-learner.js';
+// governor: rate limits learned from headers, spend limits (rateLimiter, spendLimit)
+export { estimateTokens, type TokenUsage } from './governor/call-facts.js';
+export {
+  parseRateLimitHeaders,
+  parseResetDuration,
+  RATE_LIMIT_DIMENSIONS,
+  type RateLimitDimension,
+  type RateLimitReading,
+  type RateLimitReadings,
+} from './governor/rate-limit-headers.js';
+export {
+  type RateLimiter,
+  type RateLimiterOptions,
+  type RateLimitPermit,
+  type RateLimitView,
+  rateLimiter,
+} from './governor/rate-limiter.js';
+export type { RateLimitStore } from './store/rate-limit-store.js';
+export {
+  copyRateLimitRecord,
+  newRateLimitRecord,
+  RATE_LIMIT_WINDOW_MS,
+  type RateLimitAnswer,
+  type RateLimitBucket,
+  type RateLimitCost,
+  type RateLimitMarks,
+  type RateLimitRecord,
+  rateLimitTransition,
+  type RateLimitUpdate,
+  type RateLimitWaitReason,
+  zeroCost,
+} from './transitions/rate-limit.js';
 // guardrails and telemetry
 export {
   type BaseLevel,

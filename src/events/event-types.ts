@@ -2,6 +2,8 @@ import type { FailureKind } from '../classify/classification.js';
 import type { GiveUpReason } from '../errors/retries-exhausted-error.js';
 import type { EscalationState } from '../store/escalation-store.js';
 import type { StallPhase } from '../errors/stall-error.js';
+import type { RateLimitDimension } from '../governor/rate-limit-headers.js';
+import type { RateLimitWaitReason } from '../transitions/rate-limit.js';
 
 /** The states a circuit breaker can be in. */
 export type BreakerState = 'closed' | 'open' | 'half-open' | 'isolated';
@@ -106,6 +108,19 @@ export interface RecourseEventMap {
   stop: { error: unknown; inFlight: number; aborted: number; failedSteps: string[]; durationMs: number };
   /** An escalation to a person was opened, asked again, or seen decided (`state`). */
   escalation: { id: string; action: string; state: EscalationState; round: number; decidedBy?: string };
+  /**
+   * A `rateLimiter` holds a call back for `waitMs` before sending it: `reason` is the limit that
+   * was short (`requests`, `tokens`, `inputTokens`, `outputTokens`), a 429's `retry_after`, calls
+   * queued ahead (`queue`) or another call learning the limits (`learning`).
+   */
+  rate_limit_wait: { name: string; waitMs: number; reason: RateLimitWaitReason };
+  /** A `rateLimiter` learned (or saw a change of) the provider's limits per minute from response headers. */
+  rate_limit_learned: { name: string; limits: Partial<Record<RateLimitDimension, number>> };
+  /**
+   * A `spendLimit` refused a call (`BudgetExceededError`): `spent` so far plus the call's
+   * `estimate` would pass `limit` (in `unit`), for the run or for dependency `name`.
+   */
+  budget_exceeded: { name: string; unit: 'usd' | 'tokens'; spent: number; estimate: number; limit: number };
 }
 
 /** An event name: a key of {@link RecourseEventMap}. */
@@ -138,6 +153,9 @@ const TYPES: { readonly [K in RecourseEventType]: true } = {
   replan: true,
   stop: true,
   escalation: true,
+  rate_limit_wait: true,
+  rate_limit_learned: true,
+  budget_exceeded: true,
 };
 
 /** @internal Every event type recourse publishes (what `subscribe` attaches to), derived from the map. */

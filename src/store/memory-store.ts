@@ -21,13 +21,15 @@ import {
 } from '../transitions/ledger.js';
 import type { LedgerClaim, LedgerEntry } from './ledger-store.js';
 import type { SagaLease, SagaLogEntry } from './saga-log-store.js';
+import type { RateLimitStore } from './rate-limit-store.js';
 import type { Store } from './store.js';
+import { copyRateLimitRecord, newRateLimitRecord, type RateLimitAnswer, type RateLimitRecord, rateLimitTransition, type RateLimitUpdate } from '../transitions/rate-limit.js';
 import { StoreError } from './store-error.js';
 
 // Expired results are also dropped when their key is claimed again; this sweep bounds the rest.
 const SWEEP_EVERY = 256;
 
-class MemoryStore implements Store {
+class MemoryStore implements Store, RateLimitStore {
   readonly #breakers = new MemoryBreakers();
   readonly #ledger = new Map<string, LedgerEntry>();
   readonly #checkpoints = new Map<string, CheckpointRecord>();
@@ -35,6 +37,7 @@ class MemoryStore implements Store {
   readonly #sagaLeases = new Map<string, LeaseRecord>();
   readonly #escalations = new Map<string, EscalationRecord>();
   readonly #budgets = new Map<string, BudgetRecord>();
+  readonly #rateLimits = new Map<string, RateLimitRecord>();
   #claimsSinceSweep = 0;
   #opensSinceSweep = 0;
   #closed = false;
@@ -222,14 +225,30 @@ class MemoryStore implements Store {
     return r === undefined ? undefined : { ...r, buckets: r.buckets.map((b) => ({ ...b })) };
   }
 
+  async rateLimitUpdate(name: string, update: RateLimitUpdate, now: number): Promise<RateLimitAnswer> {
+    this.#open();
+    let record = this.#rateLimits.get(name);
+    if (record === undefined) {
+      record = newRateLimitRecord(now);
+      this.#rateLimits.set(name, record);
+    }
+    return rateLimitTransition(record, update, now);
+  }
+
+  async rateLimitGet(name: string): Promise<RateLimitRecord | undefined> {
+    this.#open();
+    const r = this.#rateLimits.get(name);
+    return r === undefined ? undefined : copyRateLimitRecord(r);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
   }
 }
 
 /**
- * A store in this process's memory: breakers, ledger, checkpoints, saga logs, escalations and retry
- * budgets shared by
+ * A store in this process's memory: breakers, ledger, checkpoints, saga logs, escalations, retry
+ * budgets and rate limiters shared by
  * everything in the process that uses this object, atomic per call, and lost when the process
  * exits. Use `sqliteStore` (`recourse/sqlite`) to share state between processes or survive a crash.
  *
@@ -238,6 +257,6 @@ class MemoryStore implements Store {
  * const ledger = new IdempotencyLedger(store)
  * const steps = new Checkpointer(store)
  */
-export function memoryStore(): Store {
+export function memoryStore(): Store & RateLimitStore {
   return new MemoryStore();
 }
