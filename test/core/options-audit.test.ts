@@ -9,6 +9,7 @@ import * as openai from '../../src/openai/index.js';
 import * as otel from '../../src/otel/index.js';
 import * as prometheus from '../../src/prometheus/index.js';
 import * as postgres from '../../src/postgres/index.js';
+import * as redis from '../../src/redis/index.js';
 import * as sqlite from '../../src/sqlite/index.js';
 import * as testing from '../../src/testing/index.js';
 
@@ -18,7 +19,7 @@ import * as testing from '../../src/testing/index.js';
 // is checked at once (not on first use, where it would turn a dependency's 503 into a TypeError
 // that no breaker counts).
 
-const ENTRIES = { recourse: core, 'recourse/testing': testing, 'recourse/chaos': chaos, 'recourse/sqlite': sqlite, 'recourse/postgres': postgres, 'recourse/otel': otel, 'recourse/prometheus': prometheus, 'recourse/anthropic': anthropic, 'recourse/claude-agent-sdk': agentSdk, 'recourse/ai-sdk': aiSdk, 'recourse/openai': openai };
+const ENTRIES = { recourse: core, 'recourse/testing': testing, 'recourse/chaos': chaos, 'recourse/sqlite': sqlite, 'recourse/postgres': postgres, 'recourse/redis': redis, 'recourse/otel': otel, 'recourse/prometheus': prometheus, 'recourse/anthropic': anthropic, 'recourse/claude-agent-sdk': agentSdk, 'recourse/ai-sdk': aiSdk, 'recourse/openai': openai };
 
 type Options = Record<string, unknown>;
 
@@ -92,6 +93,7 @@ const ROWS: Row[] = [
   { covers: 'recourse/chaos:startChaosServer', owner: 'startChaosServer', build: (x) => chaos.startChaosServer({ scenario: { rules: [] }, ...x }), bad: ['port', -1], clock: true, async: true },
   { covers: 'recourse/sqlite:sqliteStore', owner: 'sqliteStore', build: (x) => sqlite.sqliteStore({ path: '/nonexistent-dir/never.db', ...x }), bad: ['busyTimeoutMs', -1] },
   { covers: 'recourse/postgres:postgresStore', owner: 'postgresStore', build: (x) => postgres.postgresStore({ pool: { connect: () => Promise.reject(new Error('unused')) }, ...x }), bad: ['timeoutMs', -1] },
+  { covers: 'recourse/redis:redisStore', owner: 'redisStore', build: (x) => redis.redisStore({ client: { call: () => Promise.reject(new Error('unused')), duplicate: () => ({ call: () => Promise.reject(new Error('unused')) }) }, ...x }), bad: ['breakerTimeoutMs', 0] },
   { covers: 'recourse/otel:traced', owner: 'traced', build: (x) => otel.traced({ name: 'a', ...x }), bad: ['per', 'sometimes'] },
   { covers: 'recourse/prometheus:prometheusMetrics', owner: 'prometheusMetrics', build: (x) => prometheus.prometheusMetrics({ registry: new Registry(), ...x }), bad: ['prefix', '1bad'] },
   { covers: 'recourse/anthropic:streamMessage', owner: 'streamMessage', build: (x) => anthropic.streamMessage(client, {} as never, x), bad: ['idleMs', 0], clock: true, async: true },

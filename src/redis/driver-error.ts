@@ -1,0 +1,47 @@
+import { isStoreError, StoreError, type StoreErrorCode } from '../store/store-error.js';
+import { errorText, safeField } from '../text/safe-text.js';
+
+/** Network failures of the socket under a connection: the server is down or out of reach. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED']);
+
+interface Diagnosis {
+  code: StoreErrorCode;
+  hint: string;
+}
+
+/**
+ * @internal What a driver error says about the server: Redis error replies start with an upper-case
+ * word (READONLY, NOAUTH, …); socket failures carry Node's code; ioredis and node-redis name their
+ * own errors for a closed or given-up connection.
+ */
+export function diagnose(error: unknown): Diagnosis {
+  const code = safeField(error, 'code') ?? '';
+  if (NETWORK_CODES.has(code)) return { code: 'unavailable', hint: 'is the server running, and are the host and port of the client right?' };
+  const message = safeField(error, 'message') ?? errorText(error);
+  const word = /^([A-Z]+)\b/.exec(message)?.[1] ?? '';
+  if (word === 'READONLY') return { code: 'read_only', hint: 'connected to a replica: the store needs the primary' };
+  if (word === 'NOAUTH' || word === 'WRONGPASS') return { code: 'open_failed', hint: "check the user and password of the client's connection settings" };
+  if (word === 'NOPERM') return { code: 'open_failed', hint: "the client's ACL user may not run EVALSHA/EVAL, PUBLISH or SUBSCRIBE on recourse's keys" };
+  if (word === 'WRONGTYPE') return { code: 'unavailable', hint: 'a key under the prefix holds another kind of value: is the prefix used by something else?' };
+  if (word === 'OOM') return { code: 'unavailable', hint: 'the server is out of memory (maxmemory)' };
+  if (word === 'LOADING' || word === 'BUSY' || word === 'MASTERDOWN' || word === 'TRYAGAIN') return { code: 'unavailable', hint: 'the server is starting up or busy' };
+  if (word === 'MOVED' || word === 'ASK' || word === 'CROSSSLOT' || word === 'CLUSTERDOWN') return { code: 'unavailable', hint: 'redisStore needs one Redis node (or a primary behind Sentinel), not a cluster' };
+  return { code: 'unavailable', hint: '' };
+}
+
+/**
+ * @internal A driver error met by one store call, as a `StoreError` naming the call, the prefix and
+ * (for a ledger key or saga id) the key: a raw client error would be classified transient and
+ * retried, and would not say which store failed.
+ */
+export function driverError(error: unknown, operation: string, prefix: string, key?: string): StoreError {
+  if (isStoreError(error)) return error;
+  const { code, hint } = diagnose(error);
+  const message = `redisStore: ${operation} under prefix ${JSON.stringify(prefix)} failed: ${errorText(error)}${hint === '' ? '' : ` (${hint})`}`;
+  return new StoreError(code, message, undefined, key === undefined ? { cause: error } : { cause: error, key });
+}
+
+/** @internal True for the server's answer to `EVALSHA` of a script it does not hold (a restart, `SCRIPT FLUSH`). */
+export function isNoScript(error: unknown): boolean {
+  return (safeField(error, 'message') ?? '').startsWith('NOSCRIPT');
+}

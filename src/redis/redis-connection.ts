@@ -1,0 +1,105 @@
+import type { IoRedisLike, NodeRedisLike, RedisLike } from './redis-like.js';
+
+/** @internal Sends one command (its words as texts) and resolves with the reply. */
+export type Send = (args: string[]) => Promise<unknown>;
+
+/** @internal True for an ioredis client (it has `call`). */
+export function isIoRedis(client: RedisLike): client is IoRedisLike {
+  return typeof (client as Partial<IoRedisLike>).call === 'function';
+}
+
+/** @internal True for a client `redisStore` can drive: ioredis (`call`) or node-redis (`sendCommand`). */
+export function isRedisLike(value: unknown): value is RedisLike {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<IoRedisLike & NodeRedisLike>;
+  return typeof v.call === 'function' || typeof v.sendCommand === 'function';
+}
+
+/** @internal The one way `redisStore` sends a command, whichever client it was given. */
+export function sender(client: RedisLike): Send {
+  if (isIoRedis(client)) return (args) => client.call(args[0] as string, ...args.slice(1));
+  return (args) => client.sendCommand(args);
+}
+
+const ignore = (): void => {};
+
+/**
+ * @internal A subscriber connection, whichever client: subscribes to one channel with one message
+ * handler. `owned`: the store made it (`duplicate()`) and ends it on close; a subscriber given to
+ * the store stays its owner's (only the channel is unsubscribed).
+ */
+export class Subscriber {
+  readonly #client: RedisLike;
+  readonly #owned: boolean;
+  #connected: Promise<void> | undefined;
+  #ioHandler: ((channel: string, message: string) => void) | undefined;
+  #nodeHandler: ((message: string, channel: string) => void) | undefined;
+
+  constructor(client: RedisLike, owned: boolean) {
+    this.#client = client;
+    this.#owned = owned;
+    // Unheard, an `error` event from a connection the store made would end the process (node-redis)
+    // or be printed (ioredis); the calls that fail say the same.
+    if (owned) (client as { on?: (event: 'error', listener: (error: Error) => void) => unknown }).on?.('error', ignore);
+  }
+
+  /** A duplicate of `client` (a connection of its own with the same settings), owned by the store. */
+  static duplicateOf(client: RedisLike): Subscriber {
+    const duplicate = (client as { duplicate?: () => RedisLike }).duplicate;
+    if (typeof duplicate !== 'function') throw new TypeError('redisStore: the client has no duplicate(): pass a subscriber connection (subscriber option)');
+    return new Subscriber(duplicate.call(client), true);
+  }
+
+  async subscribe(channel: string, onMessage: (message: string) => void): Promise<void> {
+    const client = this.#client;
+    if (isIoRedis(client)) {
+      if (this.#ioHandler === undefined) {
+        this.#ioHandler = (ch, message) => {
+          if (ch === channel) onMessage(message);
+        };
+        client.on?.('message', this.#ioHandler);
+      }
+      if (typeof client.subscribe !== 'function') throw new TypeError('redisStore: the subscriber has no subscribe()');
+      await client.subscribe(channel);
+      return;
+    }
+    if (this.#owned && client.isOpen !== true) {
+      this.#connected ??= Promise.resolve(client.connect?.()).then(ignore);
+      try {
+        await this.#connected;
+      } catch (error) {
+        this.#connected = undefined;
+        throw error;
+      }
+    }
+    if (typeof client.subscribe !== 'function') throw new TypeError('redisStore: the subscriber has no subscribe()');
+    this.#nodeHandler ??= (message) => onMessage(message);
+    await client.subscribe(channel, this.#nodeHandler);
+  }
+
+  async unsubscribe(channel: string): Promise<void> {
+    const client = this.#client;
+    if (isIoRedis(client)) {
+      if (this.#ioHandler !== undefined) client.removeListener?.('message', this.#ioHandler);
+      this.#ioHandler = undefined;
+      await client.unsubscribe?.(channel);
+      return;
+    }
+    const handler = this.#nodeHandler;
+    this.#nodeHandler = undefined;
+    if (handler !== undefined && client.isOpen !== false) await client.unsubscribe?.(channel, handler);
+  }
+
+  /** Ends the connection when the store made it. */
+  async end(): Promise<void> {
+    if (!this.#owned) return;
+    const client = this.#client;
+    if (isIoRedis(client)) {
+      client.disconnect?.();
+      return;
+    }
+    if (client.isOpen === false) return;
+    if (typeof client.destroy === 'function') client.destroy();
+    else await (client.close ?? client.quit)?.call(client);
+  }
+}

@@ -1,0 +1,414 @@
+import { checkMs, checkOptions, checkString, type OptionKeys, showValue } from '../options/validate-options.js';
+import type { BreakerChangeListener, StoredAdmission } from '../store/breaker-store.js';
+import type { CheckpointRecord } from '../store/checkpoint-store.js';
+import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord } from '../store/escalation-store.js';
+import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
+import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
+import type { Store } from '../store/store.js';
+import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
+import { BUDGET_BUCKETS, type BudgetGrant, type BudgetLimits, type BudgetRecord, type BudgetTake, budgetFloorCapacity } from '../transitions/budget.js';
+import { escalationListTransition, escalationView } from '../transitions/escalation.js';
+import { BreakerChannel } from './breaker-channel.js';
+import { RedisCalls } from './redis-calls.js';
+import { isRedisLike, Subscriber, sender } from './redis-connection.js';
+import type { RedisLike } from './redis-like.js';
+import { breakerFrom, escalationFields, escalationFrom, fields, list, num, text } from './replies.js';
+import { BREAKER_ADMIT } from './scripts/breaker-admit.js';
+import { BREAKER_FORCE } from './scripts/breaker-force.js';
+import { BREAKER_RECORD } from './scripts/breaker-record.js';
+import { BUDGET_TAKE } from './scripts/budget-take.js';
+import { CHECKPOINT_SAVE } from './scripts/checkpoint-save.js';
+import { ESCALATION_DECIDE } from './scripts/escalation-decide.js';
+import { ESCALATION_LIST } from './scripts/escalation-list.js';
+import { ESCALATION_OPEN } from './scripts/escalation-open.js';
+import { ESCALATION_REOPEN } from './scripts/escalation-reopen.js';
+import { LEDGER_CLAIM } from './scripts/ledger-claim.js';
+import { LEDGER_COMPLETE } from './scripts/ledger-complete.js';
+import { LEDGER_RELEASE } from './scripts/ledger-release.js';
+import { LEDGER_RENEW } from './scripts/ledger-renew.js';
+import { SAGA_ACQUIRE } from './scripts/saga-acquire.js';
+import { SAGA_APPEND } from './scripts/saga-append.js';
+import { SAGA_RELEASE } from './scripts/saga-release.js';
+import { SAGA_RENEW } from './scripts/saga-renew.js';
+import { SAGA_RESET } from './scripts/saga-reset.js';
+
+/** Options of {@link redisStore}. */
+export interface RedisStoreOptions {
+  /** A connected client: ioredis 5 (`new Redis(…)`) or node-redis 5 (`await createClient(…).connect()`). It stays yours: `close()` does not end it. */
+  client: RedisLike;
+  /** The connection breaker changes are heard on (`SUBSCRIBE`); it stays yours. Default: `client.duplicate()`, made on the first breaker subscription and ended by `close()`. */
+  subscriber?: RedisLike;
+  /** Put before every key and the change channel, so several stores (or apps) share one server. Default `'recourse:'`. */
+  prefix?: string;
+  /** Limit of a ledger, saga, checkpoint or escalation call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
+  timeoutMs?: number;
+  /** Limit of a breaker or retry-budget call, ms (a breaker gives up after its own `storeTimeoutMs`, 250, anyway). Default 250. */
+  breakerTimeoutMs?: number;
+}
+
+const REDIS_STORE_KEYS: OptionKeys<RedisStoreOptions> = { client: true, subscriber: true, prefix: true, timeoutMs: true, breakerTimeoutMs: true };
+
+/**
+ * A pending ledger claim outlives its lease by this long before Redis forgets it (PX): a process
+ * taking the key over within that time learns that the holder died mid-operation (`takeover`);
+ * later, the key is free again as if never claimed.
+ */
+export const PENDING_GRACE_MS = 86_400_000;
+
+/** An escalation record stays this long past its keepUntil before Redis deletes it. */
+const ESCALATION_SLACK_MS = 86_400_000;
+
+/** An idle retry budget is kept this much longer than its window and the floor's refill time. */
+const BUDGET_IDLE_MARGIN_MS = 60_000;
+
+/**
+ * Every transition is one Lua script that reads the record, applies the transition recourse
+ * exports (ported line by line; the scripts name the function they mirror) and writes the result,
+ * atomically on the server. Times are the callers' (`now` as given, one wall-clock scale for every
+ * process); the server's clock only runs the expiry of ledger results (PX), so a key is never
+ * judged by two clocks. Numbers travel as texts both ways, so fractions come back as the same
+ * doubles. A breaker change is published by the script that made it, so it goes out exactly when
+ * the change is written.
+ */
+class RedisStore implements Store {
+  readonly #calls: RedisCalls;
+  readonly #timeoutMs: number;
+  readonly #breakerTimeoutMs: number;
+  readonly #prefix: string;
+  readonly #channelName: string;
+  readonly #channel: BreakerChannel;
+
+  constructor(client: RedisLike, subscriber: RedisLike | undefined, prefix: string, timeoutMs: number, breakerTimeoutMs: number) {
+    this.#calls = new RedisCalls(sender(client), prefix);
+    this.#prefix = prefix;
+    this.#timeoutMs = timeoutMs;
+    this.#breakerTimeoutMs = breakerTimeoutMs;
+    this.#channelName = `${prefix}breakers`;
+    this.#channel = new BreakerChannel(this.#channelName, () => (subscriber === undefined ? Subscriber.duplicateOf(client) : new Subscriber(subscriber, false)));
+  }
+
+  #key(kind: string, name: string): string {
+    return `${this.#prefix}${kind}:${name}`;
+  }
+
+  // ── breakers ────────────────────────────────────────────────────────────────────────────────
+
+  async #breakerScript(operation: string, name: string, script: typeof BREAKER_ADMIT, args: string[]): Promise<unknown[]> {
+    if (this.#calls.closed) throw this.#calls.closedError(operation);
+    await BreakerChannel.ready();
+    return list(await this.#calls.script(operation, undefined, this.#breakerTimeoutMs, script, [this.#key('breaker', name)], args));
+  }
+
+  async breakerAdmit(name: string, now: number, limits: BreakerLimits): Promise<StoredAdmission> {
+    const reply = await this.#breakerScript('breakerAdmit', name, BREAKER_ADMIT, [
+      String(now),
+      String(now + limits.probeTimeoutMs),
+      String(limits.cooldownMs),
+      this.#channelName,
+      name,
+    ]);
+    const record = breakerFrom(reply, 1);
+    const kind = text(reply[0]);
+    let admission: Admission;
+    if (kind === 'call' || kind === 'probe') admission = { kind, epoch: record.epoch };
+    else if (record.state === 'open') admission = { kind: 'reject', retryAfterMs: record.openedAt + limits.cooldownMs - now, state: 'open' };
+    else if (record.state === 'half-open') admission = { kind: 'reject', retryAfterMs: record.probeUntil - now, state: 'half-open' };
+    else admission = { kind: 'reject', retryAfterMs: Number.POSITIVE_INFINITY, state: 'isolated' };
+    return { admission, record };
+  }
+
+  async breakerRecord(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): Promise<BreakerRecord> {
+    const reply = await this.#breakerScript('breakerRecord', name, BREAKER_RECORD, [
+      String(now),
+      String(epoch),
+      outcome,
+      String(limits.failureThreshold),
+      this.#channelName,
+      name,
+    ]);
+    return breakerFrom(reply, 0);
+  }
+
+  async breakerForce(name: string, state: 'closed' | 'isolated'): Promise<BreakerRecord> {
+    return breakerFrom(await this.#breakerScript('breakerForce', name, BREAKER_FORCE, [state, this.#channelName, name]), 0);
+  }
+
+  async breakerGet(name: string): Promise<BreakerRecord | undefined> {
+    const reply = list(await this.#calls.command('breakerGet', undefined, this.#breakerTimeoutMs, ['HMGET', this.#key('breaker', name), 's', 'e', 'f', 'o', 'p']));
+    return reply[0] === null || reply[0] === undefined ? undefined : breakerFrom(reply, 0);
+  }
+
+  breakerSubscribe(listener: BreakerChangeListener): () => void {
+    if (this.#calls.closed) throw this.#calls.closedError('breakerSubscribe');
+    return this.#channel.subscribe(listener);
+  }
+
+  // ── ledger ──────────────────────────────────────────────────────────────────────────────────
+
+  async ledgerClaim(key: string, owner: string, now: number, leaseMs: number): Promise<LedgerClaim> {
+    const reply = list(
+      await this.#calls.script('ledgerClaim', key, this.#timeoutMs, LEDGER_CLAIM, [this.#key('ledger', key)], [
+        String(now),
+        owner,
+        String(now + leaseMs),
+        String(pendingPx(leaseMs)),
+      ]),
+    );
+    switch (text(reply[0])) {
+      case 'claimed':
+        return { kind: 'claimed', takeover: false };
+      case 'takeover':
+        return { kind: 'claimed', takeover: true, previousOwner: text(reply[1]) };
+      case 'held':
+        return { kind: 'held', leaseUntil: num(reply[1]) };
+      default:
+        return { kind: 'completed', result: reply.length > 1 ? text(reply[1]) : undefined };
+    }
+  }
+
+  async ledgerRenew(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    const reply = await this.#calls.script('ledgerRenew', key, this.#timeoutMs, LEDGER_RENEW, [this.#key('ledger', key)], [owner, String(now + leaseMs), String(pendingPx(leaseMs))]);
+    return Number(reply) === 1;
+  }
+
+  async ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
+    const px = Math.ceil(expiresAt - now);
+    const reply = await this.#calls.script('ledgerComplete', key, this.#timeoutMs, LEDGER_COMPLETE, [this.#key('ledger', key)], [
+      owner,
+      String(now),
+      String(expiresAt),
+      String(Number.isFinite(px) ? px : Number.MAX_SAFE_INTEGER),
+      result === undefined ? '0' : '1',
+      result ?? '',
+    ]);
+    return Number(reply) === 1;
+  }
+
+  async ledgerRelease(key: string, owner: string): Promise<void> {
+    await this.#calls.script('ledgerRelease', key, this.#timeoutMs, LEDGER_RELEASE, [this.#key('ledger', key)], [owner]);
+  }
+
+  async ledgerGet(key: string): Promise<LedgerEntry | undefined> {
+    const reply = list(await this.#calls.command('ledgerGet', key, this.#timeoutMs, ['HMGET', this.#key('ledger', key), 's', 'o', 'l', 'c', 'r', 'x']));
+    if (reply[0] === null || reply[0] === undefined) return undefined;
+    const entry: LedgerEntry = {
+      key,
+      state: text(reply[0]) as LedgerEntry['state'],
+      owner: text(reply[1]),
+      leaseUntil: num(reply[2]),
+      claims: num(reply[3]),
+      expiresAt: num(reply[5]),
+    };
+    if (reply[4] !== null && reply[4] !== undefined) entry.result = text(reply[4]);
+    return entry;
+  }
+
+  // ── checkpoints ─────────────────────────────────────────────────────────────────────────────
+
+  async saveCheckpoint(r: CheckpointRecord): Promise<void> {
+    const json = JSON.stringify({ stepIndex: r.stepIndex, state: r.state, checksum: r.checksum, savedAt: r.savedAt });
+    await this.#calls.script('saveCheckpoint', r.taskId, this.#timeoutMs, CHECKPOINT_SAVE, [this.#key('checkpoint', r.taskId)], [json]);
+  }
+
+  async loadCheckpoint(taskId: string): Promise<CheckpointRecord | undefined> {
+    const reply = await this.#calls.command('loadCheckpoint', taskId, this.#timeoutMs, ['GET', this.#key('checkpoint', taskId)]);
+    if (reply === null || reply === undefined) return undefined;
+    const saved = JSON.parse(text(reply)) as Omit<CheckpointRecord, 'taskId'>;
+    return { taskId, stepIndex: saved.stepIndex, state: saved.state, checksum: saved.checksum, savedAt: saved.savedAt };
+  }
+
+  // ── sagas ───────────────────────────────────────────────────────────────────────────────────
+
+  async sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease> {
+    const reply = list(
+      await this.#calls.script('sagaAcquire', sagaId, this.#timeoutMs, SAGA_ACQUIRE, [this.#key('saga-lease', sagaId)], [
+        String(now),
+        owner,
+        String(now + leaseMs),
+        replacing === undefined ? '0' : '1',
+        replacing ?? '',
+      ]),
+    );
+    return { acquired: text(reply[0]) === '1', leaseUntil: num(reply[1]), holder: text(reply[2]) };
+  }
+
+  async sagaRenew(sagaId: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    return Number(await this.#calls.script('sagaRenew', sagaId, this.#timeoutMs, SAGA_RENEW, [this.#key('saga-lease', sagaId)], [owner, String(now + leaseMs)])) === 1;
+  }
+
+  async sagaRelease(sagaId: string, owner: string): Promise<void> {
+    await this.#calls.script('sagaRelease', sagaId, this.#timeoutMs, SAGA_RELEASE, [this.#key('saga-lease', sagaId)], [owner]);
+  }
+
+  async sagaAppend(sagaId: string, owner: string, e: SagaLogEntry): Promise<boolean> {
+    const line: SagaLogEntry = { type: e.type, step: e.step, name: e.name, at: e.at };
+    if (e.data !== undefined) line.data = e.data;
+    const reply = await this.#calls.script('sagaAppend', sagaId, this.#timeoutMs, SAGA_APPEND, [this.#key('saga-lease', sagaId), this.#key('saga-log', sagaId)], [
+      owner,
+      JSON.stringify(line),
+    ]);
+    return Number(reply) === 1;
+  }
+
+  async sagaRead(sagaId: string): Promise<SagaLogEntry[]> {
+    const reply = list(await this.#calls.command('sagaRead', sagaId, this.#timeoutMs, ['LRANGE', this.#key('saga-log', sagaId), '0', '-1']));
+    return reply.map((item) => JSON.parse(text(item)) as SagaLogEntry);
+  }
+
+  async sagaReset(sagaId: string, owner: string): Promise<boolean> {
+    const reply = await this.#calls.script('sagaReset', sagaId, this.#timeoutMs, SAGA_RESET, [this.#key('saga-lease', sagaId), this.#key('saga-log', sagaId)], [owner]);
+    return Number(reply) === 1;
+  }
+
+  // ── escalations ─────────────────────────────────────────────────────────────────────────────
+
+  async escalationOpen(record: EscalationRecord, now: number): Promise<{ created: boolean; record: EscalationRecord }> {
+    const reply = list(
+      await this.#calls.script(
+        'escalationOpen',
+        undefined,
+        this.#timeoutMs,
+        ESCALATION_OPEN,
+        [this.#key('escalation', record.id), `${this.#prefix}escalations`],
+        [String(now), String(keepPx(record.keepUntil, now)), record.id, String(record.createdAt), ...escalationFields(record)],
+      ),
+    );
+    if (text(reply[0]) === 'created') return { created: true, record: { ...record, deciders: [...record.deciders] } };
+    return { created: false, record: escalationView(escalationFrom(fields(reply, 1)), now) };
+  }
+
+  async escalationGet(id: string): Promise<EscalationRecord | undefined> {
+    const reply = list(await this.#calls.command('escalationGet', undefined, this.#timeoutMs, ['HGETALL', this.#key('escalation', id)]));
+    return reply.length === 0 ? undefined : escalationFrom(fields(reply));
+  }
+
+  async escalationDecide(id: string, decision: EscalationDecision, now: number): Promise<EscalationDecideResult> {
+    const reply = list(
+      await this.#calls.script('escalationDecide', undefined, this.#timeoutMs, ESCALATION_DECIDE, [this.#key('escalation', id)], [
+        String(now),
+        decision.state,
+        decision.by,
+        decision.note === undefined ? '0' : '1',
+        decision.note ?? '',
+      ]),
+    );
+    const kind = text(reply[0]);
+    if (kind === 'unknown') return { kind: 'unknown' };
+    return { kind: kind as 'decided' | 'final' | 'not_allowed', record: escalationFrom(fields(reply, 1)) };
+  }
+
+  async escalationReopen(id: string, round: number, reason: string, now: number, expiresAt: number, keepUntil: number): Promise<EscalationRecord | undefined> {
+    const reply = await this.#calls.script(
+      'escalationReopen',
+      undefined,
+      this.#timeoutMs,
+      ESCALATION_REOPEN,
+      [this.#key('escalation', id), `${this.#prefix}escalations`],
+      [id, String(round), reason, String(now), String(expiresAt), String(keepUntil), String(keepPx(keepUntil, now))],
+    );
+    return reply === null || reply === undefined ? undefined : escalationFrom(fields(list(reply)));
+  }
+
+  async escalationList(query: EscalationQuery): Promise<EscalationRecord[]> {
+    const reply = list(await this.#calls.script('escalationList', undefined, this.#timeoutMs, ESCALATION_LIST, [`${this.#prefix}escalations`], [this.#key('escalation', '')]));
+    return escalationListTransition(
+      reply.map((r) => escalationFrom(fields(list(r)))),
+      query,
+    );
+  }
+
+  // ── retry budgets ───────────────────────────────────────────────────────────────────────────
+
+  async budgetTake(name: string, take: BudgetTake, now: number, limits: BudgetLimits): Promise<BudgetGrant> {
+    const slotMs = limits.windowMs / BUDGET_BUCKETS;
+    const capacity = budgetFloorCapacity(limits);
+    const refillMs = limits.minPerSecond > 0 ? (capacity / limits.minPerSecond) * 1000 : 0;
+    const reply = list(
+      await this.#calls.script('budgetTake', undefined, this.#breakerTimeoutMs, BUDGET_TAKE, [this.#key('budget', name)], [
+        String(now),
+        String(Math.floor(now / slotMs)),
+        String(Math.floor(take.returnedAt / slotMs)),
+        String(take.requests),
+        String(take.returned),
+        String(take.want),
+        String(limits.ratio),
+        String(limits.minPerSecond),
+        String(capacity),
+        String(Math.ceil(limits.windowMs + refillMs + BUDGET_IDLE_MARGIN_MS)),
+        String(BUDGET_BUCKETS),
+      ]),
+    );
+    return { granted: num(reply[0]), requests: num(reply[1]), retries: num(reply[2]), floorTokens: num(reply[3]) };
+  }
+
+  async budgetGet(name: string): Promise<BudgetRecord | undefined> {
+    const reply = list(await this.#calls.command('budgetGet', undefined, this.#breakerTimeoutMs, ['HMGET', this.#key('budget', name), 'b', 'f', 'r']));
+    if (reply[1] === null || reply[1] === undefined) return undefined;
+    const packed = reply[0] === null || reply[0] === undefined ? '' : text(reply[0]);
+    const buckets = packed === '' ? [] : packed.split(';').map((b) => {
+      const [slot, requests, retries] = b.split(',').map(Number) as [number, number, number];
+      return { slot, requests, retries };
+    });
+    return { buckets, floorTokens: num(reply[1]), refilledAt: num(reply[2]) };
+  }
+
+  async close(): Promise<void> {
+    await this.#calls.close();
+    await this.#channel.end();
+  }
+}
+
+/** PX of a pending ledger claim: its lease plus the grace, in whole ms (at least 1). */
+function pendingPx(leaseMs: number): number {
+  return Math.max(1, Math.ceil(leaseMs + PENDING_GRACE_MS));
+}
+
+/**
+ * PX of an escalation record: until its keepUntil and a day more. Whether a record is kept is
+ * judged by the callers' clock (`keepUntil > now`); the server's expiry only bounds storage, so it
+ * must never come first.
+ */
+function keepPx(keepUntil: number, now: number): number {
+  const px = Math.ceil(keepUntil - now) + ESCALATION_SLACK_MS;
+  return Number.isFinite(px) ? Math.max(ESCALATION_SLACK_MS, px) : Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * A store in Redis (through ioredis 5 or node-redis 5, or any client shaped like
+ * {@link RedisLike}), shared by every process that reaches the server: breakers (one probe
+ * cluster-wide, changes published on `<prefix>breakers`), the idempotency ledger, checkpoints,
+ * saga logs, escalations and retry budgets. Every transition is one Lua script run with `EVALSHA`
+ * (loaded again by `EVAL` when the server lost it), so it is atomic however many processes race;
+ * times are the callers' wall clock. Ledger results expire by themselves (PX, at `expiresAt`);
+ * breaker changes are heard on a second connection (`subscriber`, by default `client.duplicate()`).
+ * Calls that fail or outlive their limit reject with `StoreError` (breaker and budget calls 250 ms,
+ * others `timeoutMs`). `close()` waits for running calls and ends the subscriber connection it
+ * made; the client stays yours to `quit()`. Defaults: prefix `'recourse:'`, timeoutMs 5000,
+ * breakerTimeoutMs 250. One Redis node (or a primary behind Sentinel): not Redis Cluster.
+ *
+ * @example
+ * import { Redis } from 'ioredis'
+ * import { circuitBreaker, IdempotencyLedger } from 'recourse'
+ * import { redisStore } from 'recourse/redis'
+ *
+ * const client = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+ * const store = redisStore({ client })
+ * const model = circuitBreaker({ name: 'claude-opus', store })
+ * const ledger = new IdempotencyLedger(store)
+ */
+export function redisStore(options: RedisStoreOptions): Store {
+  const o = checkOptions('redisStore', options, REDIS_STORE_KEYS);
+  if (!isRedisLike(o.client)) {
+    throw new TypeError(`client must be a Redis client with call() (ioredis) or sendCommand() (node-redis), got ${showValue(o.client)}`);
+  }
+  if (o.subscriber !== undefined && !isRedisLike(o.subscriber)) {
+    throw new TypeError(`subscriber must be a Redis client with call() (ioredis) or sendCommand() (node-redis), got ${showValue(o.subscriber)}`);
+  }
+  if (o.subscriber === undefined && typeof (o.client as { duplicate?: unknown }).duplicate !== 'function') {
+    throw new TypeError('client has no duplicate(): pass a subscriber connection (the subscriber option)');
+  }
+  const prefix = o.prefix === undefined ? 'recourse:' : checkString('prefix', o.prefix, true);
+  const timeoutMs = o.timeoutMs === undefined ? 5000 : checkMs('timeoutMs', o.timeoutMs, 1);
+  const breakerTimeoutMs = o.breakerTimeoutMs === undefined ? 250 : checkMs('breakerTimeoutMs', o.breakerTimeoutMs, 1);
+  return new RedisStore(o.client, o.subscriber, prefix, timeoutMs, breakerTimeoutMs);
+}
