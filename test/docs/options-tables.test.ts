@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startChaosServer } from '../../src/chaos/index.js';
 import { runQuery } from '../../src/claude-agent-sdk/index.js';
-import { circuitBreaker, healthMonitor, jsonLogger, retry, retryBudget, stallLearner, watch } from '../../src/index.js';
+import { BreakerRegistry, circuitBreaker, exponential, fallback, healthMonitor, jsonLogger, pipeline, retry, retryBudget, stallLearner, timeout, watch } from '../../src/index.js';
 import { postgresStore } from '../../src/postgres/index.js';
 import { prometheusMetrics } from '../../src/prometheus/index.js';
 import { streamMessage } from '../../src/anthropic/index.js';
@@ -31,7 +31,17 @@ const body = { model: 'm', max_tokens: 1, messages: [] } as unknown as Parameter
 /** [factory, the tables that document its options: file, heading, index of the table in that section]. */
 const CASES: Array<[string, (o: Record<string, unknown>) => unknown, Array<[string, string, number?]>]> = [
   ['retry', (o) => retry(o), [['docs/policies.md', '## retry']]],
+  ['execute', (o) => retry().execute(async () => 1, o), [['docs/policies.md', '## The call context', 1]]],
+  ['exponential', (o) => exponential(o), [['docs/policies.md', '## retry', 1]]],
+  ['timeout', (o) => timeout(1, o), [['docs/policies.md', '## timeout']]],
+  ['pipeline', (o) => pipeline(o, retry()), [['docs/policies.md', '## pipeline — and the recommended order']]],
+  ['fallback paths', (o) => fallback([{ name: 'a', run: async () => 1, ...o }]), [['docs/policies.md', '## fallback']]],
   ['circuitBreaker', (o) => circuitBreaker(o), [['docs/circuit-breaker.md', '# Circuit breaker'], ['docs/circuit-breaker.md', '### When the store is down']]],
+  [
+    'BreakerRegistry',
+    (o) => new BreakerRegistry(o),
+    [['docs/circuit-breaker.md', '# Circuit breaker'], ['docs/circuit-breaker.md', '### When the store is down'], ['docs/circuit-breaker.md', '## `BreakerRegistry`']],
+  ],
   ['watch', (o) => watch((async function* () {})(), o), [['docs/watch.md', '## watch — stall detection on any async iterable']]],
   ['stallLearner', (o) => stallLearner(o), [['docs/governor.md', '## Adaptive stall limits']]],
   ['retryBudget', (o) => retryBudget(o), [['docs/guardrails.md', '## Retry budget'], ['docs/guardrails.md', '### One budget for many processes']]],
