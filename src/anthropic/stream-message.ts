@@ -2,6 +2,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Clock } from '../clock/clock.js';
 import { systemClock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
+import type { RateLimiter, RateLimitPermit } from '../governor/rate-limiter.js';
+import { checkRateLimiter, requestPermit } from '../governor/request-permit.js';
 import { checkClock, checkFunction, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
 import { checkResult, checkValidator, type ResultValidator } from '../validate/check-result.js';
 import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
@@ -26,6 +28,8 @@ export interface MessageStreamLike extends AsyncIterable<MessageStreamEvent> {
   readonly currentMessage?: Message | undefined;
   abort(): void;
   done(): Promise<void>;
+  /** The HTTP response once connected (its headers carry the rate limits). */
+  readonly response?: { readonly headers: unknown } | null | undefined;
 }
 
 /**
@@ -76,6 +80,12 @@ export interface StreamMessageOptions {
   requestOptions?: Omit<RequestOptions, 'signal'>;
   /** Default `systemClock`. */
   clock?: Clock;
+  /**
+   * Wait for this limiter before sending (reserving 1 request, the input estimate and
+   * `max_tokens`) and teach it the response's rate-limit headers. Inside a call of a limiter
+   * policy, its headers reach that limiter without this option. Default: none.
+   */
+  rateLimiter?: RateLimiter;
 }
 
 const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = {
@@ -89,6 +99,7 @@ const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = {
   validate: true,
   requestOptions: true,
   clock: true,
+  rateLimiter: true,
 };
 
 const notPing = (event: MessageStreamEvent): boolean => (event as { type: string }).type !== 'ping';
@@ -135,8 +146,27 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),
     name: undefined,
   };
+  const limiter = checkRateLimiter('rateLimiter', o.rateLimiter);
   if (signal?.aborted) throw abortReason(signal);
+  const permit = await requestPermit(limiter, body, signal);
+  try {
+    const message = await streamOnce(client, body, o, limits, onEvent, permit);
+    permit?.done(message);
+    return validator === undefined ? message : checkResult(validator, message);
+  } catch (error) {
+    permit?.fail(error);
+    throw error;
+  }
+}
 
+async function streamOnce(
+  client: AnthropicLike,
+  body: MessageStreamParams,
+  o: Partial<StreamMessageOptions>,
+  limits: WatchLimits<MessageStreamEvent>,
+  onEvent: ((e: MessageStreamEvent) => void) | undefined,
+  permit: RateLimitPermit | undefined,
+): Promise<Message> {
   const controller = new AbortController();
   const stream = client.messages.stream(body, { ...o.requestOptions, signal: controller.signal });
   // The SDK raises an unhandled rejection for an error nobody awaits; we report errors through the loop.
@@ -147,6 +177,7 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
   let partial: Message | undefined;
   try {
     for await (const event of watchWith(stream, limits)) {
+      if (events === 0 && permit !== undefined) permit.observe(stream.response?.headers);
       events++;
       last = event.type;
       // Kept per event: the SDK drops its snapshot when the stream ends, complete or not.
@@ -163,6 +194,5 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
     controller.abort();
     throw new IncompleteStreamError(events, last, partial);
   }
-  const message = await stream.finalMessage();
-  return validator === undefined ? message : checkResult(validator, message);
+  return stream.finalMessage();
 }

@@ -106,6 +106,7 @@ const AVERAGE_WEIGHT = 0.2;
 class Permit implements RateLimitPermit {
   #observed = false;
   #settled = false;
+  #failed = false;
   constructor(
     readonly limiter: RateLimiterPolicy,
     readonly cost: RateLimitCost,
@@ -135,6 +136,8 @@ class Permit implements RateLimitPermit {
   }
 
   fail(error: unknown): void {
+    if (this.#failed) return;
+    this.#failed = true;
     this.#settled = true;
     const status = statusOf(error);
     const limited = status === 429;

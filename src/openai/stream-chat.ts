@@ -4,7 +4,8 @@ import { abortReason } from '../errors/abort-error.js';
 import { checkResult } from '../validate/check-result.js';
 import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
 import type { StallDefaults } from '../watch/stream-limits.js';
-import { type OpenAIStreamOptions, readWatched, streamSetup } from './stream-options.js';
+import { requestPermit } from '../governor/request-permit.js';
+import { type OpenAIStreamOptions, readWatched, reportingHeaders, type StreamSetup, streamSetup } from './stream-options.js';
 
 type ChatCompletion = OpenAI.Chat.ChatCompletion;
 type ChatCompletionChunk = OpenAI.Chat.ChatCompletionChunk;
@@ -96,9 +97,21 @@ function isSdkStreamComplaint(error: unknown): boolean {
  */
 export async function streamChat(client: OpenAIChatLike, body: ChatStreamBody, options?: StreamChatOptions): Promise<ChatCompletion> {
   if (typeof client?.chat?.completions?.stream !== 'function') throw new TypeError('streamChat(client) needs an OpenAI client (client.chat.completions.stream)');
-  const { signal, onEvent, validator, limits, requestOptions } = streamSetup('streamChat', options, DEFAULTS);
-  if (signal?.aborted) throw abortReason(signal);
+  const setup = streamSetup('streamChat', options, DEFAULTS);
+  if (setup.signal?.aborted) throw abortReason(setup.signal);
+  const permit = await requestPermit(setup.limiter, body, setup.signal);
+  try {
+    const completion = await chatOnce(reportingHeaders(client, permit), body, setup);
+    permit?.done(completion);
+    return setup.validator === undefined ? completion : checkResult(setup.validator, completion);
+  } catch (error) {
+    permit?.fail(error);
+    throw error;
+  }
+}
 
+async function chatOnce(client: OpenAIChatLike, body: ChatStreamBody, setup: StreamSetup<ChatCompletionChunk, ChatCompletion>): Promise<ChatCompletion> {
+  const { onEvent, limits, requestOptions } = setup;
   const controller = new AbortController();
   const stream = client.chat.completions.stream(body, { ...requestOptions, signal: controller.signal });
   // The SDK raises an unhandled rejection for an error nobody awaits; we report errors through the loop.
@@ -131,6 +144,5 @@ export async function streamChat(client: OpenAIChatLike, body: ChatStreamBody, o
     controller.abort();
     throw incomplete();
   }
-  const completion = await stream.finalChatCompletion();
-  return validator === undefined ? completion : checkResult(validator, completion);
+  return stream.finalChatCompletion();
 }

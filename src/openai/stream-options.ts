@@ -1,5 +1,7 @@
 import { type Clock, systemClock } from '../clock/clock.js';
 import { checkClock, checkFunction, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
+import type { RateLimiter, RateLimitPermit } from '../governor/rate-limiter.js';
+import { checkRateLimiter } from '../governor/request-permit.js';
 import { checkValidator, type ResultValidator } from '../validate/check-result.js';
 import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
 import { type WatchLimits, watchWith } from '../watch/watcher.js';
@@ -37,6 +39,12 @@ export interface OpenAIStreamOptions<E, R, O = Record<string, unknown>> {
   requestOptions?: Omit<O, 'signal'>;
   /** Default `systemClock`. */
   clock?: Clock;
+  /**
+   * Wait for this limiter before sending (reserving 1 request, the input estimate and the output
+   * limit) and teach it the response's `x-ratelimit-*` headers. Inside a call of a limiter policy,
+   * the headers reach that limiter without this option. Default: none.
+   */
+  rateLimiter?: RateLimiter;
 }
 
 const KEYS: OptionKeys<OpenAIStreamOptions<unknown, unknown>> = {
@@ -50,6 +58,7 @@ const KEYS: OptionKeys<OpenAIStreamOptions<unknown, unknown>> = {
   validate: true,
   requestOptions: true,
   clock: true,
+  rateLimiter: true,
 };
 
 const notKeepalive = (event: unknown): boolean => (event as { type?: unknown }).type !== 'keepalive';
@@ -61,6 +70,7 @@ export interface StreamSetup<E, R> {
   validator: ResultValidator<R> | undefined;
   limits: WatchLimits<E>;
   requestOptions: Record<string, unknown> | undefined;
+  limiter: RateLimiter | undefined;
 }
 
 /** @internal Checks `owner`'s options and resolves its stall limits against `defaults`. */
@@ -79,7 +89,29 @@ export function streamSetup<E, R>(owner: string, options: OpenAIStreamOptions<E,
       name: undefined,
     },
     requestOptions: o.requestOptions as Record<string, unknown> | undefined,
+    limiter: checkRateLimiter('rateLimiter', o.rateLimiter),
   };
+}
+
+type FetchLike = (url: unknown, init?: unknown) => Promise<{ headers: unknown }>;
+
+/**
+ * @internal The client, made to report every response's headers to `permit`: the SDK's stream
+ * helpers keep the HTTP response to themselves, so a copy of the client (`withOptions`, openai 5+)
+ * gets a `fetch` that reads them on the way through. A client without `withOptions` is used as it
+ * is (the limiter then learns only from errors).
+ */
+export function reportingHeaders<C>(client: C, permit: RateLimitPermit | undefined): C {
+  if (permit === undefined) return client;
+  const c = client as { withOptions?: (o: object) => C; fetch?: unknown };
+  if (typeof c.withOptions !== 'function') return client;
+  const inner = (typeof c.fetch === 'function' ? c.fetch : globalThis.fetch) as FetchLike;
+  const fetch: FetchLike = async (url, init) => {
+    const response = await inner(url, init);
+    permit.observe(response.headers);
+    return response;
+  };
+  return c.withOptions({ fetch });
 }
 
 /**

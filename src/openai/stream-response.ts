@@ -5,7 +5,8 @@ import { checkResult } from '../validate/check-result.js';
 import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
 import type { StallDefaults } from '../watch/stream-limits.js';
 import { ResponseFailedError } from './response-failed-error.js';
-import { type OpenAIStreamOptions, readWatched, streamSetup } from './stream-options.js';
+import { requestPermit } from '../governor/request-permit.js';
+import { type OpenAIStreamOptions, readWatched, reportingHeaders, type StreamSetup, streamSetup } from './stream-options.js';
 
 type Response = OpenAI.Responses.Response;
 type ResponseStreamEvent = OpenAI.Responses.ResponseStreamEvent;
@@ -76,9 +77,21 @@ const noop = (): void => {};
  */
 export async function streamResponse(client: OpenAIResponsesLike, body: ResponseStreamBody, options?: StreamResponseOptions): Promise<Response> {
   if (typeof client?.responses?.stream !== 'function') throw new TypeError('streamResponse(client) needs an OpenAI client (client.responses.stream)');
-  const { signal, onEvent, validator, limits, requestOptions } = streamSetup('streamResponse', options, DEFAULTS);
-  if (signal?.aborted) throw abortReason(signal);
+  const setup = streamSetup('streamResponse', options, DEFAULTS);
+  if (setup.signal?.aborted) throw abortReason(setup.signal);
+  const permit = await requestPermit(setup.limiter, body, setup.signal);
+  try {
+    const response = await responseOnce(reportingHeaders(client, permit), body, setup);
+    permit?.done(response);
+    return setup.validator === undefined ? response : checkResult(setup.validator, response);
+  } catch (error) {
+    permit?.fail(error);
+    throw error;
+  }
+}
 
+async function responseOnce(client: OpenAIResponsesLike, body: ResponseStreamBody, setup: StreamSetup<ResponseStreamEvent, Response>): Promise<Response> {
+  const { onEvent, limits, requestOptions } = setup;
   const controller = new AbortController();
   const stream = client.responses.stream(body, { ...requestOptions, signal: controller.signal });
   // The SDK raises an unhandled rejection for an error nobody awaits; we report errors through the loop.
@@ -101,6 +114,5 @@ export async function streamResponse(client: OpenAIResponsesLike, body: Response
     controller.abort();
     throw new IncompleteStreamError(events, last, partial, 'response.completed');
   }
-  const response = await stream.finalResponse();
-  return validator === undefined ? response : checkResult(validator, response);
+  return stream.finalResponse();
 }
