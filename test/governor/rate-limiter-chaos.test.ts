@@ -17,7 +17,7 @@ const OPENAI_BODY = { model: 'gpt-5', messages: [{ role: 'user' as const, conten
 /** A fetch for the SDK clients that counts requests still waiting for their response headers. */
 function countingFetch() {
   const state = { waiting: 0 };
-  const fetch = async (url: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  const fetch = async (url: Parameters<typeof globalThis.fetch>[0], init?: RequestInit): Promise<Response> => {
     state.waiting++;
     try {
       return await globalThis.fetch(url, init);
