@@ -106,6 +106,8 @@ export {
   rateLimiter,
 } from './governor/rate-limiter.js';
 export type { RateLimitStore } from './store/rate-limit-store.js';
+export { type ModelPrice, type SpendLimit, type SpendLimitOptions, spendLimit } from './governor/spend-limit.js';
+export { BudgetExceededError, type BudgetExceededErrorOptions, isBudgetExceededError } from './errors/budget-exceeded-error.js';
 export {
   copyRateLimitRecord,
   newRateLimitRecord,

@@ -4,6 +4,7 @@ import { systemClock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import type { RateLimiter, RateLimitPermit } from '../governor/rate-limiter.js';
 import { checkRateLimiter, requestPermit } from '../governor/request-permit.js';
+import { checkSpendLimit, type SpendLimit, spendTicketFor } from '../governor/spend-limit.js';
 import { checkClock, checkFunction, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
 import { checkResult, checkValidator, type ResultValidator } from '../validate/check-result.js';
 import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
@@ -86,6 +87,12 @@ export interface StreamMessageOptions {
    * policy, its headers reach that limiter without this option. Default: none.
    */
   rateLimiter?: RateLimiter;
+  /**
+   * Count this message's usage against this budget, and refuse it before sending
+   * (`BudgetExceededError`) when its input estimate plus `max_tokens` would pass the limit. Inside
+   * a call of a spend limit policy, that one counts without this option. Default: none.
+   */
+  spendLimit?: SpendLimit;
 }
 
 const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = {
@@ -100,6 +107,7 @@ const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = {
   requestOptions: true,
   clock: true,
   rateLimiter: true,
+  spendLimit: true,
 };
 
 const notPing = (event: MessageStreamEvent): boolean => (event as { type: string }).type !== 'ping';
@@ -147,16 +155,22 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
     name: undefined,
   };
   const limiter = checkRateLimiter('rateLimiter', o.rateLimiter);
+  const spend = spendTicketFor(checkSpendLimit('spendLimit', o.spendLimit));
   if (signal?.aborted) throw abortReason(signal);
+  spend?.check(body);
   const permit = await requestPermit(limiter, body, signal);
+  let message: Message;
   try {
-    const message = await streamOnce(client, body, o, limits, onEvent, permit);
-    permit?.done(message);
-    return validator === undefined ? message : checkResult(validator, message);
+    message = await streamOnce(client, body, o, limits, onEvent, permit);
   } catch (error) {
     permit?.fail(error);
+    spend?.fail(error);
     throw error;
   }
+  permit?.done(message);
+  // Counted before it is checked: an answer that fails validation was paid for all the same.
+  spend?.record(message);
+  return validator === undefined ? message : checkResult(validator, message);
 }
 
 async function streamOnce(

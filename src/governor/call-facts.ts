@@ -98,43 +98,32 @@ export function modelOf(value: unknown): string | undefined {
   return typeof m === 'string' && m !== '' ? m : undefined;
 }
 
-function textLength(value: unknown, depth = 0): number {
-  if (typeof value === 'string') return value.length;
-  if (depth > 8 || typeof value !== 'object' || value === null) return 0;
-  let n = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) n += textLength(item, depth + 1);
-    return n;
-  }
-  for (const [key, v] of Object.entries(value)) {
-    // Images and documents are counted by the provider in its own way; their base64 is no guide.
-    if (key === 'data' && typeof v === 'string' && v.length > 1000) continue;
-    n += textLength(v, depth + 1);
-  }
-  return n;
-}
-
 /**
  * An estimate of the tokens a request will be charged before it is sent, from its body as the
- * SDKs take it (Anthropic Messages, OpenAI Chat Completions and Responses): input about one token
- * per 4 characters of its `system`, `messages` / `input`, `tools` and `instructions` text (plus a
- * few per message), output its `max_tokens` (`max_completion_tokens`, `max_output_tokens`), which
- * providers reserve when the request is admitted. `{ input: 0, output: 0 }` for anything else.
+ * SDKs take it (Anthropic Messages, OpenAI Chat Completions and Responses): input one token per 4
+ * characters of the JSON of its `system`, `instructions`, `messages` / `input`, `tools` (its
+ * structure counted too: more than real tokenizers count for prose, which errs on the safe side),
+ * output its `max_tokens` (`max_completion_tokens`, `max_output_tokens`), which providers reserve
+ * when the request is admitted and an answer never exceeds. `{ input: 0, output: 0 }` for anything else.
  *
  * @example
- * estimateTokens({ model, max_tokens: 1024, messages: [{ role: 'user', content: 'Hi' }] }) // { input: 4, output: 1024 }
+ * estimateTokens({ model, max_tokens: 1024, messages: [{ role: 'user', content: 'Hi' }] }) // { input: 9, output: 1024 }
  */
 export function estimateTokens(request: unknown): TokenUsage {
   if (typeof request !== 'object' || request === null) return { input: 0, output: 0 };
   const r = request as Record<string, unknown>;
-  let chars = 0;
-  let parts = 0;
-  for (const key of ['system', 'messages', 'input', 'tools', 'instructions', 'prompt']) {
+  const parts: Record<string, unknown> = {};
+  for (const key of ['system', 'instructions', 'messages', 'input', 'prompt', 'tools']) {
     const v = safeField(r, key);
-    if (v === undefined) continue;
-    chars += textLength(v);
-    if (Array.isArray(v)) parts += v.length;
+    if (v !== undefined) parts[key] = v;
+  }
+  let chars = 0;
+  try {
+    // Images and documents are counted by the provider in its own way; their base64 is no guide.
+    chars = JSON.stringify(parts, (key, v: unknown) => (key === 'data' && typeof v === 'string' && v.length > 1000 ? '' : v))?.length ?? 0;
+  } catch {
+    chars = 0; // a body that is no JSON (a cycle) is no body the SDKs could send either
   }
   const max = safeField(r, 'max_tokens') ?? safeField(r, 'max_completion_tokens') ?? safeField(r, 'max_output_tokens') ?? safeField(r, 'maxOutputTokens');
-  return { input: Math.ceil(chars / 4) + 3 * parts, output: num(max) };
+  return { input: chars === 0 ? 0 : Math.ceil(chars / 4), output: num(max) };
 }

@@ -5,6 +5,7 @@ import { checkResult } from '../validate/check-result.js';
 import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
 import type { StallDefaults } from '../watch/stream-limits.js';
 import { requestPermit } from '../governor/request-permit.js';
+import { spendTicketFor } from '../governor/spend-limit.js';
 import { type OpenAIStreamOptions, readWatched, reportingHeaders, type StreamSetup, streamSetup } from './stream-options.js';
 
 type ChatCompletion = OpenAI.Chat.ChatCompletion;
@@ -99,15 +100,21 @@ export async function streamChat(client: OpenAIChatLike, body: ChatStreamBody, o
   if (typeof client?.chat?.completions?.stream !== 'function') throw new TypeError('streamChat(client) needs an OpenAI client (client.chat.completions.stream)');
   const setup = streamSetup('streamChat', options, DEFAULTS);
   if (setup.signal?.aborted) throw abortReason(setup.signal);
+  const spend = spendTicketFor(setup.spendLimit);
+  spend?.check(body);
   const permit = await requestPermit(setup.limiter, body, setup.signal);
+  let completion: Awaited<ReturnType<typeof chatOnce>>;
   try {
-    const completion = await chatOnce(reportingHeaders(client, permit), body, setup);
-    permit?.done(completion);
-    return setup.validator === undefined ? completion : checkResult(setup.validator, completion);
+    completion = await chatOnce(reportingHeaders(client, permit), body, setup);
   } catch (error) {
     permit?.fail(error);
+    spend?.fail(error);
     throw error;
   }
+  permit?.done(completion);
+  // Counted before it is checked: an answer that fails validation was paid for all the same.
+  spend?.record(completion);
+  return setup.validator === undefined ? completion : checkResult(setup.validator, completion);
 }
 
 async function chatOnce(client: OpenAIChatLike, body: ChatStreamBody, setup: StreamSetup<ChatCompletionChunk, ChatCompletion>): Promise<ChatCompletion> {

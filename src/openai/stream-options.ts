@@ -2,6 +2,7 @@ import { type Clock, systemClock } from '../clock/clock.js';
 import { checkClock, checkFunction, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
 import type { RateLimiter, RateLimitPermit } from '../governor/rate-limiter.js';
 import { checkRateLimiter } from '../governor/request-permit.js';
+import { checkSpendLimit, type SpendLimit } from '../governor/spend-limit.js';
 import { checkValidator, type ResultValidator } from '../validate/check-result.js';
 import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
 import { type WatchLimits, watchWith } from '../watch/watcher.js';
@@ -45,6 +46,12 @@ export interface OpenAIStreamOptions<E, R, O = Record<string, unknown>> {
    * the headers reach that limiter without this option. Default: none.
    */
   rateLimiter?: RateLimiter;
+  /**
+   * Count the result's usage against this budget, and refuse the request before sending
+   * (`BudgetExceededError`) when its input estimate plus its output limit would pass the limit.
+   * Inside a call of a spend limit policy, that one counts without this option. Default: none.
+   */
+  spendLimit?: SpendLimit;
 }
 
 const KEYS: OptionKeys<OpenAIStreamOptions<unknown, unknown>> = {
@@ -59,6 +66,7 @@ const KEYS: OptionKeys<OpenAIStreamOptions<unknown, unknown>> = {
   requestOptions: true,
   clock: true,
   rateLimiter: true,
+  spendLimit: true,
 };
 
 const notKeepalive = (event: unknown): boolean => (event as { type?: unknown }).type !== 'keepalive';
@@ -71,6 +79,7 @@ export interface StreamSetup<E, R> {
   limits: WatchLimits<E>;
   requestOptions: Record<string, unknown> | undefined;
   limiter: RateLimiter | undefined;
+  spendLimit: SpendLimit | undefined;
 }
 
 /** @internal Checks `owner`'s options and resolves its stall limits against `defaults`. */
@@ -90,6 +99,7 @@ export function streamSetup<E, R>(owner: string, options: OpenAIStreamOptions<E,
     },
     requestOptions: o.requestOptions as Record<string, unknown> | undefined,
     limiter: checkRateLimiter('rateLimiter', o.rateLimiter),
+    spendLimit: checkSpendLimit('spendLimit', o.spendLimit),
   };
 }
 

@@ -6,6 +6,7 @@ import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
 import type { StallDefaults } from '../watch/stream-limits.js';
 import { ResponseFailedError } from './response-failed-error.js';
 import { requestPermit } from '../governor/request-permit.js';
+import { spendTicketFor } from '../governor/spend-limit.js';
 import { type OpenAIStreamOptions, readWatched, reportingHeaders, type StreamSetup, streamSetup } from './stream-options.js';
 
 type Response = OpenAI.Responses.Response;
@@ -79,15 +80,21 @@ export async function streamResponse(client: OpenAIResponsesLike, body: Response
   if (typeof client?.responses?.stream !== 'function') throw new TypeError('streamResponse(client) needs an OpenAI client (client.responses.stream)');
   const setup = streamSetup('streamResponse', options, DEFAULTS);
   if (setup.signal?.aborted) throw abortReason(setup.signal);
+  const spend = spendTicketFor(setup.spendLimit);
+  spend?.check(body);
   const permit = await requestPermit(setup.limiter, body, setup.signal);
+  let response: Awaited<ReturnType<typeof responseOnce>>;
   try {
-    const response = await responseOnce(reportingHeaders(client, permit), body, setup);
-    permit?.done(response);
-    return setup.validator === undefined ? response : checkResult(setup.validator, response);
+    response = await responseOnce(reportingHeaders(client, permit), body, setup);
   } catch (error) {
     permit?.fail(error);
+    spend?.fail(error);
     throw error;
   }
+  permit?.done(response);
+  // Counted before it is checked: an answer that fails validation was paid for all the same.
+  spend?.record(response);
+  return setup.validator === undefined ? response : checkResult(setup.validator, response);
 }
 
 async function responseOnce(client: OpenAIResponsesLike, body: ResponseStreamBody, setup: StreamSetup<ResponseStreamEvent, Response>): Promise<Response> {

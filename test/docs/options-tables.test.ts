@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startChaosServer } from '../../src/chaos/index.js';
 import { runQuery } from '../../src/claude-agent-sdk/index.js';
-import { BreakerRegistry, circuitBreaker, exponential, fallback, healthMonitor, jsonLogger, pipeline, rateLimiter, retry, retryBudget, stallLearner, timeout, watch } from '../../src/index.js';
+import { BreakerRegistry, circuitBreaker, exponential, fallback, healthMonitor, jsonLogger, pipeline, rateLimiter, retry, retryBudget, spendLimit, stallLearner, timeout, watch } from '../../src/index.js';
 import { postgresStore } from '../../src/postgres/index.js';
 import { prometheusMetrics } from '../../src/prometheus/index.js';
 import { streamMessage } from '../../src/anthropic/index.js';
@@ -45,6 +45,7 @@ const CASES: Array<[string, (o: Record<string, unknown>) => unknown, Array<[stri
   ['watch', (o) => watch((async function* () {})(), o), [['docs/watch.md', '## watch — stall detection on any async iterable']]],
   ['stallLearner', (o) => stallLearner(o), [['docs/governor.md', '## Adaptive stall limits']]],
   ['rateLimiter', (o) => rateLimiter(o), [['docs/governor.md', '## Rate limits']]],
+  ['spendLimit', (o) => spendLimit({ tokens: 1, ...o }), [['docs/governor.md', '## Spend limits']]],
   ['retryBudget', (o) => retryBudget(o), [['docs/guardrails.md', '## Retry budget'], ['docs/guardrails.md', '### One budget for many processes']]],
   ['healthMonitor', (o) => healthMonitor(o), [['docs/guardrails.md', '## Health monitor']]],
   ['jsonLogger', (o) => jsonLogger(process.stdout, o), [['docs/observability.md', '## JSON logs']]],

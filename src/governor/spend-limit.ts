@@ -1,0 +1,281 @@
+import type { Work } from '../context/call-context.js';
+import { ambientScope, type Scope, ScopeSlot } from '../context/scope.js';
+import { BudgetExceededError } from '../errors/budget-exceeded-error.js';
+import { UNNAMED_DEPENDENCY } from '../guardrails/health-monitor.js';
+import { checkFunction, checkName, checkNumber, checkOneOf, checkOptions, checkString, type OptionKeys, showValue } from '../options/validate-options.js';
+import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
+import type { EventedPolicy } from '../policy/policy.js';
+import { safeRead } from '../text/safe-text.js';
+import { estimateTokens, modelOf, type TokenUsage, usageOf } from './call-facts.js';
+
+/**
+ * What a model's tokens cost, in USD per million tokens (as providers publish their prices).
+ *
+ * @example
+ * const sonnet: ModelPrice = { inputPerMTok: 3, outputPerMTok: 15 }
+ */
+export interface ModelPrice {
+  inputPerMTok: number;
+  outputPerMTok: number;
+}
+
+/** Options of {@link spendLimit}: exactly one of `usd` and `tokens`. */
+export interface SpendLimitOptions {
+  /** The budget in USD (needs `prices`). */
+  usd?: number;
+  /** The budget in tokens, input and output together. */
+  tokens?: number;
+  /** Prices by model name; `'*'` prices any model not listed. Needed with `usd`. */
+  prices?: Record<string, ModelPrice>;
+  /** One budget for everything through this limit (`'run'`), or one per dependency (the call's name). Default `'run'`. */
+  per?: 'run' | 'dependency';
+  /** The budget's name in errors and events (per `'run'`). Default `'run'`. */
+  name?: string;
+  /** The tokens a request may cost, from its body. Default {@link estimateTokens}: input ≈ JSON characters / 4, output = `max_tokens`. */
+  estimate?: (request: unknown) => TokenUsage;
+}
+
+const SPEND_LIMIT_KEYS: OptionKeys<SpendLimitOptions> = { usd: true, tokens: true, prices: true, per: true, name: true, estimate: true };
+const SPEND_KEYS: OptionKeys<SpendOptions> = { dependency: true, model: true };
+
+function checkSpendOptions(owner: string, options: SpendOptions | undefined): SpendOptions {
+  const o = checkOptions(owner, options, SPEND_KEYS);
+  const out: SpendOptions = {};
+  if (o.dependency !== undefined) out.dependency = checkName('dependency', o.dependency);
+  if (o.model !== undefined) out.model = checkString('model', o.model);
+  return out;
+}
+
+/** Where a call's spending is counted: which budget, which model, whether it was counted. */
+interface SpendOptions {
+  /** The dependency to count against (per `'dependency'`). Default: the call's name. */
+  dependency?: string;
+  /** The model whose price applies (with `usd`). Default: the body's or result's `model`. */
+  model?: string;
+}
+
+/**
+ * A budget of tokens or USD for an agent run (see {@link spendLimit}): a policy, and a counter
+ * code can check and feed directly.
+ */
+export interface SpendLimit extends EventedPolicy<'budget_exceeded'> {
+  readonly name: string;
+  readonly unit: 'usd' | 'tokens';
+  readonly limit: number;
+  /** Spent so far in `unit`: the run's, or with `per: 'dependency'` that dependency's (default: every dependency's together). */
+  spent(dependency?: string): number;
+  /** Throws `BudgetExceededError` if a call with this body (its estimate) would pass the limit. */
+  check(request?: unknown, options?: SpendOptions): void;
+  /** Counts what a call used: an SDK result with `usage` (Anthropic, OpenAI, AI SDK) or `{ input, output }` tokens. */
+  record(resultOrUsage: unknown, options?: SpendOptions): void;
+  /** Forgets everything spent (a new run). */
+  reset(): void;
+}
+
+/** @internal The spending of the call in progress, for adapters nested in a spend limit's policy call. */
+interface SpendTicket {
+  readonly limit: SpendLimitPolicy;
+  readonly key: string;
+  recorded: boolean;
+}
+
+const SPEND_TICKET: ScopeSlot<SpendTicket> = new ScopeSlot<SpendTicket>('recourse.spendTicket');
+
+function isUsage(value: unknown): value is TokenUsage {
+  return typeof value === 'object' && value !== null && typeof (value as TokenUsage).input === 'number' && typeof (value as TokenUsage).output === 'number';
+}
+
+class SpendLimitPolicy extends BaseLayer implements SpendLimit {
+  readonly name: string;
+  readonly unit: 'usd' | 'tokens';
+  readonly limit: number;
+  readonly #prices: Record<string, ModelPrice> | undefined;
+  readonly #perDependency: boolean;
+  readonly #estimate: (request: unknown) => TokenUsage;
+  readonly #spent = new Map<string, number>();
+  /** The costliest single call seen per budget: what a call through the policy (no body) is expected to cost. */
+  readonly #largest = new Map<string, number>();
+
+  constructor(name: string, unit: 'usd' | 'tokens', limit: number, prices: Record<string, ModelPrice> | undefined, perDependency: boolean, estimate: (request: unknown) => TokenUsage) {
+    super('spend-limit', name);
+    this.name = name;
+    this.unit = unit;
+    this.limit = limit;
+    this.#prices = prices;
+    this.#perDependency = perDependency;
+    this.#estimate = estimate;
+  }
+
+  [COMPOSE](next: Invoke): Invoke {
+    return async (fn: Work<unknown>, scope: Scope): Promise<unknown> => {
+      const outer = scope.get(SPEND_TICKET);
+      if (outer !== undefined && outer.limit === this) return next(fn, scope);
+      const key = this.#key(scope.name);
+      this.#refuse(key, this.#largest.get(key) ?? 0);
+      const ticket: SpendTicket = { limit: this, key, recorded: false };
+      try {
+        const value = await next(fn, scope.withSlot(SPEND_TICKET, ticket));
+        if (!ticket.recorded) this.#add(key, usageOf(value), modelOf(value));
+        return value;
+      } catch (error) {
+        if (!ticket.recorded) this.recordFailure(ticket, error);
+        throw error;
+      }
+    };
+  }
+
+  spent(dependency?: string): number {
+    if (dependency !== undefined) return this.#spent.get(this.#key(dependency)) ?? 0;
+    let total = 0;
+    for (const v of this.#spent.values()) total += v;
+    return total;
+  }
+
+  check(request?: unknown, options?: SpendOptions): void {
+    const o = checkSpendOptions('check', options);
+    const key = this.#key(o.dependency ?? ambientScope()?.name);
+    this.#refuse(key, this.#costOfRequest(request, o.model));
+  }
+
+  record(resultOrUsage: unknown, options?: SpendOptions): void {
+    const o = checkSpendOptions('record', options);
+    const key = this.#key(o.dependency ?? ambientScope()?.name);
+    this.#add(key, isUsage(resultOrUsage) ? resultOrUsage : usageOf(resultOrUsage), o.model ?? modelOf(resultOrUsage));
+  }
+
+  reset(): void {
+    this.#spent.clear();
+    this.#largest.clear();
+  }
+
+  /** @internal Refuses a request of an adapter before it is sent. */
+  checkTicket(ticket: SpendTicket, request: unknown): void {
+    this.#refuse(ticket.key, this.#costOfRequest(request, undefined));
+  }
+
+  /** @internal Counts what an adapter's request used. */
+  recordTicket(ticket: SpendTicket, result: unknown): void {
+    ticket.recorded = true;
+    this.#add(ticket.key, usageOf(result), modelOf(result));
+  }
+
+  /** @internal A failed call may still have used tokens: a stream cut short carries its partial message. */
+  recordFailure(ticket: SpendTicket, error: unknown): void {
+    const partial = safeRead(error, 'partial');
+    const usage = usageOf(partial);
+    if (usage === undefined) return;
+    ticket.recorded = true;
+    this.#add(ticket.key, usage, modelOf(partial));
+  }
+
+  /** @internal The ticket for an adapter's request: the enclosing policy call's, or a new one. */
+  ticket(): SpendTicket {
+    const ambient = ambientScope()?.get(SPEND_TICKET);
+    if (ambient !== undefined && ambient.limit === this) return ambient;
+    return { limit: this, key: this.#key(ambientScope()?.name), recorded: false };
+  }
+
+  #key(dependency: string | undefined): string {
+    return this.#perDependency ? (dependency ?? UNNAMED_DEPENDENCY) : this.name;
+  }
+
+  #costOfRequest(request: unknown, model: string | undefined): number {
+    if (request === undefined) return 0;
+    const e = this.#estimate(request);
+    return this.#cost({ input: Number(e?.input) || 0, output: Number(e?.output) || 0 }, model ?? modelOf(request));
+  }
+
+  #cost(usage: TokenUsage, model: string | undefined): number {
+    if (this.unit === 'tokens') return usage.input + usage.output;
+    const prices = this.#prices ?? {};
+    const price = (model === undefined ? undefined : prices[model]) ?? prices['*'];
+    if (price === undefined) {
+      throw new TypeError(`spendLimit ${JSON.stringify(this.name)}: no price for model ${JSON.stringify(model ?? '(unknown)')}; add it to prices, or a '*' entry`);
+    }
+    return (usage.input * price.inputPerMTok + usage.output * price.outputPerMTok) / 1_000_000;
+  }
+
+  #refuse(key: string, estimate: number): void {
+    const spent = this.#spent.get(key) ?? 0;
+    // Reached, or the next call may pass it: refuse before anything is sent.
+    if (spent < this.limit && spent + estimate <= this.limit) return;
+    const name = this.#perDependency ? key : this.name;
+    if (this.wants('budget_exceeded')) this.events.emit('budget_exceeded', { name, unit: this.unit, spent, estimate, limit: this.limit });
+    throw new BudgetExceededError({ name, unit: this.unit, spent, estimate, limit: this.limit });
+  }
+
+  #add(key: string, usage: TokenUsage | undefined, model: string | undefined): void {
+    if (usage === undefined) return;
+    const cost = this.#cost(usage, model);
+    this.#spent.set(key, (this.#spent.get(key) ?? 0) + cost);
+    if (cost > (this.#largest.get(key) ?? 0)) this.#largest.set(key, cost);
+  }
+}
+
+/** @internal The spend limit an adapter's request counts against: its option, or an enclosing policy's. */
+export function spendTicketFor(limit: SpendLimit | undefined): { check(request: unknown): void; record(result: unknown): void; fail(error: unknown): void } | undefined {
+  let ticket: SpendTicket | undefined;
+  if (limit !== undefined) ticket = (limit as SpendLimitPolicy).ticket();
+  else ticket = ambientScope()?.get(SPEND_TICKET);
+  if (ticket === undefined) return undefined;
+  const t = ticket;
+  return {
+    check: (request) => t.limit.checkTicket(t, request),
+    record: (result) => t.limit.recordTicket(t, result),
+    fail: (error) => t.limit.recordFailure(t, error),
+  };
+}
+
+/** @internal A `spendLimit` option of an adapter. */
+export function checkSpendLimit(name: string, value: unknown): SpendLimit | undefined {
+  if (value === undefined) return undefined;
+  if (!(value instanceof SpendLimitPolicy)) throw new TypeError(`${name} must be a spend limit (spendLimit()), got ${showValue(value)}`);
+  return value;
+}
+
+function checkPrices(value: unknown): Record<string, ModelPrice> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new TypeError(`prices must be an object of { inputPerMTok, outputPerMTok } by model name, got ${showValue(value)}`);
+  }
+  const out: Record<string, ModelPrice> = {};
+  for (const [model, p] of Object.entries(value)) {
+    const o = checkOptions(`prices[${JSON.stringify(model)}]`, p as ModelPrice, { inputPerMTok: true, outputPerMTok: true });
+    out[model] = {
+      inputPerMTok: checkNumber(`prices[${JSON.stringify(model)}].inputPerMTok`, o.inputPerMTok, 0),
+      outputPerMTok: checkNumber(`prices[${JSON.stringify(model)}].outputPerMTok`, o.outputPerMTok, 0),
+    };
+  }
+  return out;
+}
+
+/**
+ * A budget of tokens or USD for an agent run, counted from what the SDKs report (Anthropic
+ * `Message.usage`, OpenAI `usage`, the AI SDK's `usage` / `totalUsage`; USD from the `prices` you
+ * pass). A call that would pass the limit is refused **before it is sent** with
+ * `BudgetExceededError` (persistent: never retried, not counted by breakers), so a loop whose
+ * retries would overspend stops at the last call that fits. How much a call may cost: with a body
+ * (the adapters' `spendLimit` option, or `check(body)`), its input estimate plus its `max_tokens`
+ * (an answer never writes more); as a policy with no body, the costliest call seen so far.
+ * `per: 'dependency'` keeps one budget per dependency (the call's name: a named `pipeline`).
+ * A stream cut short counts what its partial message used. Event: `budget_exceeded`.
+ * Defaults: per 'run', name 'run', estimate {@link estimateTokens}; a spend-rate breaker is not
+ * built in (open a `circuitBreaker` on `BudgetExceededError` with `countsAsFailure` if you want one).
+ *
+ * @example
+ * const budget = spendLimit({ usd: 2, prices: { 'claude-sonnet-4-6': { inputPerMTok: 3, outputPerMTok: 15 } } })
+ * const call = pipeline(retry(), budget)
+ * const message = await call.execute((ctx) => streamMessage(client, body, { signal: ctx.signal })) // counted, checked before sending
+ */
+export function spendLimit(options: SpendLimitOptions): SpendLimit {
+  const o = checkOptions('spendLimit', options, SPEND_LIMIT_KEYS);
+  if ((o.usd === undefined) === (o.tokens === undefined)) throw new TypeError(`spendLimit needs exactly one of usd and tokens, got ${showValue(options)}`);
+  const unit = o.usd !== undefined ? 'usd' : 'tokens';
+  const limit = checkNumber(unit, o.usd ?? o.tokens, 0);
+  if (!Number.isFinite(limit)) throw new RangeError(`${unit} must be a finite number >= 0, got ${limit}`);
+  const prices = o.prices === undefined ? undefined : checkPrices(o.prices);
+  if (unit === 'usd' && prices === undefined) throw new TypeError(`prices must be given with usd (USD per million tokens by model), got undefined`);
+  const per = o.per === undefined ? 'run' : checkOneOf('per', o.per, ['run', 'dependency'] as const);
+  const name = o.name === undefined ? 'run' : checkName('name', o.name);
+  const estimate = o.estimate === undefined ? estimateTokens : checkFunction<(request: unknown) => TokenUsage>('estimate', o.estimate);
+  return new SpendLimitPolicy(name, unit, limit, prices, per === 'dependency', estimate);
+}
