@@ -31,6 +31,17 @@ export function evaluateGoals(results) {
       }
     }
   }
+  if (c['rate-limit']?.data) {
+    const l = c['rate-limit'].data.limiter;
+    const r = c['rate-limit'].data['retry-after'];
+    const over = l.simulatedMs / l.idealMs - 1;
+    add(
+      'rateLimiter: a burst of 200 vs 50 requests/minute gets 0 × 429 within 5% of the ideal time',
+      'simulated',
+      `${l.refused429} × 429, ${fmt(l.simulatedMs / 1000, 1)} s (${fmt(over * 100, 1)}% over ideal); retry-after only: ${r.refused429} × 429, ${fmt(r.simulatedMs / 1000, 1)} s`,
+      l.refused429 === 0 && over <= 0.05 && l.ok === l.calls,
+    );
+  }
   if (c.watch?.data) {
     for (const [node, d] of Object.entries(c.watch.data)) {
       const w = d.watch;
