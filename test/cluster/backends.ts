@@ -16,6 +16,8 @@ export interface StoreSpec {
   kind: string;
   /** Extra `circuitBreaker` options workers use on this backend (SQLite has no notifications: it re-reads often). */
   breaker?: { syncIntervalMs?: number };
+  /** Workers keep the store's default time limits (an outage test: the limits are what it checks). */
+  outage?: boolean;
   [field: string]: unknown;
 }
 
