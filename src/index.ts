@@ -88,6 +88,7 @@ export {
   type StallLearnerOptions,
   stallLearner,
 } from './governor/stall-learner.js';
+export { type HedgeOptions, type HedgePath, hedge } from './governor/hedge.js';
 // governor: rate limits learned from headers, spend limits (rateLimiter, spendLimit)
 export { estimateTokens, type TokenUsage } from './governor/call-facts.js';
 export {

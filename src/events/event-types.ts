@@ -74,6 +74,13 @@ export interface RecourseEventMap {
   store_recovered: { name: string; downMs: number };
   /** `watch` caught a silent stream. */
   stall: { phase: StallPhase; limitMs: number; items: number; name?: string };
+  /**
+   * A hedged call ended with more than one attempt: `winner` is the index of the attempt that
+   * produced the first item (0 the first attempt; `undefined` when all failed), `path` its path,
+   * `firstItemMs` the call's time to that item, `loserTokens` the input tokens the aborted
+   * attempts' requests carried (as their adapters reported them; `undefined` when none did).
+   */
+  hedge: { name?: string; afterMs: number; attempts: number; winner: number | undefined; path: string | undefined; firstItemMs: number | undefined; loserTokens: number | undefined };
   /** `validate` rejected a result. */
   invalid: { reason: string; value: unknown };
   /** `instrument()` saw one logical call end (`per: 'call'`, the default). */
@@ -140,6 +147,7 @@ const TYPES: { readonly [K in RecourseEventType]: true } = {
   store_unavailable: true,
   store_recovered: true,
   stall: true,
+  hedge: true,
   invalid: true,
   ledger_takeover: true,
   ledger_unrecorded: true,

@@ -61,6 +61,8 @@ const ROWS: Row[] = [
   { covers: 'recourse:watch', owner: 'watch', build: (x) => core.watch((async function* () {})(), { idleMs: 5, ...x }), bad: ['idleMs', -1], clock: true },
   { covers: 'recourse:watch adaptive', owner: 'watch', build: (x) => core.watch((async function* () {})(), { idleMs: 'adaptive', ...x }), bad: ['floorMs', 0], clock: true },
   { covers: 'recourse:stallLearner', owner: 'stallLearner', build: (x) => core.stallLearner(x), bad: ['factor', 0.5] },
+  { covers: 'recourse:hedge', owner: 'hedge', build: (x) => core.hedge(x), bad: ['maxExtra', 2], clock: true },
+  { covers: 'hedge paths', owner: 'hedge paths[0]', build: (x) => core.hedge({ paths: [{ name: 'b', run: () => 1, ...x }] }), bad: ['run', 5, 'paths[0].run'] },
   { covers: 'recourse:pipeline', build: (x) => core.pipeline(x.policy as never), bad: ['policy', 5, 'pipeline argument 0'] },
   { covers: 'recourse:subscribe', build: (x) => core.subscribe(x.sink as never), bad: ['sink', 5] },
   { covers: 'recourse:retryBudget', owner: 'retryBudget', build: (x) => core.retryBudget(x), bad: ['ratio', 2], clock: true },

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startChaosServer } from '../../src/chaos/index.js';
 import { runQuery } from '../../src/claude-agent-sdk/index.js';
-import { BreakerRegistry, circuitBreaker, exponential, fallback, healthMonitor, jsonLogger, pipeline, retry, retryBudget, stallLearner, timeout, watch } from '../../src/index.js';
+import { BreakerRegistry, circuitBreaker, exponential, fallback, healthMonitor, hedge, jsonLogger, pipeline, retry, retryBudget, stallLearner, timeout, watch } from '../../src/index.js';
 import { postgresStore } from '../../src/postgres/index.js';
 import { prometheusMetrics } from '../../src/prometheus/index.js';
 import { streamMessage } from '../../src/anthropic/index.js';
@@ -43,6 +43,7 @@ const CASES: Array<[string, (o: Record<string, unknown>) => unknown, Array<[stri
     [['docs/circuit-breaker.md', '# Circuit breaker'], ['docs/circuit-breaker.md', '### When the store is down'], ['docs/circuit-breaker.md', '## `BreakerRegistry`']],
   ],
   ['watch', (o) => watch((async function* () {})(), o), [['docs/watch.md', '## watch — stall detection on any async iterable']]],
+  ['hedge', (o) => hedge(o), [['docs/governor.md', '## Hedged calls']]],
   ['stallLearner', (o) => stallLearner(o), [['docs/governor.md', '## Adaptive stall limits']]],
   ['retryBudget', (o) => retryBudget(o), [['docs/guardrails.md', '## Retry budget'], ['docs/guardrails.md', '### One budget for many processes']]],
   ['healthMonitor', (o) => healthMonitor(o), [['docs/guardrails.md', '## Health monitor']]],
