@@ -43,6 +43,7 @@ export type {
   RecourseEventMap,
   RecourseEventType,
   RecoveryRoute,
+  ResumeMode,
 } from './events/event-types.js';
 export { subscribe } from './events/subscribe.js';
 export { type Fallback, type FallbackPath, fallback, type Served } from './fallback/fallback.js';

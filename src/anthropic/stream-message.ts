@@ -8,6 +8,8 @@ import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
 import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
 import { type WatchLimits, watchWith } from '../watch/watcher.js';
 import { IncompleteStreamError } from './incomplete-stream-error.js';
+import { checkResume, type StreamResumeOptions } from './resume/resume-options.js';
+import { resumingStream } from './resume/resuming-stream.js';
 
 type Message = Anthropic.Message;
 type MessageStreamEvent = Anthropic.MessageStreamEvent;
@@ -76,6 +78,13 @@ export interface StreamMessageOptions {
   requestOptions?: Omit<RequestOptions, 'signal'>;
   /** Default `systemClock`. */
   clock?: Clock;
+  /**
+   * Continue a stream that breaks after content began (stall, cut, reset, in-stream
+   * `overloaded_error`) instead of failing: the request is sent again with the text so far as a
+   * trailing assistant message and the rest is spliced in (`true`: `{ maxResumes: 2 }`). See
+   * docs/anthropic.md "Stream resumption" for the rules. Default: off.
+   */
+  resume?: boolean | StreamResumeOptions;
 }
 
 const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = {
@@ -89,6 +98,7 @@ const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = {
   validate: true,
   requestOptions: true,
   clock: true,
+  resume: true,
 };
 
 const notPing = (event: MessageStreamEvent): boolean => (event as { type: string }).type !== 'ping';
@@ -128,6 +138,7 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
   const signal = checkSignal('signal', o.signal);
   const onEvent = o.onEvent === undefined ? undefined : checkFunction<(e: MessageStreamEvent) => void>('onEvent', o.onEvent);
   const validator = o.validate === undefined ? undefined : checkValidator<Message>('validate', o.validate);
+  const resume = checkResume(o.resume);
   const limits: WatchLimits<MessageStreamEvent> = {
     ...resolveStallLimits('streamMessage', o, { name: 'firstEventMs', value: o.firstEventMs }, DEFAULTS),
     signal,
@@ -136,9 +147,27 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
     name: undefined,
   };
   if (signal?.aborted) throw abortReason(signal);
+  const run = (request: MessageStreamParams, handle: (event: MessageStreamEvent) => void, watch = limits): Promise<Message> =>
+    runAttempt(client, request, watch, o.requestOptions, handle);
+  const message =
+    resume === undefined ? await run(body, onEvent ?? noop) : await resumingStream(body, { run, limits, settings: resume, onEvent: onEvent ?? noop });
+  return validator === undefined ? message : checkResult(validator, message);
+}
 
+/**
+ * @internal One request under `watch`: every event goes to `handle`; resolves with the SDK's final
+ * message once `message_stop` was seen, else rejects (`IncompleteStreamError` for a stream that
+ * ended early) with the HTTP request aborted.
+ */
+async function runAttempt(
+  client: AnthropicLike,
+  body: MessageStreamParams,
+  limits: WatchLimits<MessageStreamEvent>,
+  requestOptions: StreamMessageOptions['requestOptions'],
+  handle: (event: MessageStreamEvent) => void,
+): Promise<Message> {
   const controller = new AbortController();
-  const stream = client.messages.stream(body, { ...o.requestOptions, signal: controller.signal });
+  const stream = client.messages.stream(body, { ...requestOptions, signal: controller.signal });
   // The SDK raises an unhandled rejection for an error nobody awaits; we report errors through the loop.
   stream.done().catch(noop);
   let events = 0;
@@ -152,7 +181,7 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
       // Kept per event: the SDK drops its snapshot when the stream ends, complete or not.
       partial = stream.currentMessage ?? partial;
       if (event.type === 'message_stop') stopped = true;
-      if (onEvent !== undefined) onEvent(event);
+      handle(event);
     }
   } catch (error) {
     // Stall, caller abort or an SDK error: the request must not live on, whatever happened.
@@ -163,6 +192,5 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
     controller.abort();
     throw new IncompleteStreamError(events, last, partial);
   }
-  const message = await stream.finalMessage();
-  return validator === undefined ? message : checkResult(validator, message);
+  return stream.finalMessage();
 }
