@@ -19,7 +19,7 @@ describe('streamMessage resume: a text stream broken after content began continu
       await withChaos(once(fault), async (chaos, client) => {
         const c = consumer();
         const resumes: ResumeEvent[] = [];
-        const message = await streamMessage(client, body(), { idleMs: 300, onEvent: c.onEvent, resume: { onResume: (e) => resumes.push(e) } });
+        const message = await streamMessage(client, body(), { firstItemMs: 10_000, idleMs: fault.kind === 'stall' ? 300 : 10_000, onEvent: c.onEvent, resume: { onResume: (e) => resumes.push(e) } });
         const unbroken = await streamMessage(client, body(), {});
         expect(chaos.requests.map((r) => r.fault)).toEqual([fault.kind, null, null]);
         expect(textOf(unbroken).length).toBeGreaterThan(1000);
