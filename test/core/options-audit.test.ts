@@ -100,6 +100,7 @@ const ROWS: Row[] = [
   { covers: 'recourse/prometheus:prometheusMetrics', owner: 'prometheusMetrics', build: (x) => prometheus.prometheusMetrics({ registry: new Registry(), ...x }), bad: ['prefix', '1bad'] },
   { covers: 'recourse/anthropic:streamMessage', owner: 'streamMessage', build: (x) => anthropic.streamMessage(client, {} as never, x), bad: ['idleMs', 0], clock: true, async: true },
   { covers: 'streamMessage resume', owner: 'streamMessage resume', build: (x) => anthropic.streamMessage(client, {} as never, { resume: x }), bad: ['maxResumes', -1, 'resume.maxResumes'], async: true },
+  { covers: 'recourseMiddleware resume', owner: 'recourseMiddleware resume', build: (x) => aiSdk.recourseMiddleware({ resume: x }), bad: ['maxResumes', 1.5, 'resume.maxResumes'] },
   { covers: 'recourse/claude-agent-sdk:runQuery', owner: 'runQuery', build: (x) => agentSdk.runQuery({ prompt: 'x' }, { query, ...x }), bad: ['idleMs', 0], clock: true, async: true },
   { covers: 'recourse/claude-agent-sdk:subagentPath', owner: 'subagentPath', build: (x) => agentSdk.subagentPath({ name: 'a', agent, prompt: 'x', ...x }), bad: ['agent', 5], clock: true },
   { covers: 'recourse/claude-agent-sdk:agentOptions', build: (x) => agentSdk.agentOptions(x.name as string, agent), bad: ['name', ''] },

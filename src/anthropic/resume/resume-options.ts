@@ -27,14 +27,14 @@ export interface ResumeSettings {
 
 const RESUME_KEYS: OptionKeys<StreamResumeOptions> = { maxResumes: true, name: true, onResume: true };
 
-/** @internal `undefined` / `false`: no resumption. */
-export function checkResume(value: unknown): ResumeSettings | undefined {
+/** @internal `undefined` / `false`: no resumption. `owner` names the options object in errors. */
+export function checkResume(value: unknown, owner = 'streamMessage resume'): ResumeSettings | undefined {
   if (value === undefined || value === false) return undefined;
   if (value === true) return { maxResumes: 2, name: undefined, onResume: undefined };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new TypeError(`resume must be true, false or an object, got ${textOf(value)}`);
   }
-  const o = checkOptions('streamMessage resume', value as StreamResumeOptions, RESUME_KEYS);
+  const o = checkOptions(owner, value as StreamResumeOptions, RESUME_KEYS);
   return {
     maxResumes: o.maxResumes === undefined ? 2 : checkInteger('resume.maxResumes', o.maxResumes, 0),
     name: o.name === undefined ? undefined : checkName('resume.name', o.name),
