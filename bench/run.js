@@ -18,8 +18,9 @@ import * as amplification from './cases/amplification.js';
 import * as jitter from './cases/jitter.js';
 import * as chaos from './cases/chaos.js';
 import * as report from './cases/report.js';
+import * as resume from './cases/resume.js';
 
-const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos, report];
+const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos, report, resume];
 
 let args;
 try {
