@@ -8,6 +8,7 @@ import { runQuery } from '../../src/claude-agent-sdk/index.js';
 import { BreakerRegistry, circuitBreaker, exponential, fallback, healthMonitor, hedge, jsonLogger, pipeline, retry, retryBudget, stallLearner, timeout, watch } from '../../src/index.js';
 import { postgresStore } from '../../src/postgres/index.js';
 import { prometheusMetrics } from '../../src/prometheus/index.js';
+import { redisStore } from '../../src/redis/index.js';
 import { streamMessage } from '../../src/anthropic/index.js';
 import { ROOT } from './compile-examples.js';
 import { firstColumnNames, tableAfter } from './markdown-tables.js';
@@ -53,6 +54,7 @@ const CASES: Array<[string, (o: Record<string, unknown>) => unknown, Array<[stri
   ['runQuery', (o) => runQuery({ prompt: 'x' }, o), [['docs/claude-agent-sdk.md', '## runQuery']]],
   ['startChaosServer', (o) => startChaosServer(o), [['docs/chaos-server.md', '## Run it', 1]]],
   ['postgresStore', (o) => postgresStore(o as never), [['docs/postgres.md', '## Options']]],
+  ['redisStore', (o) => redisStore(o as never), [['docs/redis.md', '## Options']]],
 ];
 
 describe('options tables', () => {

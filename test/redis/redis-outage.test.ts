@@ -19,10 +19,11 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
 
 const boom = (): Promise<never> => Promise.reject(Object.assign(new Error('upstream 503'), { status: 503 }));
 
-if (!redisServerInstalled) console.warn('skipping the Redis outage tests: no redis-server on PATH');
+const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
+if (!redisServerInstalled) console.warn(`${required ? 'FAILING' : 'skipping'} the Redis outage tests: no redis-server on PATH`);
 
 for (const kind of ['ioredis', 'redis'] as const satisfies readonly ClientKind[]) {
-  describe.runIf(redisServerInstalled)(`redisStore (${kind}) through an outage of its own server`, () => {
+  describe.runIf(redisServerInstalled || required)(`redisStore (${kind}) through an outage of its own server`, () => {
     let server: PrivateRedis;
     const stores: Store[] = [];
 

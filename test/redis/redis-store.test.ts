@@ -70,6 +70,36 @@ describe.runIf(redisAvailable)('redisStore on the shared server: bad input and o
   });
 });
 
+describe.runIf(redisAvailable)('redisStore round trips', () => {
+  it('ledger.run on a fresh key costs two round trips (claim, complete); a stored result one', async () => {
+    const real = new Redis(REDIS_URL);
+    const prefix = uniquePrefix('trips');
+    const sent: string[] = [];
+    const counting = {
+      call: (command: string, ...args: string[]) => {
+        sent.push(command);
+        return real.call(command, ...args);
+      },
+      duplicate: () => real.duplicate(),
+    };
+    const store = redisStore({ client: counting, prefix });
+    try {
+      const ledger = new IdempotencyLedger(store);
+      await ledger.run('warm', async () => 'loads the scripts');
+      sent.length = 0;
+      expect(await ledger.run('fresh', async () => 'r')).toBe('r');
+      expect(sent).toEqual(['EVALSHA', 'EVALSHA']);
+      sent.length = 0;
+      expect(await ledger.run('fresh', async () => 'again')).toBe('r');
+      expect(sent).toEqual(['EVALSHA']);
+    } finally {
+      await store.close();
+      real.disconnect();
+      await deletePrefixes([prefix]);
+    }
+  });
+});
+
 describe('redisStore with no server to talk to', () => {
   it('a wrong URL or a dead port: ledger calls reject with StoreError and run nothing; a breaker goes on at once', async () => {
     const port = await freePort();
@@ -107,7 +137,7 @@ describe('redisStore with no server to talk to', () => {
   }, 30_000);
 });
 
-describe.runIf(redisServerInstalled)('redisStore on a server of its own', () => {
+describe.runIf(redisServerInstalled || process.env.RECOURSE_REQUIRE_SERVICES === '1')('redisStore on a server of its own', () => {
   let server: PrivateRedis;
   beforeAll(async () => {
     server = await PrivateRedis.create({ persistent: false });
