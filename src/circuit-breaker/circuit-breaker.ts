@@ -1,13 +1,13 @@
 import { classify } from '../classify/classify.js';
 import type { Work } from '../context/call-context.js';
-import type { Scope } from '../context/scope.js';
+import { Scope } from '../context/scope.js';
 import { CircuitOpenError } from '../errors/circuit-open-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
 import type { BreakerState, RecourseEventMap } from '../events/event-types.js';
 import { asPromise, BaseLayer, COMPOSE, DEADLINE_PARTS, FUSE, type Invoke, isThenable, type Layer, RETRY_PARTS, type RetryParts, terminal } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { wholeMs } from '../text/whole-ms.js';
-import { DeadlineScope, DeadlineSpec, runWithDeadline } from '../timeout/run-with-deadline.js';
+import { DeadlineSpec, runWithDeadline } from '../timeout/run-with-deadline.js';
 import type { Admission, BreakerOutcome } from '../transitions/breaker-record.js';
 import { type BreakerOptions, type ResolvedBreakerOptions, resolveBreakerOptions } from './breaker-options.js';
 import type { BreakerPort, PortOwner } from './breaker-port.js';
@@ -188,7 +188,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
    * attempts go through the retry's slow path and the timeout layer as usual.
    */
   #callTimed(chain: Chain, spec: DeadlineSpec, parts: RetryParts, epoch: number, fn: Work<unknown>, scope: Scope): unknown {
-    const child = new DeadlineScope(parts.begin(scope), spec);
+    const child = Scope.withDeadline(parts.begin(scope), spec);
     const next = chain.next;
     let result: unknown;
     try {
