@@ -18,9 +18,10 @@ import * as amplification from './cases/amplification.js';
 import * as jitter from './cases/jitter.js';
 import * as chaos from './cases/chaos.js';
 import * as report from './cases/report.js';
+import * as resume from './cases/resume.js';
 import * as rateLimit from './cases/rate-limit.js';
 
-const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos, report, rateLimit];
+const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos, report, resume, rateLimit];
 
 let args;
 try {

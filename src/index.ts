@@ -43,6 +43,7 @@ export type {
   RecourseEventMap,
   RecourseEventType,
   RecoveryRoute,
+  ResumeMode,
 } from './events/event-types.js';
 export { subscribe } from './events/subscribe.js';
 export { type Fallback, type FallbackPath, fallback, type Served } from './fallback/fallback.js';
@@ -88,6 +89,7 @@ export {
   type StallLearnerOptions,
   stallLearner,
 } from './governor/stall-learner.js';
+export { type HedgeOptions, type HedgePath, hedge } from './governor/hedge.js';
 // governor: rate limits learned from headers, spend limits (rateLimiter, spendLimit)
 export { estimateTokens, type TokenUsage } from './governor/call-facts.js';
 export {

@@ -3,7 +3,7 @@ import { fmt } from '../lib/format.js';
 import { runWorker } from '../lib/spawn.js';
 
 export const id = 'rate-limit';
-export const title = '9. Rate limit: a burst of calls, retry-after-429 only vs rateLimiter() (simulated time)';
+export const title = '10. Rate limit: a burst of calls, retry-after-429 only vs rateLimiter() (simulated time)';
 
 export async function run(ctx) {
   const p = ctx.quick ? { calls: 80, requestsPerMinute: 50 } : { calls: 200, requestsPerMinute: 50 };

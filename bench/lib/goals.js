@@ -97,6 +97,29 @@ export function evaluateGoals(results) {
       d.totalMs.median < 2000,
     );
   }
+  if (c.resume?.data?.ratios) {
+    const d = c.resume.data;
+    const node = results.runtimes[0].version;
+    add(
+      'resume: >= 40% fewer output tokens to recover from a break than restarting',
+      node,
+      `${fmt((1 - d.ratios.recoveryTokens) * 100, 1)}% fewer (${fmt(d.resume.tokensRecovery)} vs ${fmt(d.restart.tokensRecovery)} tokens; broken calls in all ${fmt((1 - d.ratios.brokenTokens) * 100, 1)}% fewer)`,
+      d.ratios.recoveryTokens <= 0.6,
+    );
+    add(
+      'resume: a complete answer >= 30% sooner at p50 (calls that broke)',
+      node,
+      `${fmt((1 - d.ratios.p50Broken) * 100, 1)}% sooner (p50 ${fmt(d.resume.p50Broken)} vs ${fmt(d.restart.p50Broken)} ms)`,
+      d.ratios.p50Broken <= 0.7,
+    );
+    const wrong = d.resume.diffChars + d.resume.inexact + d.resume.shownInexact;
+    add(
+      'resume: 0 duplicated or missing characters (final and shown text)',
+      node,
+      `${wrong === 0 ? 0 : `${d.resume.diffChars} characters, ${d.resume.inexact + d.resume.shownInexact} texts`} over ${fmt(d.resume.charsChecked)} characters checked; success ${fmt(d.resume.successRate * 100, 1)}%`,
+      wrong === 0 && d.resume.successRate === 1,
+    );
+  }
   if (c.chaos?.data?.recourse) {
     const r = c.chaos.data.recourse;
     add(

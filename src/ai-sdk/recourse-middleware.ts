@@ -1,9 +1,11 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { isFallback, ladderIsNotAPolicy } from '../fallback/fallback.js';
-import { checkInteger, checkName, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import { checkResume, type StreamResumeOptions } from '../anthropic/resume/resume-options.js';
+import { checkName, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { Policy } from '../policy/policy.js';
 import { generateOnce, openStream, underPolicy } from './model-calls.js';
 import { type ModelStallOptions, resolveModelLimits } from './model-limits.js';
+import { resumingParts } from './resume/resuming-parts.js';
 import { SdkRetryDetector } from './sdk-retry-detector.js';
 import type { CallOptions, ModelObject } from './sdk-types.js';
 
@@ -21,8 +23,13 @@ export interface RecourseMiddlewareOptions extends ModelStallOptions {
    * (typically `pipeline(breaker, retry(), timeout(ms))`). Default: none (one attempt).
    */
   policy?: Policy;
-  /** Stream resumption (continue a broken stream instead of restarting it). Not available for the AI SDK yet. */
-  resume?: boolean | { maxResumes?: number };
+  /**
+   * Continue a stream that breaks after output began, for providers whose API takes a trailing
+   * assistant message (Anthropic, without extended thinking): the call is sent again with the
+   * text so far and the rest is spliced into the same stream (`true`: `{ maxResumes: 2 }`).
+   * Elsewhere the break is passed on and the `resume` event says `restart`. Default: off.
+   */
+  resume?: boolean | StreamResumeOptions;
 }
 
 const KEYS: OptionKeys<RecourseMiddlewareOptions> = {
@@ -42,19 +49,6 @@ export function checkPolicy(name: string, value: unknown): Policy {
     throw new TypeError(`${name} must be a policy (retry(), pipeline(breaker, retry()), …), got ${showValue(value)}`);
   }
   return value as Policy;
-}
-
-function checkResume(value: unknown): void {
-  if (value === undefined || value === false) return;
-  if (value !== true) {
-    if (typeof value !== 'object' || value === null) throw new TypeError(`resume must be true, false or { maxResumes }, got ${showValue(value)}`);
-    checkOptions('resume', value as { maxResumes?: number }, { maxResumes: true });
-    const { maxResumes } = value as { maxResumes?: number };
-    if (maxResumes !== undefined) checkInteger('resume.maxResumes', maxResumes, 0);
-  }
-  throw new Error(
-    'recourseMiddleware: resume is not available for the AI SDK yet (stream resumption is issue 14.3). Leave it out: a broken stream then fails with a classified error, and the policy runs it again from the start.',
-  );
 }
 
 /**
@@ -88,7 +82,7 @@ export function recourseMiddleware(options?: RecourseMiddlewareOptions): Languag
   const o = checkOptions('recourseMiddleware', options, KEYS);
   const name = o.name === undefined ? undefined : checkName('name', o.name);
   const policy = o.policy === undefined ? undefined : checkPolicy('policy', o.policy);
-  checkResume(o.resume);
+  const resume = checkResume(o.resume, 'recourseMiddleware resume');
   const limits = resolveModelLimits('recourseMiddleware', o, name);
   const detector = new SdkRetryDetector(name === undefined ? 'recourseMiddleware' : `recourseMiddleware "${name}"`);
 
@@ -110,7 +104,8 @@ export function recourseMiddleware(options?: RecourseMiddlewareOptions): Languag
     wrapStream: ({ model, params }) =>
       watched(model, params, async () => {
         const attempt = await underPolicy(policy, params.abortSignal, (signal) => openStream(model, params, limits.stream, signal));
-        return { ...attempt.result, stream: attempt.readable() };
+        const stream = resume === undefined ? attempt.readable() : resumingParts(attempt, { model, params, limits: limits.stream, settings: resume, name });
+        return { ...attempt.result, stream };
       }),
   };
 }

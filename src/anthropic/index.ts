@@ -18,4 +18,5 @@ export {
   withoutSdkRetries,
 } from './client-options.js';
 export { IncompleteStreamError, isIncompleteStreamError } from './incomplete-stream-error.js';
+export type { StreamResumeOptions } from './resume/resume-options.js';
 export { type AnthropicLike, type MessageStreamLike, type StreamMessageOptions, streamMessage } from './stream-message.js';

@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Clock } from '../clock/clock.js';
 import { systemClock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
-import type { RateLimiter, RateLimitPermit } from '../governor/rate-limiter.js';
+import type { RateLimiter } from '../governor/rate-limiter.js';
 import { checkRateLimiter, requestPermit } from '../governor/request-permit.js';
 import { checkSpendLimit, type SpendLimit, spendTicketFor } from '../governor/spend-limit.js';
 import { checkClock, checkFunction, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
@@ -11,6 +11,8 @@ import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
 import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
 import { type WatchLimits, watchWith } from '../watch/watcher.js';
 import { IncompleteStreamError } from './incomplete-stream-error.js';
+import { checkResume, type StreamResumeOptions } from './resume/resume-options.js';
+import { resumingStream } from './resume/resuming-stream.js';
 
 type Message = Anthropic.Message;
 type MessageStreamEvent = Anthropic.MessageStreamEvent;
@@ -82,6 +84,13 @@ export interface StreamMessageOptions {
   /** Default `systemClock`. */
   clock?: Clock;
   /**
+   * Continue a stream that breaks after content began (stall, cut, reset, in-stream
+   * `overloaded_error`) instead of failing: the request is sent again with the text so far as a
+   * trailing assistant message and the rest is spliced in (`true`: `{ maxResumes: 2 }`). See
+   * docs/anthropic.md "Stream resumption" for the rules. Default: off.
+   */
+  resume?: boolean | StreamResumeOptions;
+  /**
    * Wait for this limiter before sending (reserving 1 request, the input estimate and
    * `max_tokens`) and teach it the response's rate-limit headers. Inside a call of a limiter
    * policy, its headers reach that limiter without this option. Default: none.
@@ -106,6 +115,7 @@ const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = {
   validate: true,
   requestOptions: true,
   clock: true,
+  resume: true,
   rateLimiter: true,
   spendLimit: true,
 };
@@ -147,6 +157,7 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
   const signal = checkSignal('signal', o.signal);
   const onEvent = o.onEvent === undefined ? undefined : checkFunction<(e: MessageStreamEvent) => void>('onEvent', o.onEvent);
   const validator = o.validate === undefined ? undefined : checkValidator<Message>('validate', o.validate);
+  const resume = checkResume(o.resume);
   const limits: WatchLimits<MessageStreamEvent> = {
     ...resolveStallLimits('streamMessage', o, { name: 'firstEventMs', value: o.firstEventMs }, DEFAULTS),
     signal,
@@ -159,9 +170,14 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
   if (signal?.aborted) throw abortReason(signal);
   spend?.check(body);
   const permit = await requestPermit(limiter, body, signal);
+  // One permit per call: the first request's headers teach the limiter (later ones are resumptions).
+  const onHeaders = permit === undefined ? undefined : (headers: unknown): void => permit.observe(headers);
+  const run = (request: MessageStreamParams, handle: (event: MessageStreamEvent) => void, watch = limits): Promise<Message> =>
+    runAttempt(client, request, watch, o.requestOptions, handle, onHeaders);
   let message: Message;
   try {
-    message = await streamOnce(client, body, o, limits, onEvent, permit);
+    message =
+      resume === undefined ? await run(body, onEvent ?? noop) : await resumingStream(body, { run, limits, settings: resume, onEvent: onEvent ?? noop });
   } catch (error) {
     permit?.fail(error);
     spend?.fail(error);
@@ -173,16 +189,21 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
   return validator === undefined ? message : checkResult(validator, message);
 }
 
-async function streamOnce(
+/**
+ * @internal One request under `watch`: every event goes to `handle`; resolves with the SDK's final
+ * message once `message_stop` was seen, else rejects (`IncompleteStreamError` for a stream that
+ * ended early) with the HTTP request aborted.
+ */
+async function runAttempt(
   client: AnthropicLike,
   body: MessageStreamParams,
-  o: Partial<StreamMessageOptions>,
   limits: WatchLimits<MessageStreamEvent>,
-  onEvent: ((e: MessageStreamEvent) => void) | undefined,
-  permit: RateLimitPermit | undefined,
+  requestOptions: StreamMessageOptions['requestOptions'],
+  handle: (event: MessageStreamEvent) => void,
+  onHeaders?: (headers: unknown) => void,
 ): Promise<Message> {
   const controller = new AbortController();
-  const stream = client.messages.stream(body, { ...o.requestOptions, signal: controller.signal });
+  const stream = client.messages.stream(body, { ...requestOptions, signal: controller.signal });
   // The SDK raises an unhandled rejection for an error nobody awaits; we report errors through the loop.
   stream.done().catch(noop);
   let events = 0;
@@ -191,13 +212,13 @@ async function streamOnce(
   let partial: Message | undefined;
   try {
     for await (const event of watchWith(stream, limits)) {
-      if (events === 0 && permit !== undefined) permit.observe(stream.response?.headers);
+      if (events === 0 && onHeaders !== undefined) onHeaders(stream.response?.headers);
       events++;
       last = event.type;
       // Kept per event: the SDK drops its snapshot when the stream ends, complete or not.
       partial = stream.currentMessage ?? partial;
       if (event.type === 'message_stop') stopped = true;
-      if (onEvent !== undefined) onEvent(event);
+      handle(event);
     }
   } catch (error) {
     // Stall, caller abort or an SDK error: the request must not live on, whatever happened.

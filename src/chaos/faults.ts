@@ -26,12 +26,12 @@ export interface WritePlan {
   readonly gap?: (n: number) => number;
   /** The in-stream error frame a `stream-error` fault sends after `sent` events. */
   readonly errorFrame?: (sent: number) => string;
-  /** Events a `stall`, `keepalive`, `truncate` or `stream-error` fault lets through (drawn already). */
+  /** Events a `stall`, `keepalive`, `truncate`, `stream-error` or `reset` fault lets through (drawn already). */
   readonly afterEvents?: number;
 }
 
 const JSON_SLOW_PIECES = 4;
-const STOPS_EARLY = new Set<Fault['kind']>(['stall', 'keepalive', 'truncate', 'stream-error']);
+const STOPS_EARLY = new Set<Fault['kind']>(['stall', 'keepalive', 'truncate', 'stream-error', 'reset']);
 
 /**
  * @internal Writes an SSE answer frame by frame, shaped by a `stall`, `keepalive`, `truncate`,
@@ -164,6 +164,13 @@ async function holdOpen(res: ServerResponse, plan: WritePlan, ping: string, sent
   const { fault, signal, clock } = plan;
   if (fault?.kind === 'truncate') {
     res.end();
+    return;
+  }
+  if (fault?.kind === 'reset') {
+    // A connection reset mid-stream: no clean end of the chunked body, the socket goes once the
+    // events written so far are flushed (a plain destroy would drop them).
+    if (res.socket === null) res.destroy();
+    else res.socket.destroySoon();
     return;
   }
   if (fault?.kind === 'stream-error') {

@@ -161,7 +161,8 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Han
   const base: ChaosRequestRecord = { ...base0, fault: fault?.kind ?? null, rule: selected?.rule ?? null };
   const call: Call = { req, res, ctx, wire, id, signal, base, limitHeaders, random };
 
-  if (fault?.kind === 'reset') {
+  // A reset with afterEvents cuts a streamed answer mid-way (writeStream); otherwise no answer at all.
+  if (fault?.kind === 'reset' && (fault.afterEvents === undefined || !parsed.stream)) {
     ctx.record(base);
     req.socket.destroy();
     return;

@@ -53,7 +53,8 @@ export type ChaosApi = 'anthropic' | 'openai';
  *   errorType}}` (default `overloaded_error`), Chat Completions a chunk holding only `error`
  *   (`type` = errorType, default `server_error`), Responses an `error` event (`code` =
  *   errorType). A JSON request gets that error as an HTTP error status instead.
- * - `reset`: destroy the socket without answering.
+ * - `reset`: destroy the socket without answering; with `afterEvents`, a streamed answer sends
+ *   that many events first (a connection reset mid-stream).
  * - `empty`: a well-formed answer with no content (Anthropic: no content blocks; OpenAI: `""`).
  * - `malformed`: status 200 with a body that is not valid JSON (SSE: the second event's data is
  *   cut in half, then the stream ends).
@@ -69,7 +70,7 @@ export type Fault =
   | { kind: 'keepalive'; afterEvents?: Distribution; intervalMs?: number }
   | { kind: 'truncate'; afterEvents?: Distribution }
   | { kind: 'stream-error'; afterEvents?: Distribution; errorType?: string }
-  | { kind: 'reset' }
+  | { kind: 'reset'; afterEvents?: Distribution }
   | { kind: 'empty' }
   | { kind: 'malformed' }
   | { kind: 'slow'; perEventMs: number };
@@ -171,7 +172,7 @@ const FAULT_FIELDS: Record<FaultKind, Record<string, { required: boolean; parse:
     afterEvents: { required: false, parse: parseEventCount },
     errorType: { required: false, parse: checked(errorType) },
   },
-  reset: {},
+  reset: { afterEvents: { required: false, parse: parseEventCount } },
   empty: {},
   malformed: {},
   slow: { perEventMs: { required: true, parse: checked(nonNegative) } },

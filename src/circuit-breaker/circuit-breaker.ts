@@ -1,13 +1,13 @@
 import { classify } from '../classify/classify.js';
 import type { Work } from '../context/call-context.js';
-import type { Scope } from '../context/scope.js';
+import { Scope } from '../context/scope.js';
 import { CircuitOpenError } from '../errors/circuit-open-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
 import type { BreakerState, RecourseEventMap } from '../events/event-types.js';
-import { asPromise, BaseLayer, COMPOSE, FUSE, type Invoke, isThenable, type Layer, RETRY_PARTS, type RetryParts, terminal } from '../policy/layer.js';
+import { asPromise, BaseLayer, COMPOSE, DEADLINE_PARTS, FUSE, type Invoke, isThenable, type Layer, RETRY_PARTS, type RetryParts, terminal } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { wholeMs } from '../text/whole-ms.js';
-import { runWithDeadline } from '../timeout/run-with-deadline.js';
+import { DeadlineSpec, runWithDeadline } from '../timeout/run-with-deadline.js';
 import type { Admission, BreakerOutcome } from '../transitions/breaker-record.js';
 import { type BreakerOptions, type ResolvedBreakerOptions, resolveBreakerOptions } from './breaker-options.js';
 import type { BreakerPort, PortOwner } from './breaker-port.js';
@@ -54,10 +54,18 @@ interface Chain {
   readonly next: Invoke;
   /** A fused retry's first attempt and slow path; undefined: `next` is the whole chain. */
   readonly parts: RetryParts | undefined;
+  /**
+   * A timeout right inside the fused retry (`next` is then that timeout): the first attempt runs
+   * under its deadline here, and the breaker's reaction settles it, so the success path of
+   * breaker, retry and timeout is two promise reactions (fn's and the breaker's).
+   */
+  readonly deadline: DeadlineSpec | undefined;
+  /** What runs inside that timeout. */
+  readonly below: Invoke;
 }
 
 function plainChain(next: Invoke): Chain {
-  return { whole: next, next, parts: undefined };
+  return { whole: next, next, parts: undefined, deadline: undefined, below: next };
 }
 
 const ALONE: Chain = plainChain(terminal);
@@ -120,10 +128,17 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
   }
 
   /** Breaker over retry in one promise reaction (see {@link Chain}). */
-  [FUSE](inner: Layer, next: Invoke): Invoke | undefined {
+  [FUSE](inner: Layer, next: Invoke, innermost?: Layer, below?: Invoke): Invoke | undefined {
     const parts = inner[RETRY_PARTS];
     if (parts === undefined) return undefined;
-    const chain: Chain = { whole: inner[COMPOSE](next), next, parts };
+    const deadline = innermost?.[DEADLINE_PARTS];
+    const chain: Chain = {
+      whole: inner[COMPOSE](next),
+      next,
+      parts,
+      deadline,
+      below: deadline === undefined || below === undefined ? next : below,
+    };
     return (fn: Work<unknown>, scope: Scope): unknown => this.run(chain, fn, scope);
   }
 
@@ -146,6 +161,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
 
   #call(chain: Chain, epoch: number, fn: Work<unknown>, scope: Scope): unknown {
     const { next, parts } = chain;
+    if (chain.deadline !== undefined && parts !== undefined) return this.#callTimed(chain, chain.deadline, parts, epoch, fn, scope);
     let result: unknown;
     try {
       result = parts === undefined ? next(fn, scope) : parts.first(next, fn, scope);
@@ -163,6 +179,39 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
     return asPromise(result).then(ok, (error: unknown) =>
       parts.recover(error, next, fn, scope).then(ok, (e: unknown) => this.#fail(epoch, e, scope)),
     );
+  }
+
+  /**
+   * {@link CircuitBreakerPolicy.#call} for breaker over retry over timeout: the first attempt runs
+   * under the timeout's deadline right here; fn's promise settles the deadline's promise directly,
+   * and the breaker's one reaction unschedules the deadline and does the bookkeeping. Later
+   * attempts go through the retry's slow path and the timeout layer as usual.
+   */
+  #callTimed(chain: Chain, spec: DeadlineSpec, parts: RetryParts, epoch: number, fn: Work<unknown>, scope: Scope): unknown {
+    const child = Scope.withDeadline(parts.begin(scope), spec);
+    const next = chain.next;
+    let result: unknown;
+    try {
+      result = chain.below(fn, child);
+    } catch (error) {
+      child.dispose();
+      return parts.recover(error, next, fn, scope).then(
+        (value) => this.#ok(epoch, value),
+        (e: unknown) => this.#fail(epoch, e, scope),
+      );
+    }
+    if (!isThenable(result)) {
+      child.dispose();
+      return this.#ok(epoch, result);
+    }
+    const ok = (value: unknown): unknown => {
+      child.finish();
+      return this.#ok(epoch, value);
+    };
+    return child.pipe(asPromise(result)).then(ok, (error: unknown) => {
+      child.finish();
+      return parts.recover(error, next, fn, scope).then(ok, (e: unknown) => this.#fail(epoch, e, scope));
+    });
   }
 
   #ok(epoch: number, value: unknown): unknown {
@@ -247,7 +296,7 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
     const makeError = (): Error => new TimeoutError(ms, `circuit "${this.name}": probe did not settle within ${wholeMs(ms)} ms`);
     let result: unknown;
     try {
-      result = runWithDeadline(watched, fn, scope, clock, ms, makeError, onExpire);
+      result = runWithDeadline(watched, fn, scope, new DeadlineSpec(clock, ms, makeError, onExpire));
     } catch (error) {
       settle(this.#outcomeOf(error, scope));
       throw error;

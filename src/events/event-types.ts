@@ -74,6 +74,13 @@ export interface RecourseEventMap {
   store_recovered: { name: string; downMs: number };
   /** `watch` caught a silent stream. */
   stall: { phase: StallPhase; limitMs: number; items: number; name?: string };
+  /**
+   * A hedged call ended with more than one attempt: `winner` is the index of the attempt that
+   * produced the first item (0 the first attempt; `undefined` when all failed), `path` its path,
+   * `firstItemMs` the call's time to that item, `loserTokens` the input tokens the aborted
+   * attempts' requests carried (as their adapters reported them; `undefined` when none did).
+   */
+  hedge: { name?: string; afterMs: number; attempts: number; winner: number | undefined; path: string | undefined; firstItemMs: number | undefined; loserTokens: number | undefined };
   /** `validate` rejected a result. */
   invalid: { reason: string; value: unknown };
   /** `instrument()` saw one logical call end (`per: 'call'`, the default). */
@@ -121,7 +128,18 @@ export interface RecourseEventMap {
    * `estimate` would pass `limit` (in `unit`), for the run or for dependency `name`.
    */
   budget_exceeded: { name: string; unit: 'usd' | 'tokens'; spent: number; estimate: number; limit: number };
+  /**
+   * A model stream broke after content began and is continued (`recourse/anthropic`,
+   * `recourse/ai-sdk`): `attempt` is the continuation request (1 = the first), `keptChars` the
+   * characters of text kept and sent back as the prefill, `reason` the break's `classify` reason.
+   * `mode` `restart` when no prefill is possible (extended thinking on, a provider that takes no
+   * trailing assistant message): the request is sent again from scratch.
+   */
+  resume: { name: string; attempt: number; keptChars: number; reason: string; mode: ResumeMode; error: unknown };
 }
+
+/** How a broken stream goes on: `continue` from a prefill of the text so far, or `restart` from scratch. */
+export type ResumeMode = 'continue' | 'restart';
 
 /** An event name: a key of {@link RecourseEventMap}. */
 export type RecourseEventType = keyof RecourseEventMap;
@@ -140,6 +158,7 @@ const TYPES: { readonly [K in RecourseEventType]: true } = {
   store_unavailable: true,
   store_recovered: true,
   stall: true,
+  hedge: true,
   invalid: true,
   ledger_takeover: true,
   ledger_unrecorded: true,
@@ -156,6 +175,7 @@ const TYPES: { readonly [K in RecourseEventType]: true } = {
   rate_limit_wait: true,
   rate_limit_learned: true,
   budget_exceeded: true,
+  resume: true,
 };
 
 /** @internal Every event type recourse publishes (what `subscribe` attaches to), derived from the map. */

@@ -66,7 +66,13 @@ class PipelinePolicy implements Layer {
         below[i] = foreignLayer(policy, below[i + 1]!);
         continue;
       }
-      const fused = inner !== undefined && isLayer(inner) ? policy[FUSE]?.(inner, below[i + 2]!) : undefined;
+      const innermost = this.#policies[i + 2];
+      const fused =
+        inner !== undefined && isLayer(inner)
+          ? innermost !== undefined && isLayer(innermost)
+            ? policy[FUSE]?.(inner, below[i + 2]!, innermost, below[i + 3]!)
+            : policy[FUSE]?.(inner, below[i + 2]!)
+          : undefined;
       below[i] = fused ?? policy[COMPOSE](below[i + 1]!);
     }
     return below[0]!;

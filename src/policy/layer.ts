@@ -5,6 +5,7 @@ import { abortReason } from '../errors/abort-error.js';
 import { Emitter, eventChannel } from '../events/emitter.js';
 import type { Listener, RecourseEventMap, RecourseEventType } from '../events/event-types.js';
 import { checkName, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
+import type { DeadlineSpec } from '../timeout/run-with-deadline.js';
 import type { Policy } from './policy.js';
 
 /** @internal Runs the rest of a chain for `fn` in `scope`; may return a plain value or throw. */
@@ -41,6 +42,8 @@ export const FUSE: unique symbol = Symbol('recourse.fuse');
  * its own) and the slow path that takes over after a failure.
  */
 export interface RetryParts {
+  /** The bookkeeping of a first attempt (budget); returns the scope attempt 1 runs in. */
+  begin(scope: Scope): Scope;
   first(next: Invoke, fn: Work<unknown>, scope: Scope): unknown;
   recover(error: unknown, next: Invoke, fn: Work<unknown>, scope: Scope): Promise<unknown>;
 }
@@ -48,11 +51,22 @@ export interface RetryParts {
 /** @internal */
 export const RETRY_PARTS: unique symbol = Symbol('recourse.retryParts');
 
+/**
+ * @internal What a timeout layer offers to a layer fused over it: its deadline, so that layer can
+ * run the attempt under it and settle the deadline in its own promise reaction (one reaction less).
+ */
+export const DEADLINE_PARTS: unique symbol = Symbol('recourse.deadlineParts');
+
 /** @internal A policy of recourse's own. */
 export interface Layer extends Policy {
   [COMPOSE](next: Invoke): Invoke;
-  [FUSE]?(inner: Layer, next: Invoke): Invoke | undefined;
+  /**
+   * `next` runs what is inside `inner`; `innermost`, when given, is the layer inside `inner` and
+   * `below` what runs inside that one (for a fusion of three layers).
+   */
+  [FUSE]?(inner: Layer, next: Invoke, innermost?: Layer, below?: Invoke): Invoke | undefined;
   [RETRY_PARTS]?: RetryParts;
+  [DEADLINE_PARTS]?: DeadlineSpec;
   /** @internal emitters of this policy and its members (for pipeline's `on`). */
   readonly emitters: readonly Emitter[];
 }

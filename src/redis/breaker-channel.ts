@@ -31,13 +31,17 @@ export function parseChange(message: string): { name: string; record: BreakerRec
   }
 }
 
+/** After the subscriber reconnected, the catch-up waits this long (its re-SUBSCRIBE goes first). */
+const CATCH_UP_DELAY_MS = 50;
+
 /**
  * @internal Hears breaker changes on the subscriber connection (`SUBSCRIBE <prefix>breakers`) and
  * hands them to the subscribers of this store. The channel is subscribed while anyone listens; a
  * subscription that fails (the server down) is tried again, 100 ms later and then at doubling
  * intervals up to 2 s. A lost connection is re-subscribed by the client itself (ioredis and
- * node-redis both do); changes published meanwhile are lost, and breakers catch up by re-reading
- * their records on their interval.
+ * node-redis both do); changes published meanwhile would be lost, so once it is back the records
+ * of the breakers this process uses are read again and delivered (`catchUp`), as PostgreSQL's
+ * listener reads the rows changed while it was away.
  */
 export class BreakerChannel {
   readonly #subscriber: () => Subscriber;
@@ -49,9 +53,12 @@ export class BreakerChannel {
   #retryMs = FIRST_RETRY_MS;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(channel: string, subscriber: () => Subscriber) {
+  readonly #catchUp: (deliver: BreakerChangeListener) => Promise<void>;
+
+  constructor(channel: string, subscriber: () => Subscriber, catchUp: (deliver: BreakerChangeListener) => Promise<void>) {
     this.#channel = channel;
     this.#subscriber = subscriber;
+    this.#catchUp = catchUp;
   }
 
   /**
@@ -88,18 +95,29 @@ export class BreakerChannel {
     this.#stopListening();
     const active = this.#active;
     this.#active = undefined;
+    active?.offReconnect();
     await active?.end().catch(() => {});
   }
 
   #start(): void {
     const generation = ++this.#generation;
     const attempt = (async () => {
-      this.#active ??= this.#subscriber();
+      if (this.#active === undefined) {
+        this.#active = this.#subscriber();
+        this.#active.onReconnect(this.#onReconnect);
+      }
       await this.#active.subscribe(this.#channel, this.#onMessage);
     })();
     const ready = attempt.catch(() => {});
+    // Waited for only while young: a subscription that hangs (the server unreachable) must not
+    // slow every later write.
     settingUp.add(ready);
-    ready.then(() => settingUp.delete(ready));
+    const forget = setTimeout(() => settingUp.delete(ready), READY_WAIT_MS);
+    forget.unref?.();
+    ready.then(() => {
+      clearTimeout(forget);
+      settingUp.delete(ready);
+    });
     attempt.then(
       () => {
         if (generation === this.#generation) this.#retryMs = FIRST_RETRY_MS;
@@ -128,10 +146,21 @@ export class BreakerChannel {
   readonly #onMessage = (message: string): void => {
     if (!this.#running) return;
     const change = parseChange(message);
-    if (change === undefined) return;
+    if (change !== undefined) this.#deliver(change.name, change.record);
+  };
+
+  readonly #onReconnect = (): void => {
+    const timer = setTimeout(() => {
+      if (this.#running) this.#catchUp(this.#deliver).catch(() => {}); // breakers also re-read on their interval
+    }, CATCH_UP_DELAY_MS);
+    timer.unref?.();
+  };
+
+  readonly #deliver = (name: string, record: BreakerRecord): void => {
+    if (!this.#running) return;
     for (const listener of [...this.#listeners]) {
       try {
-        listener(change.name, { ...change.record });
+        listener(name, { ...record });
       } catch (error) {
         reportListenerError(error);
       }

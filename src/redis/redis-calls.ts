@@ -1,22 +1,29 @@
 import { StoreError } from '../store/store-error.js';
 import { driverError, isNoScript } from './driver-error.js';
-import type { Send } from './redis-connection.js';
+import { connected, type Send } from './redis-connection.js';
+import type { RedisLike } from './redis-like.js';
 import type { RedisScript } from './scripts/script.js';
+
+/** While the client is (re)connecting, a call checks this often whether it may send. */
+const CONNECT_POLL_MS = 5;
 
 /**
  * @internal Runs the store's calls: each under a time limit (a call slower than it rejects with
- * `StoreError` `timeout`; the client may still send it later, which is safe because every write is
- * one script that checks the state it finds), every driver error wrapped in a `StoreError` naming
- * the call. Scripts go by `EVALSHA`; a server that lost them (a restart, `SCRIPT FLUSH`) gets the
- * source once by `EVAL`, which loads it again.
+ * `StoreError` `timeout`), every driver error wrapped in a `StoreError` naming the call. A call is
+ * sent only while the client is connected: one that cannot be sent within its limit is never sent
+ * (the client would queue it and deliver it after a reconnect, long after its caller gave up).
+ * Scripts go by `EVALSHA`; a server that lost them (a restart, `SCRIPT FLUSH`) gets the source
+ * once by `EVAL`, which loads it again.
  */
 export class RedisCalls {
   readonly #send: Send;
+  readonly #client: RedisLike;
   readonly prefix: string;
   readonly #inFlight = new Set<Promise<unknown>>();
   #closed = false;
 
-  constructor(send: Send, prefix: string) {
+  constructor(client: RedisLike, send: Send, prefix: string) {
+    this.#client = client;
     this.#send = send;
     this.prefix = prefix;
   }
@@ -27,15 +34,15 @@ export class RedisCalls {
 
   /** Runs `script` with `keys` and `args` within `timeoutMs`. */
   script(operation: string, key: string | undefined, timeoutMs: number, script: RedisScript, keys: string[], args: string[]): Promise<unknown> {
-    return this.run(operation, key, timeoutMs, () => this.#eval(script, keys, args));
+    return this.#run(operation, key, timeoutMs, () => this.#eval(script, keys, args));
   }
 
   /** Sends one plain command (a read) within `timeoutMs`. */
   command(operation: string, key: string | undefined, timeoutMs: number, args: string[]): Promise<unknown> {
-    return this.run(operation, key, timeoutMs, () => this.#send(args));
+    return this.#run(operation, key, timeoutMs, () => this.#send(args));
   }
 
-  run<R>(operation: string, key: string | undefined, timeoutMs: number, work: () => Promise<R>): Promise<R> {
+  #run<R>(operation: string, key: string | undefined, timeoutMs: number, work: () => Promise<R>): Promise<R> {
     if (this.#closed) return Promise.reject(this.closedError(operation, key));
     const done = this.#limit(operation, key, timeoutMs, work);
     this.#inFlight.add(done);
@@ -69,18 +76,21 @@ export class RedisCalls {
 
   #limit<R>(operation: string, key: string | undefined, timeoutMs: number, work: () => Promise<R>): Promise<R> {
     return new Promise<R>((resolve, reject) => {
+      let timedOut = false;
       const timer = setTimeout(() => {
+        timedOut = true;
         const message = `redisStore: ${operation} under prefix ${JSON.stringify(this.prefix)} got no answer within ${timeoutMs} ms (the server is unreachable, or overloaded)`;
         reject(new StoreError('timeout', message, undefined, key === undefined ? {} : { key }));
       }, timeoutMs);
       timer.unref?.();
-      let started: Promise<R>;
-      try {
-        started = work();
-      } catch (error) {
-        started = Promise.reject(error);
-      }
-      started.then(
+      const start = async (): Promise<R> => {
+        while (!connected(this.#client)) {
+          await new Promise((r) => setTimeout(r, CONNECT_POLL_MS));
+          if (timedOut) throw new Error('not sent: the client did not connect in time');
+        }
+        return work();
+      };
+      start().then(
         (value) => {
           clearTimeout(timer);
           resolve(value);

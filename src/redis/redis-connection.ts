@@ -3,6 +3,20 @@ import type { IoRedisLike, NodeRedisLike, RedisLike } from './redis-like.js';
 /** @internal Sends one command (its words as texts) and resolves with the reply. */
 export type Send = (args: string[]) => Promise<unknown>;
 
+/** ioredis states in which a command would wait in the client's offline queue. */
+const IOREDIS_WAITING = new Set(['connecting', 'connect', 'reconnecting', 'close']);
+
+/**
+ * @internal False while the client is (re)connecting: a command sent then would wait in the
+ * client's offline queue and reach the server whenever it is back, long after the store gave up on
+ * it (a ledger claim nobody runs, a breaker failure from minutes ago). A client never connected on
+ * purpose (ioredis `lazyConnect`), or ended, is let through: sending connects it, or fails at once.
+ */
+export function connected(client: RedisLike): boolean {
+  if (isIoRedis(client)) return !IOREDIS_WAITING.has(client.status ?? 'ready');
+  return client.isReady !== false || client.isOpen === false;
+}
+
 /** @internal True for an ioredis client (it has `call`). */
 export function isIoRedis(client: RedisLike): client is IoRedisLike {
   return typeof (client as Partial<IoRedisLike>).call === 'function';
@@ -33,6 +47,7 @@ export class Subscriber {
   readonly #owned: boolean;
   #connected: Promise<void> | undefined;
   #ioHandler: ((channel: string, message: string) => void) | undefined;
+  #readyHandler: (() => void) | undefined;
   #nodeHandler: ((message: string, channel: string) => void) | undefined;
 
   constructor(client: RedisLike, owned: boolean) {
@@ -75,6 +90,29 @@ export class Subscriber {
     if (typeof client.subscribe !== 'function') throw new TypeError('redisStore: the subscriber has no subscribe()');
     this.#nodeHandler ??= (message) => onMessage(message);
     await client.subscribe(channel, this.#nodeHandler);
+  }
+
+  /**
+   * Calls `listener` each time the connection is ready again after it was lost (both clients emit
+   * `ready` once they reconnected, and re-subscribe their channels on their own).
+   */
+  onReconnect(listener: () => void): void {
+    this.offReconnect();
+    let first = true;
+    this.#readyHandler = () => {
+      if (first) first = false;
+      else listener();
+    };
+    // A connection that is up already counts as its first `ready`.
+    const client = this.#client;
+    if (isIoRedis(client) ? client.status === 'ready' : client.isReady === true) first = false;
+    (this.#client as unknown as { on?: (event: "ready", listener: () => void) => unknown }).on?.('ready', this.#readyHandler);
+  }
+
+  offReconnect(): void {
+    const handler = this.#readyHandler;
+    this.#readyHandler = undefined;
+    if (handler !== undefined) (this.#client as unknown as { removeListener?: (event: "ready", listener: () => void) => unknown }).removeListener?.('ready', handler);
   }
 
   async unsubscribe(channel: string): Promise<void> {

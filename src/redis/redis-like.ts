@@ -9,6 +9,8 @@
  */
 export interface IoRedisLike {
   call(command: string, ...args: string[]): Promise<unknown>;
+  /** `'ready'` while connected; a command is not sent before (see redisStore's outage behaviour). */
+  readonly status?: string;
   subscribe?(channel: string): Promise<unknown>;
   unsubscribe?(channel: string): Promise<unknown>;
   on?(event: 'message', listener: (channel: string, message: string) => void): unknown;
@@ -37,6 +39,8 @@ export interface NodeRedisLike {
   duplicate?(): NodeRedisLike;
   connect?(): Promise<unknown>;
   readonly isOpen?: boolean;
+  /** True while connected; a command is not sent before (see redisStore's outage behaviour). */
+  readonly isReady?: boolean;
   close?(): Promise<unknown>;
   quit?(): Promise<unknown>;
   destroy?(): void;

@@ -58,6 +58,11 @@ export const PENDING_GRACE_MS = 86_400_000;
 /** An escalation record stays this long past its keepUntil before Redis deletes it. */
 const ESCALATION_SLACK_MS = 86_400_000;
 
+/** At most this many breaker names are read again after the subscriber reconnected (the most recently used). */
+const CATCH_UP_NAMES = 10_000;
+/** Reads of a catch-up in flight at once. */
+const CATCH_UP_PARALLEL = 32;
+
 /** An idle retry budget is kept this much longer than its window and the floor's refill time. */
 const BUDGET_IDLE_MARGIN_MS = 60_000;
 
@@ -77,14 +82,43 @@ class RedisStore implements Store {
   readonly #prefix: string;
   readonly #channelName: string;
   readonly #channel: BreakerChannel;
+  /** Breaker names this process used lately, oldest first: what a catch-up reads. */
+  readonly #seen = new Set<string>();
 
   constructor(client: RedisLike, subscriber: RedisLike | undefined, prefix: string, timeoutMs: number, breakerTimeoutMs: number) {
-    this.#calls = new RedisCalls(sender(client), prefix);
+    this.#calls = new RedisCalls(client, sender(client), prefix);
     this.#prefix = prefix;
     this.#timeoutMs = timeoutMs;
     this.#breakerTimeoutMs = breakerTimeoutMs;
     this.#channelName = `${prefix}breakers`;
-    this.#channel = new BreakerChannel(this.#channelName, () => (subscriber === undefined ? Subscriber.duplicateOf(client) : new Subscriber(subscriber, false)));
+    this.#channel = new BreakerChannel(
+      this.#channelName,
+      () => (subscriber === undefined ? Subscriber.duplicateOf(client) : new Subscriber(subscriber, false)),
+      (deliver) => this.#catchUp(deliver),
+    );
+  }
+
+  #see(name: string): void {
+    if (this.#seen.delete(name)) {
+      this.#seen.add(name);
+      return;
+    }
+    this.#seen.add(name);
+    if (this.#seen.size > CATCH_UP_NAMES) this.#seen.delete(this.#seen.values().next().value as string);
+  }
+
+  /** Reads the records of the breakers this process used lately and delivers them as changes. */
+  async #catchUp(deliver: BreakerChangeListener): Promise<void> {
+    const names = [...this.#seen];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < names.length && !this.#calls.closed) {
+        const name = names[next++] as string;
+        const record = await this.breakerGet(name);
+        if (record !== undefined) deliver(name, record);
+      }
+    };
+    await Promise.all(Array.from({ length: CATCH_UP_PARALLEL }, worker));
   }
 
   #key(kind: string, name: string): string {
@@ -95,6 +129,7 @@ class RedisStore implements Store {
 
   async #breakerScript(operation: string, name: string, script: typeof BREAKER_ADMIT, args: string[]): Promise<unknown[]> {
     if (this.#calls.closed) throw this.#calls.closedError(operation);
+    this.#see(name);
     await BreakerChannel.ready();
     return list(await this.#calls.script(operation, undefined, this.#breakerTimeoutMs, script, [this.#key('breaker', name)], args));
   }
@@ -134,6 +169,9 @@ class RedisStore implements Store {
   }
 
   async breakerGet(name: string): Promise<BreakerRecord | undefined> {
+    // A breaker reads its record right after it subscribed: once that read resolved, changes are heard.
+    this.#see(name);
+    await BreakerChannel.ready();
     const reply = list(await this.#calls.command('breakerGet', undefined, this.#breakerTimeoutMs, ['HMGET', this.#key('breaker', name), 's', 'e', 'f', 'o', 'p']));
     return reply[0] === null || reply[0] === undefined ? undefined : breakerFrom(reply, 0);
   }

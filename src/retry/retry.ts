@@ -59,6 +59,10 @@ class RetryPolicy extends BaseLayer {
   }
 
   readonly [RETRY_PARTS]: RetryParts = {
+    begin: (scope) => {
+      this.#budget?.recordRequest();
+      return scope.attempt === 1 ? scope : scope.withAttempt(1);
+    },
     first: (next, fn, scope) => {
       this.#budget?.recordRequest();
       return next(fn, scope.attempt === 1 ? scope : scope.withAttempt(1));

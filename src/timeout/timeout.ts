@@ -3,9 +3,9 @@ import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import { TimeoutError } from '../errors/timeout-error.js';
 import { checkClock, checkMs, checkOptions, type OptionKeys } from '../options/validate-options.js';
-import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
+import { BaseLayer, COMPOSE, DEADLINE_PARTS, type Invoke } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
-import { runWithDeadline } from './run-with-deadline.js';
+import { DeadlineSpec, runWithDeadline } from './run-with-deadline.js';
 
 /** Options of {@link timeout}. */
 export interface TimeoutOptions {
@@ -17,23 +17,23 @@ export interface TimeoutOptions {
 const TIMEOUT_KEYS: OptionKeys<TimeoutOptions> = { clock: true, name: true };
 
 class TimeoutPolicy extends BaseLayer {
-  readonly #ms: number;
-  readonly #clock: Clock;
+  readonly [DEADLINE_PARTS]: DeadlineSpec;
 
   constructor(ms: number, options: TimeoutOptions | undefined) {
     const o = checkOptions('timeout', options, TIMEOUT_KEYS);
     super('timeout', o.name);
-    this.#ms = checkMs('ms', ms);
-    this.#clock = checkClock<Clock>('clock', o.clock ?? systemClock);
+    const limit = checkMs('ms', ms);
+    const clock = checkClock<Clock>('clock', o.clock ?? systemClock);
+    const makeError = (): Error => new TimeoutError(limit);
+    const onExpire = (_error: Error, scope: Scope): void => {
+      if (this.wants('timeout')) this.events.emit('timeout', { timeoutMs: limit, probe: false }, scope);
+    };
+    this[DEADLINE_PARTS] = new DeadlineSpec(clock, limit, makeError, onExpire);
   }
 
   [COMPOSE](next: Invoke): Invoke {
-    const ms = this.#ms;
-    const makeError = (): Error => new TimeoutError(ms);
-    const onExpire = (_error: Error, scope: Scope): void => {
-      if (this.wants('timeout')) this.events.emit('timeout', { timeoutMs: ms, probe: false }, scope);
-    };
-    return (fn: Work<unknown>, scope: Scope) => runWithDeadline(next, fn, scope, this.#clock, ms, makeError, onExpire);
+    const spec = this[DEADLINE_PARTS];
+    return (fn: Work<unknown>, scope: Scope) => runWithDeadline(next, fn, scope, spec);
   }
 }
 

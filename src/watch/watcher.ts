@@ -3,6 +3,7 @@ import { abortReason } from '../errors/abort-error.js';
 import { StallError, type StallPhase } from '../errors/stall-error.js';
 import { ambientScope, type Scope } from '../context/scope.js';
 import { Emitter } from '../events/emitter.js';
+import { reportFirstItem } from '../governor/attempt-signals.js';
 import type { AdaptiveLimits } from './adaptive-limits.js';
 
 /**
@@ -185,7 +186,8 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
     }
     if (progress) {
       if (this.#adaptive !== undefined) this.#learnGap(this.#adaptive);
-      this.#items++;
+      // A hedged call waits for this: the attempt that streams its first item wins.
+      if (this.#items++ === 0 && this.#scope !== undefined) reportFirstItem(this.#scope);
       const idle = this.#idleMs;
       if (typeof idle === 'function') {
         try {

@@ -69,12 +69,14 @@ describe('recourseMiddleware: stall limits on by default', () => {
     });
   });
 
-  it('option errors name the option; resume is not available yet', () => {
+  it('option errors name the option, resume included', () => {
     expect(() => recourseMiddleware({ idleMs: 0 })).toThrow(/^idleMs must be a number of ms >= 1, or Infinity for no limit, got 0$/);
     expect(() => recourseMiddleware({ policy: 5 as never })).toThrow(/^policy must be a policy .*got 5$/);
     expect(() => recourseMiddleware({ idelMs: 5 } as never)).toThrow(/recourseMiddleware: unknown option "idelMs" \(did you mean "idleMs"\?\)/);
     expect(() => recourseMiddleware({ resume: { maxResumes: -1 } })).toThrow(/^resume.maxResumes must be an integer >= 0, got -1$/);
-    expect(() => recourseMiddleware({ resume: true })).toThrow(/resume is not available for the AI SDK yet/);
+    expect(() => recourseMiddleware({ resume: { maxResume: 2 } as never })).toThrow(/^recourseMiddleware resume: unknown option "maxResume"/);
+    expect(() => recourseMiddleware({ resume: 'yes' as never })).toThrow(/^resume must be true, false or an object, got/);
+    expect(() => recourseMiddleware({ resume: true })).not.toThrow();
     expect(() => recourseMiddleware({ resume: false })).not.toThrow();
   });
 });

@@ -81,7 +81,7 @@ describe('parseScenario', () => {
     [{ rules: [rule({ kind: 'slow' })] }, 'rules[0].fault.perEventMs', 'is required'],
     [{ rules: [rule({ kind: 'status', status: 500, retryAfterS: -1 })] }, 'rules[0].fault.retryAfterS', '>= 0'],
     [{ rules: [rule({ kind: 'stall', afterEvent: 1 })] }, 'rules[0].fault.afterEvent', 'is not a field of a stall fault (allowed: afterEvents)'],
-    [{ rules: [rule({ kind: 'reset', ms: 1 })] }, 'rules[0].fault.ms', 'takes no fields'],
+    [{ rules: [rule({ kind: 'empty', ms: 1 })] }, 'rules[0].fault.ms', 'takes no fields'],
     [{ rules: [rule({ kind: 'reset' }, { probability: 1.5 })] }, 'rules[0].probability', 'must be a number between 0 and 1, got 1.5'],
     [{ rules: [rule({ kind: 'reset' }, { probability: -0.1 })] }, 'rules[0].probability', 'between 0 and 1'],
     [{ rules: [rule({ kind: 'reset' }, { times: -1 })] }, 'rules[0].times', 'must be an integer >= 0, got -1'],

@@ -10,12 +10,15 @@ import { postgresStore } from '../../src/postgres/index.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
 import type { Store } from '../../src/store/store.js';
 import { dropSchemas, PG_URL, pgAvailable } from '../postgres/pg-helpers.js';
+import { deletePrefixes, REDIS_URL, redisAvailable, storeOnOwnClient } from '../redis/redis-helpers.js';
 
 /** Where one test's shared state lives; JSON, so it can be passed to a worker process. */
 export interface StoreSpec {
   kind: string;
   /** Extra `circuitBreaker` options workers use on this backend (SQLite has no notifications: it re-reads often). */
   breaker?: { syncIntervalMs?: number };
+  /** Workers keep the store's default time limits (an outage test: the limits are what it checks). */
+  outage?: boolean;
   [field: string]: unknown;
 }
 
@@ -97,4 +100,28 @@ function postgresBackend(): ClusterBackend {
   };
 }
 
-export const BACKENDS: readonly ClusterBackend[] = [sqliteBackend(), postgresBackend()];
+/** The machine's shared Redis (ioredis in the workers); every test gets its own key prefix, whose keys `cleanup` deletes. */
+function redisBackend(): ClusterBackend {
+  const prefixes: string[] = [];
+  let n = 0;
+  return {
+    name: 'redis',
+    // redis-helpers has already printed why when it is unreachable (and not required).
+    unavailable: redisAvailable ? undefined : `${REDIS_URL} is not reachable`,
+    notifies: true,
+    fresh(label) {
+      const prefix = `recourse-cluster:${label}:${process.pid}-${n++}:`;
+      prefixes.push(prefix);
+      return { kind: 'redis', url: REDIS_URL, prefix };
+    },
+    async open(spec) {
+      // Setting up and checking is not the outage road: a loaded machine must not time these out.
+      return storeOnOwnClient('ioredis', spec.prefix as string, { breakerTimeoutMs: 5000 }, spec.url as string);
+    },
+    async cleanup() {
+      await deletePrefixes(prefixes.splice(0));
+    },
+  };
+}
+
+export const BACKENDS: readonly ClusterBackend[] = [sqliteBackend(), postgresBackend(), redisBackend()];

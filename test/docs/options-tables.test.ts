@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startChaosServer } from '../../src/chaos/index.js';
 import { runQuery } from '../../src/claude-agent-sdk/index.js';
-import { BreakerRegistry, circuitBreaker, exponential, fallback, healthMonitor, jsonLogger, pipeline, rateLimiter, retry, retryBudget, spendLimit, stallLearner, timeout, watch } from '../../src/index.js';
+import { BreakerRegistry, circuitBreaker, exponential, fallback, healthMonitor, hedge, jsonLogger, pipeline, rateLimiter, retry, retryBudget, spendLimit, stallLearner, timeout, watch } from '../../src/index.js';
 import { postgresStore } from '../../src/postgres/index.js';
 import { prometheusMetrics } from '../../src/prometheus/index.js';
+import { redisStore } from '../../src/redis/index.js';
 import { streamMessage } from '../../src/anthropic/index.js';
 import { ROOT } from './compile-examples.js';
 import { firstColumnNames, tableAfter } from './markdown-tables.js';
@@ -43,6 +44,7 @@ const CASES: Array<[string, (o: Record<string, unknown>) => unknown, Array<[stri
     [['docs/circuit-breaker.md', '# Circuit breaker'], ['docs/circuit-breaker.md', '### When the store is down'], ['docs/circuit-breaker.md', '## `BreakerRegistry`']],
   ],
   ['watch', (o) => watch((async function* () {})(), o), [['docs/watch.md', '## watch — stall detection on any async iterable']]],
+  ['hedge', (o) => hedge(o), [['docs/governor.md', '## Hedged calls']]],
   ['stallLearner', (o) => stallLearner(o), [['docs/governor.md', '## Adaptive stall limits']]],
   ['rateLimiter', (o) => rateLimiter(o), [['docs/governor.md', '## Rate limits']]],
   ['spendLimit', (o) => spendLimit({ tokens: 1, ...o }), [['docs/governor.md', '## Spend limits']]],
@@ -54,6 +56,7 @@ const CASES: Array<[string, (o: Record<string, unknown>) => unknown, Array<[stri
   ['runQuery', (o) => runQuery({ prompt: 'x' }, o), [['docs/claude-agent-sdk.md', '## runQuery']]],
   ['startChaosServer', (o) => startChaosServer(o), [['docs/chaos-server.md', '## Run it', 1]]],
   ['postgresStore', (o) => postgresStore(o as never), [['docs/postgres.md', '## Options']]],
+  ['redisStore', (o) => redisStore(o as never), [['docs/redis.md', '## Options']]],
 ];
 
 describe('options tables', () => {
