@@ -1,23 +1,39 @@
 // Case 7 worker: one arm of the chaos workload, against its own chaos server.
-//   chaos.worker.js <arm: sdk | recourse> <calls> <concurrency> <deadlineMs> <idleMs> <seed>
-// sdk:      the real @anthropic-ai/sdk with its own retries (maxRetries 2, the default), each
-//           logical call bounded by a harness deadline (the SDK never notices a stalled stream).
-// recourse: the same SDK with maxRetries 0, streamed with recourse/anthropic's streamMessage
-//           (watch({ idleMs }) inside; if the adapter is not built, the SDK's stream under watch()
-//           plus validate()) inside the recommended pipeline(breaker, retry, timeout), with a
-//           fallback path to a second model; the same harness deadline applies.
-// A logical call succeeds when it returns a non-empty text answer.
+//   chaos.worker.js <arm: sdk | recourse> <calls> <concurrency> <deadlineMs> <idleMs> <seed> [<api: anthropic | ai-sdk | openai>]
+// api anthropic (the default): the real @anthropic-ai/sdk; ai-sdk: the real Vercel AI SDK (ai 7,
+// @ai-sdk/anthropic, streamText); openai: the real openai SDK (Chat Completions).
+// sdk:      the SDK with its own retries (maxRetries 2, the default of all three), each logical
+//           call bounded by a harness deadline (no SDK notices a stalled stream).
+// recourse: the same SDK with maxRetries 0, streamed through recourse's adapter (streamMessage,
+//           streamText over recourseMiddleware, streamChat: stall detection inside; if the
+//           anthropic adapter is not built, the SDK's stream under watch()) inside the recommended
+//           pipeline(breaker, retry, timeout, validate), with a fallback path to a second model;
+//           the same harness deadline applies.
+// A logical call succeeds when it returns a non-empty text answer that ended with a real finish.
 import { performance } from 'node:perf_hooks';
+import { createAnthropic } from '@ai-sdk/anthropic';
 import Anthropic from '@anthropic-ai/sdk';
+import { streamText as aiStreamText, wrapLanguageModel } from 'ai';
+import OpenAI from 'openai';
 import { loadEntry, loadRecourse } from '../lib/recourse.js';
 import { report } from '../lib/spawn.js';
 
-const [arm, callsArg, concurrencyArg, deadlineArg, idleArg, seedArg] = process.argv.slice(2);
+const [arm, callsArg, concurrencyArg, deadlineArg, idleArg, seedArg, apiArg = 'anthropic'] = process.argv.slice(2);
 const calls = Number(callsArg);
 const concurrency = Number(concurrencyArg);
 const deadlineMs = Number(deadlineArg);
 const idleMs = Number(idleArg);
 const seed = Number(seedArg);
+const api = apiArg;
+if (!['anthropic', 'ai-sdk', 'openai'].includes(api)) throw new Error(`unknown api ${api}`);
+const PATH = api === 'openai' ? '/v1/chat/completions' : '/v1/messages';
+// The stall comes right after the first text delta: Anthropic's message_start,
+// content_block_start, ping, first delta; OpenAI's role chunk, first content chunk.
+const STALL_AFTER = api === 'openai' ? 2 : 4;
+// The wait for the first event (response headers included): longer than idleMs, as a cold
+// process's first requests take a while (the AI SDK's most: about 1 s on this machine).
+const firstItemMs = 5_000;
+globalThis.AI_SDK_LOG_WARNINGS = false;
 
 // Unconditional rates 10% 529, 5% 429 (retry-after: 1 s), 3% stall mid-stream, 2% empty answer:
 // the first rule that wins its roll applies, so each later probability is conditional on the
@@ -25,11 +41,10 @@ const seed = Number(seedArg);
 const scenario = {
   seed,
   rules: [
-    { name: 'overloaded', match: { path: '/v1/messages' }, fault: { kind: 'status', status: 529 }, probability: 0.1 },
-    { name: 'rate-limited', match: { path: '/v1/messages' }, fault: { kind: 'status', status: 429, retryAfterS: 1 }, probability: 0.05 / 0.9 },
-    // message_start, content_block_start, ping, the first text delta, then silence.
-    { name: 'stall', match: { path: '/v1/messages' }, fault: { kind: 'stall', afterEvents: 4 }, probability: 0.03 / 0.85 },
-    { name: 'empty', match: { path: '/v1/messages' }, fault: { kind: 'empty' }, probability: 0.02 / 0.82 },
+    { name: 'overloaded', match: { path: PATH }, fault: { kind: 'status', status: 529 }, probability: 0.1 },
+    { name: 'rate-limited', match: { path: PATH }, fault: { kind: 'status', status: 429, retryAfterS: 1 }, probability: 0.05 / 0.9 },
+    { name: 'stall', match: { path: PATH }, fault: { kind: 'stall', afterEvents: STALL_AFTER }, probability: 0.03 / 0.85 },
+    { name: 'empty', match: { path: PATH }, fault: { kind: 'empty' }, probability: 0.02 / 0.82 },
   ],
 };
 
@@ -53,9 +68,92 @@ async function collect(stream) {
   return text;
 }
 
+const prompt = (i) => `task ${i}: summarise the findings`;
+const nonEmpty = (text) => (typeof text === 'string' && text.trim().length > 0) || 'empty answer';
+// A real end of an AI SDK stream (a cut one finishes 'interrupted' or 'other').
+const REAL_FINISH = new Set(['stop', 'length', 'tool-calls', 'content-filter']);
+
+// The text of an AI SDK stream; an error part is thrown (the SDK's `text` would say only "no output").
+async function aiSdkText(model, i, signal, maxRetries) {
+  const result = aiStreamText({ model, prompt: prompt(i), maxOutputTokens: 256, abortSignal: signal, onError: () => {}, ...(maxRetries === undefined ? {} : { maxRetries }) });
+  let text = '';
+  let finish;
+  for await (const part of result.fullStream) {
+    if (part.type === 'error') throw part.error;
+    if (part.type === 'text-delta') text += part.text;
+    if (part.type === 'finish') finish = part.finishReason;
+  }
+  if (!REAL_FINISH.has(finish)) throw new Error(`the stream ended with finish reason ${finish}`);
+  return text;
+}
+
+// The text of an OpenAI Chat Completions stream, which must end with a finish_reason.
+async function chatText(stream) {
+  let text = '';
+  let finish = null;
+  for await (const chunk of stream) {
+    for (const choice of chunk.choices) {
+      text += choice.delta?.content ?? '';
+      if (choice.finish_reason) finish = choice.finish_reason;
+    }
+  }
+  if (finish === null) throw new Error('the stream ended without finish_reason');
+  return text;
+}
+
+const chatBody = (model, i) => ({ model, max_completion_tokens: 256, messages: [{ role: 'user', content: prompt(i) }] });
+
+// The recourse arms' failed attempts by error (and a stall's phase): what the extra requests were.
+const attemptFailures = {};
+const tally = (attempt) =>
+  attempt.catch((error) => {
+    const key = `${error?.name ?? 'error'}${error?.phase ? ` ${error.phase}` : ''}${error?.statusCode ?? error?.status ? ` ${error.statusCode ?? error.status}` : ''}`;
+    attemptFailures[key] = (attemptFailures[key] ?? 0) + 1;
+    throw error;
+  });
+
 let callOnce;
 let adapter = 'direct: client.messages.create({ stream: true }) under watch()';
-if (arm === 'sdk') {
+if (api === 'ai-sdk' && arm === 'sdk') {
+  const provider = createAnthropic({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' });
+  adapter = 'streamText({ model: anthropic(…), maxRetries: 2 })';
+  callOnce = async (i, signal) => ({ text: await aiSdkText(provider('claude-primary'), i, signal), servedBy: 'primary' });
+} else if (api === 'openai' && arm === 'sdk') {
+  const client = new OpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' });
+  adapter = 'client.chat.completions.create({ stream: true }), maxRetries 2';
+  callOnce = async (i, signal) => ({ text: await chatText(await client.chat.completions.create({ ...chatBody('gpt-primary', i), stream: true }, { signal })), servedBy: 'primary' });
+} else if (api !== 'anthropic') {
+  // recourse over the AI SDK or the openai SDK: the same ladder as the Anthropic arm below.
+  let streamOnce;
+  if (api === 'ai-sdk') {
+    const { recourseMiddleware } = await loadEntry('ai-sdk/index.js');
+    const provider = createAnthropic({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' });
+    const models = new Map();
+    const model = (id) => {
+      if (!models.has(id)) models.set(id, wrapLanguageModel({ model: provider(id), middleware: recourseMiddleware({ name: id, idleMs, firstItemMs }) }));
+      return models.get(id);
+    };
+    adapter = 'streamText({ model: wrapLanguageModel({ model, middleware: recourseMiddleware({ idleMs, firstItemMs }) }), maxRetries: 0, abortSignal: ctx.signal })';
+    streamOnce = (ctx, id, i) => aiSdkText(model(id), i, ctx.signal, 0);
+  } else {
+    const { openAIClientOptions, streamChat } = await loadEntry('openai/index.js');
+    const client = new OpenAI(openAIClientOptions({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' }));
+    adapter = 'recourse/openai streamChat(client, body, { signal: ctx.signal, idleMs, firstItemMs })';
+    streamOnce = async (ctx, id, i) => (await streamChat(client, chatBody(id, i), { signal: ctx.signal, idleMs, firstItemMs })).choices[0]?.message.content ?? '';
+  }
+  const [primary, secondary] = api === 'openai' ? ['gpt-primary', 'gpt-fallback'] : ['claude-primary', 'claude-fallback'];
+  const breakers = new r.BreakerRegistry({ failureThreshold: 5, cooldownMs: 10_000 });
+  const path = (name, id) => ({
+    name,
+    run: (ctx) => tally(streamOnce(ctx, id, ctx.idempotencyKey)),
+    policy: r.pipeline(breakers.get(name), r.retry({ maxAttempts: 3 }), r.timeout(10_000), r.validate(nonEmpty)),
+  });
+  const ladder = r.fallback([path('primary', primary), path('fallback', secondary)]);
+  callOnce = async (i, signal) => {
+    const served = await ladder.execute({ signal, idempotencyKey: `task-${i}` });
+    return { text: served.value, servedBy: served.servedBy };
+  };
+} else if (arm === 'sdk') {
   const client = new Anthropic({ baseURL: chaos.url, apiKey: 'bench-key' });
   callOnce = async (i, signal) => {
     const stream = await client.messages.create(body('claude-primary', i), { signal });
@@ -64,7 +162,6 @@ if (arm === 'sdk') {
   };
 } else {
   const client = new Anthropic({ baseURL: chaos.url, apiKey: 'bench-key', maxRetries: 0 });
-  const nonEmpty = (text) => (typeof text === 'string' && text.trim().length > 0) || 'empty answer';
   let adapterModule;
   try {
     adapterModule = await loadEntry('anthropic/index.js');
@@ -74,12 +171,13 @@ if (arm === 'sdk') {
   let streamText;
   let validateLayer = [];
   if (adapterModule?.streamMessage) {
-    adapter = 'recourse/anthropic streamMessage(client, body, { signal: ctx.signal, idleMs, validate })';
+    adapter = 'recourse/anthropic streamMessage(client, body, { signal: ctx.signal, idleMs, firstItemMs, validate })';
     const textOf = (message) => message.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
     streamText = async (ctx, model, i) => {
       const message = await adapterModule.streamMessage(client, params(model, i), {
         signal: ctx.signal,
         idleMs,
+        firstItemMs,
         validate: (m) => nonEmpty(textOf(m)),
       });
       return textOf(message);
@@ -94,7 +192,7 @@ if (arm === 'sdk') {
   const breakers = new r.BreakerRegistry({ failureThreshold: 5, cooldownMs: 10_000 });
   const path = (name, model) => ({
     name,
-    run: (ctx) => streamText(ctx, model, ctx.idempotencyKey),
+    run: (ctx) => tally(streamText(ctx, model, ctx.idempotencyKey)),
     policy: r.pipeline(breakers.get(name), r.retry({ maxAttempts: 3 }), r.timeout(10_000), ...validateLayer),
   });
   const ladder = r.fallback([path('primary', 'claude-primary'), path('fallback', 'claude-fallback')]);
@@ -125,9 +223,9 @@ async function lane() {
 }
 await Promise.all(Array.from({ length: concurrency }, lane));
 const wallMs = performance.now() - started;
-const requests = chaos.requests.filter((q) => q.path === '/v1/messages');
+const requests = chaos.requests.filter((q) => q.path === PATH);
 const faults = {};
 for (const q of requests) faults[q.fault ?? 'none'] = (faults[q.fault ?? 'none'] ?? 0) + 1;
 await chaos.close();
-report({ arm, adapter, node: process.version, calls, concurrency, deadlineMs, idleMs, wallMs, requests: requests.length, faults, outcomes });
+report({ arm, api, adapter, node: process.version, calls, concurrency, deadlineMs, idleMs, wallMs, requests: requests.length, faults, attemptFailures, outcomes });
 process.exit(0);

@@ -65,7 +65,7 @@ export const demoCommand = command({
     'Backends:',
     ...DEMO_BACKEND_NAMES.map((n) => `  ${n.padEnd(10)} ${DEMO_BACKENDS[n].summary}`),
     '',
-    'The SDKs are optional peers of recourse: a backend whose SDK is not installed says what to install.',
+    'recourse does not install the SDKs: a backend whose SDK is missing says which packages to install.',
   ].join('\n'),
   flags,
   positionals: { min: 0, max: 0 },
