@@ -2,6 +2,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Clock } from '../clock/clock.js';
 import { systemClock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
+import { reportRequestTokens } from '../governor/attempt-signals.js';
+import { estimateTokens } from '../governor/call-facts.js';
 import type { RateLimiter } from '../governor/rate-limiter.js';
 import { checkRateLimiter, requestPermit } from '../governor/request-permit.js';
 import { checkSpendLimit, type SpendLimit, spendTicketFor } from '../governor/spend-limit.js';
@@ -203,6 +205,8 @@ async function runAttempt(
   onHeaders?: (headers: unknown) => void,
 ): Promise<Message> {
   const controller = new AbortController();
+  // A hedged attempt that loses is aborted: what its request may still cost is reported.
+  reportRequestTokens(estimateTokens(body).input);
   const stream = client.messages.stream(body, { ...requestOptions, signal: controller.signal });
   // The SDK raises an unhandled rejection for an error nobody awaits; we report errors through the loop.
   stream.done().catch(noop);

@@ -1,3 +1,5 @@
+import { reportRequestTokens } from '../governor/attempt-signals.js';
+import { estimateTokens } from '../governor/call-facts.js';
 import type OpenAI from 'openai';
 import { IncompleteStreamError } from '../anthropic/incomplete-stream-error.js';
 import { abortReason } from '../errors/abort-error.js';
@@ -120,6 +122,8 @@ export async function streamChat(client: OpenAIChatLike, body: ChatStreamBody, o
 async function chatOnce(client: OpenAIChatLike, body: ChatStreamBody, setup: StreamSetup<ChatCompletionChunk, ChatCompletion>): Promise<ChatCompletion> {
   const { onEvent, limits, requestOptions } = setup;
   const controller = new AbortController();
+  // A hedged attempt that loses is aborted: what its request may still cost is reported.
+  reportRequestTokens(estimateTokens(body).input);
   const stream = client.chat.completions.stream(body, { ...requestOptions, signal: controller.signal });
   // The SDK raises an unhandled rejection for an error nobody awaits; we report errors through the loop.
   stream.done().catch(noop);

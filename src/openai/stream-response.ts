@@ -1,3 +1,5 @@
+import { reportRequestTokens } from '../governor/attempt-signals.js';
+import { estimateTokens } from '../governor/call-facts.js';
 import type OpenAI from 'openai';
 import { IncompleteStreamError } from '../anthropic/incomplete-stream-error.js';
 import { abortReason } from '../errors/abort-error.js';
@@ -100,6 +102,8 @@ export async function streamResponse(client: OpenAIResponsesLike, body: Response
 async function responseOnce(client: OpenAIResponsesLike, body: ResponseStreamBody, setup: StreamSetup<ResponseStreamEvent, Response>): Promise<Response> {
   const { onEvent, limits, requestOptions } = setup;
   const controller = new AbortController();
+  // A hedged attempt that loses is aborted: what its request may still cost is reported.
+  reportRequestTokens(estimateTokens(body).input);
   const stream = client.responses.stream(body, { ...requestOptions, signal: controller.signal });
   // The SDK raises an unhandled rejection for an error nobody awaits; we report errors through the loop.
   stream.done().catch(noop);
