@@ -20,8 +20,10 @@ import * as chaos from './cases/chaos.js';
 import * as report from './cases/report.js';
 import * as resume from './cases/resume.js';
 import * as rateLimit from './cases/rate-limit.js';
+import * as hedgeCase from './cases/hedge.js';
+import * as adaptiveStall from './cases/adaptive-stall.js';
 
-const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos, report, resume, rateLimit];
+const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos, report, resume, rateLimit, hedgeCase, adaptiveStall];
 
 let args;
 try {

@@ -5,9 +5,9 @@ import { QuantileSketch } from './quantile-sketch.js';
 export interface StallLearnerOptions {
   /** Which quantile of the observed gaps the limit starts from. Default 0.99. */
   quantile?: number;
-  /** The limit is this many times that quantile (a margin for the gaps not yet seen). Default 2. */
+  /** The limit is this many times that quantile (a margin for the gaps not yet seen). Default 3. */
   factor?: number;
-  /** Gaps seen before a learned limit replaces `capMs`. Default 20. */
+  /** Gaps seen before a learned limit replaces `capMs`. Default 100 (a rare long pause must have had a chance to show). */
   minSamples?: number;
 }
 
@@ -91,20 +91,21 @@ export class GapLearner implements StallLearner {
 
 /**
  * A place for adaptive stall limits to learn in, with its own rule: the limit is `factor` × the
- * `quantile` of the gaps seen (default 2 × p99), once `minSamples` gaps were seen. `watch` uses
+ * `quantile` of the gaps seen (default 3 × p99), once `minSamples` (100) gaps were seen. A gap a
+ * stall cut short counts as long as the limit it reached, so a limit set too low grows. `watch` uses
  * {@link defaultStallLearner} unless given one (`learner`); a learner of your own keeps tests or
  * tenants apart.
  *
  * @example
- * const learner = stallLearner({ quantile: 0.99, factor: 2 })
+ * const learner = stallLearner({ quantile: 0.99, factor: 3 })
  * for await (const event of watch(stream, { idleMs: 'adaptive', floorMs: 2_000, capMs: 120_000, name: 'anthropic', model, learner })) handle(event)
  * console.table(learner.limits())
  */
 export function stallLearner(options?: StallLearnerOptions): StallLearner {
   const o = checkOptions('stallLearner', options, LEARNER_KEYS);
   const quantile = o.quantile === undefined ? 0.99 : checkNumber('quantile', o.quantile, 0.5, 1);
-  const factor = o.factor === undefined ? 2 : checkNumber('factor', o.factor, 1, 1000);
-  const minSamples = o.minSamples === undefined ? 20 : checkInteger('minSamples', o.minSamples, 1, 1_000_000);
+  const factor = o.factor === undefined ? 3 : checkNumber('factor', o.factor, 1, 1000);
+  const minSamples = o.minSamples === undefined ? 100 : checkInteger('minSamples', o.minSamples, 1, 1_000_000);
   return new GapLearner(quantile, factor, minSamples);
 }
 
@@ -115,4 +116,4 @@ export function stallLearner(options?: StallLearnerOptions): StallLearner {
  * @example
  * for (const l of defaultStallLearner.limits()) console.log(l.name, l.model, l.phase, l.limitMs)
  */
-export const defaultStallLearner: StallLearner = new GapLearner(0.99, 2, 20);
+export const defaultStallLearner: StallLearner = new GapLearner(0.99, 3, 100);

@@ -71,8 +71,8 @@ function checkLimitOrAdaptive(name: string, value: unknown): number | 'adaptive'
  * Each limit is ms >= 1 or `Infinity` (off); at least a limit or a `signal` must be given (with
  * only a signal, `watch` makes a stream abortable and closes it on abort). With `'adaptive'`
  * (`firstItemMs`, `idleMs`) the limit is learned per `name` and `model` from the gaps of earlier
- * streams (2 × p99 by default, see `stallLearner`), clamped to [`floorMs` 5 000, `capMs` 300 000];
- * until 20 gaps were seen it is `capMs`. Each stream starts with the limits learned so far.
+ * streams (3 × p99 by default, see `stallLearner`), clamped to [`floorMs` 5 000, `capMs` 300 000];
+ * until 100 gaps were seen it is `capMs`. Each stream starts with the limits learned so far.
  *
  * @example
  * for await (const message of watch(query({ prompt }), { firstItemMs: 30_000, idleMs: 20_000, totalMs: 600_000 })) {

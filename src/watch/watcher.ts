@@ -309,6 +309,9 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
 
   #stall(phase: StallPhase): StallError {
     const limit = phase === 'total' ? this.#totalMs! : this.#limit!;
+    // A gap cut short by the limit lasted at least the limit: learned as such, or a limit set too
+    // low would never see the long gaps it cuts, and never grow.
+    if (phase !== 'total' && this.#adaptive !== undefined) this.#adaptive.record(this.#items === 0, limit);
     const error = new StallError(phase, limit, this.#items);
     if (events.wants('stall')) {
       events.emit('stall', { phase, limitMs: limit, items: this.#items, ...(this.#name === undefined ? {} : { name: this.#name }) }, this.#scope);

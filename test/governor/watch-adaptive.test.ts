@@ -88,7 +88,7 @@ describe('QuantileSketch', () => {
 describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
   it('starts at capMs, then learns 2 × p99 of the first-item and idle gaps separately', async () => {
     const clock = new VirtualClock();
-    const learner = stallLearner();
+    const learner = stallLearner({ factor: 2, minSamples: 20 });
     const options = { learner, floorMs: 10, capMs: 60_000 };
     // Before anything was learned the cap is the limit: a stall after 1 item is reported at 60 s.
     const cold = await run({ gaps: [1000], stallAfter: 1 }, clock, options);
@@ -110,7 +110,7 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
 
   it('learns per model: a thinking model keeps its long first gaps, a fast one gets a short limit', async () => {
     const clock = new VirtualClock();
-    const learner = stallLearner();
+    const learner = stallLearner({ factor: 2, minSamples: 20 });
     for (let i = 0; i < 25; i++) {
       await run({ gaps: [40_000, 50, 50] }, clock, { learner, floorMs: 100, model: 'thinker' });
       await run({ gaps: [300, 50, 50] }, clock, { learner, floorMs: 100, model: 'fast' });
@@ -125,7 +125,7 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
 
   it('learns the waiting time only: keep-alives charge their wait, a slow consumer is not a slow source', async () => {
     const clock = new VirtualClock();
-    const learner = stallLearner({ minSamples: 1 });
+    const learner = stallLearner({ minSamples: 1, factor: 2 });
     const items = (async function* () {
       await clock.sleep(100);
       yield { progress: true };
@@ -144,6 +144,18 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
     expect(idle.samples).toBe(1);
     expect(idle.limitMs! / 2).toBeGreaterThanOrEqual(600);
     expect(idle.limitMs! / 2).toBeLessThanOrEqual(660);
+  });
+
+  it('a limit that cuts healthy pauses grows: a gap cut by a stall is learned as at least the limit', async () => {
+    const clock = new VirtualClock();
+    const learner = stallLearner({ factor: 2, minSamples: 5, quantile: 0.9 });
+    const options = { learner, floorMs: 1, capMs: 1_000_000 };
+    for (let i = 0; i < 5; i++) await run({ gaps: Array(10).fill(10) }, clock, options);
+    // A 500 ms pause now and then: cut at first, then the limit climbs past it.
+    const outcomes: boolean[] = [];
+    for (let i = 0; i < 150; i++) outcomes.push((await run({ gaps: [10, 10, 500, 10] }, clock, options)).stalled);
+    expect(outcomes[0]).toBe(true);
+    expect(outcomes.slice(-10)).toEqual(Array(10).fill(false));
   });
 
   it('never reports a stall earlier than floorMs (property)', async () => {
