@@ -38,7 +38,7 @@ export async function run(ctx) {
   ];
   const notes = [
     `${p.streams} streams (seed ${p.seed}), half from a thinking model (first event after 5–90 s; text every 10–50 ms, 3 % of gaps a 2–8 s thinking pause), half from a fast one (first event after 0.2–1 s; text every 5–35 ms, 2 % of gaps 0.2–1 s); 5 % of streams go silent for good at a random point. Both arms replay the same streams on virtual time.`,
-    `Detection: how long the consumer had waited when the stall was reported. Adaptive: ${fmt(data.fasterMedian, 1)}× faster at the median, ${fmt(data.fasterMean, 1)}× on the mean; the first 20 gaps of each model and phase use capMs (counted).`,
+    `Detection: how long the consumer had waited when the stall was reported. Adaptive: ${fmt(data.fasterMedian, 1)}× faster at the median, ${fmt(data.fasterMean, 1)}× on the mean; until 100 gaps of a model and phase were seen its limit is capMs (counted here).`,
   ];
   return { params: p, data, tables: [{ title, columns, rows, notes }] };
 }

@@ -88,6 +88,27 @@ export function evaluateGoals(results) {
       d.maxDiffRerun <= 0.15 && d.maxDiffBrooker <= 0.15,
     );
   }
+  if (c.hedge?.data) {
+    const d = c.hedge.data;
+    for (const [arm, label] of [['p95', "hedge({ afterMs: 'p95' })"], ['fixed', `hedge({ afterMs: ${c.hedge.params?.afterMs} })`]]) {
+      const a = d[arm];
+      add(
+        `${label}: p99 time to first event >= 40% lower at <= 5% extra requests`,
+        results.runtimes[0].version,
+        `p99 ${fmt(a.p99)} ms vs ${fmt(d.plain.p99)} ms = ${fmt(a.p99Lower * 100, 1)}% lower; ${fmt(a.extra * 100, 2)}% extra requests`,
+        a.p99Lower >= 0.4 && a.extra <= 0.05,
+      );
+    }
+  }
+  if (c['adaptive-stall']?.data) {
+    const d = c['adaptive-stall'].data;
+    add(
+      'adaptive stall limits: 0 false stalls, real stalls found >= 3× sooner than a fixed limit',
+      results.runtimes[0].version,
+      `${d.adaptive.falseStalls} false stalls; detection median ${fmt(d.adaptive.median / 1000, 1)} s vs ${fmt(d.fixed.median / 1000, 1)} s = ${fmt(d.fasterMedian, 1)}× (mean ${fmt(d.fasterMean, 1)}×)`,
+      d.adaptive.falseStalls === 0 && d.fasterMedian >= 3,
+    );
+  }
   if (c.report?.data) {
     const d = c.report.data;
     add(
