@@ -22,8 +22,9 @@ import * as resume from './cases/resume.js';
 import * as rateLimit from './cases/rate-limit.js';
 import * as hedgeCase from './cases/hedge.js';
 import * as adaptiveStall from './cases/adaptive-stall.js';
+import * as cluster from './cases/cluster.js';
 
-const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos, report, resume, rateLimit, hedgeCase, adaptiveStall];
+const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos, report, resume, rateLimit, hedgeCase, adaptiveStall, cluster];
 
 let args;
 try {

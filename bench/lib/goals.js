@@ -155,6 +155,34 @@ export function evaluateGoals(results) {
       r.successRate >= 0.99 && r.requestsPerCall <= 1.3,
     );
   }
+  if (c.cluster?.data) {
+    const node = results.runtimes[0].version;
+    for (const [store, d] of Object.entries(c.cluster.data)) {
+      add(
+        `shared breaker (${store}), closed state: <= 2 µs per call over the in-process breaker`,
+        node,
+        `${fmt(d.closed.overNs)} ns over (${fmt(d.closed.localNs)} → ${fmt(d.closed.sharedNs)} ns/call); naive design ${fmt(d.closed.naiveOverNs)} ns over`,
+        d.closed.overNs <= 2000,
+      );
+      if (store !== 'sqlite') {
+        add(
+          `trip propagation (${store}): p99 <= 100 ms across processes`,
+          node,
+          `p99 ${fmt(d.trip.p99)} ms (p50 ${fmt(d.trip.p50)}, max ${fmt(d.trip.max)}, ${d.trip.samples} samples, ${d.trip.missed} missed)`,
+          d.trip.p99 <= 100 && d.trip.missed === 0,
+        );
+      }
+      if (store === 'redis') {
+        add('ledger.run on Redis: <= 2 round trips for a fresh key', node, `${fmt(d.freshKey.roundTrips, 1)} commands`, d.freshKey.roundTrips <= 2);
+      }
+      add(
+        `dead dependency, 8 processes, shared retry budget (${store}): <= 1.1 attempts per logical call`,
+        node,
+        `${fmt(d.budget.perCall, 3)} (retry(3) without a budget: ${fmt(d.noBudget.perCall, 2)})`,
+        d.budget.perCall <= 1.1,
+      );
+    }
+  }
   return goals;
 }
 
