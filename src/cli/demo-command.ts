@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { writeReport } from '../report/write-report.js';
 import { command, usageError } from './command.js';
 import { colorEnabled } from './color.js';
+import { CLUSTER_CONFLICTS, CLUSTER_FLAGS, CLUSTER_HELP, runClusterDemoCommand } from './demo/cluster-command.js';
 import { DEMO_BACKEND_NAMES, DEMO_BACKENDS, type DemoBackendName } from './demo/demo-backends.js';
 import { runDemo, TOPICS } from './demo/run-demo.js';
 import { eventLogFile } from './event-log-file.js';
@@ -24,6 +25,7 @@ const flags = {
   log: textFlag('FILE', 'where to write the run\'s JSON event log (default: the report\'s name with .jsonl)'),
   open: booleanFlag('open the report in a browser at the end'),
   approval: booleanFlag('end with a high-risk tool call (publishing the brief) that waits until a person approves it from a second terminal'),
+  ...CLUSTER_FLAGS,
 };
 
 /** Where the demo writes its log and report: the flags, else a fresh folder under the temp dir. */
@@ -49,7 +51,7 @@ function outputPaths(report: string | undefined, log: string | undefined): { rep
 export const demoCommand = command({
   name: NAME,
   summary: 'watch recourse handle 529s, stalls and empty answers in a research-agent loop',
-  synopsis: 'demo [--backend NAME | --agent-sdk | --simulated] [--live] [--seed N] [--topics N] [--report FILE] [--log FILE] [--open] [--approval]',
+  synopsis: 'demo [--backend NAME | --agent-sdk | --simulated] [--live] [--seed N] [--topics N] [--report FILE] [--log FILE] [--open] [--approval] | demo --workers N --store URL [--seed N]',
   description: [
     'Runs a research orchestrator: each topic goes to a deep-research subagent and falls back to',
     'quick-search; every path has its own circuit breaker, retry with jittered backoff, stall',
@@ -62,6 +64,8 @@ export const demoCommand = command({
     '--approval, publishing the brief is a high-risk tool call that waits for a person: the demo prints',
     'the "recourse escalations approve ID --store …" command to run in a second terminal.',
     '',
+    ...CLUSTER_HELP,
+    '',
     'Backends:',
     ...DEMO_BACKEND_NAMES.map((n) => `  ${n.padEnd(10)} ${DEMO_BACKENDS[n].summary}`),
     '',
@@ -72,6 +76,7 @@ export const demoCommand = command({
   conflicts: [
     ['backend', 'agent-sdk', 'simulated'],
     ['live', 'simulated'],
+    ...CLUSTER_CONFLICTS,
   ],
   examples: [
     'recourse demo',
@@ -80,9 +85,11 @@ export const demoCommand = command({
     'recourse demo --backend ai-sdk',
     'recourse demo --backend openai --topics 8',
     'recourse demo --approval        # then, in a second terminal: recourse escalations approve ID --store sqlite:…',
+    'recourse demo --workers 4 --store postgres://postgres@127.0.0.1:5432/test',
     'ANTHROPIC_API_KEY=… recourse demo --live',
   ],
   async run({ flags: f }, io) {
+    if (f.workers !== undefined || f.store !== undefined) return runClusterDemoCommand(NAME, f, io);
     const name: DemoBackendName = f.backend ?? (f['agent-sdk'] ? 'agent-sdk' : f.simulated ? 'simulated' : 'anthropic');
     const choice = DEMO_BACKENDS[name];
     const live = f.live === true;

@@ -69,6 +69,14 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
+/** How {@link openStore} sizes a server store: the defaults suit a command's few calls. */
+export interface OpenStoreOptions {
+  /** PostgreSQL pool size (default 2); a process with a shared breaker needs one more for LISTEN. */
+  connections?: number;
+  /** The store's limit for one breaker call, ms (default the store's: 250). */
+  breakerTimeoutMs?: number;
+}
+
 /**
  * Opens the store at `spec`, loading its driver only now (a command that needs no store starts
  * without it). PostgreSQL and Redis connections are closed by `close()`.
@@ -76,7 +84,7 @@ export interface OpenedStore {
  * @example
  * const { store, close } = await openStore(parseStoreSpec('sqlite:state.db'))
  */
-export async function openStore(spec: StoreSpec): Promise<OpenedStore> {
+export async function openStore(spec: StoreSpec, o: OpenStoreOptions = {}): Promise<OpenedStore> {
   if (spec.kind === 'sqlite') {
     const { sqliteStore } = await import('../sqlite/index.js');
     const store = sqliteStore({ path: spec.path });
@@ -84,10 +92,14 @@ export async function openStore(spec: StoreSpec): Promise<OpenedStore> {
   }
   if (spec.kind === 'postgres') {
     const [{ postgresStore }, pg] = await Promise.all([import('../postgres/index.js'), import('pg')]);
-    const pool = new pg.default.Pool({ connectionString: spec.url, max: 2, connectionTimeoutMillis: 5_000 });
+    const pool = new pg.default.Pool({ connectionString: spec.url, max: o.connections ?? 2, connectionTimeoutMillis: 5_000 });
     // A lost connection is reported by the call that needed it, not as an unhandled 'error' event.
     pool.on('error', () => {});
-    const store = postgresStore({ pool, ...(spec.schema === undefined ? {} : { schema: spec.schema }) });
+    const store = postgresStore({
+      pool,
+      ...(spec.schema === undefined ? {} : { schema: spec.schema }),
+      ...(o.breakerTimeoutMs === undefined ? {} : { breakerTimeoutMs: o.breakerTimeoutMs }),
+    });
     return {
       store,
       close: async () => {
@@ -96,5 +108,39 @@ export async function openStore(spec: StoreSpec): Promise<OpenedStore> {
       },
     };
   }
-  throw new Error(`redis stores are not supported by this build of recourse (recourse/redis is missing); use ${STORE_FORMS.split(' or ')[0]}`);
+  return openRedisStore(spec, o);
+}
+
+/** ioredis is an optional peer: say so plainly when it is missing. */
+async function loadIoredis(): Promise<typeof import('ioredis').Redis> {
+  try {
+    return (await import('ioredis')).Redis;
+  } catch (error) {
+    throw new Error('a redis:// store needs the package "ioredis", which is not installed (recourse leaves the drivers to you): npm install ioredis', { cause: error });
+  }
+}
+
+async function openRedisStore(spec: Extract<StoreSpec, { kind: 'redis' }>, o: OpenStoreOptions): Promise<OpenedStore> {
+  const [{ redisStore }, Redis] = await Promise.all([import('../redis/index.js'), loadIoredis()]);
+  // Connected here, so a wrong address is an error now rather than a hang.
+  const client = new Redis(spec.url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    throw new Error(`cannot connect to ${describeStore(spec)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  const store = redisStore({
+    client,
+    ...(spec.prefix === undefined ? {} : { prefix: spec.prefix }),
+    ...(o.breakerTimeoutMs === undefined ? {} : { breakerTimeoutMs: o.breakerTimeoutMs }),
+  });
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      client.disconnect();
+    },
+  };
 }
