@@ -157,7 +157,11 @@ export async function runClusterDemo(o: ClusterDemoOptions): Promise<ClusterDemo
   const ok =
     problems.length === 0 &&
     opened !== undefined &&
-    fleet.episodes.every((e) => e.seenAt.size === o.workers) &&
+    // The trip and the final close reach every worker. (A failed probe's reopen may not: a copy
+    // that re-reads, without notifications, can go from open to open without seeing half-open.)
+    opened.seenAt.size === o.workers &&
+    closed !== undefined &&
+    closed.seenAt.size === o.workers &&
     fleet.overlappingProbes() === 0 &&
     fleet.workers.every((w) => w.state === 'closed' && w.done);
   view.summary({ ok, deepWhileOpen, problems });
