@@ -44,7 +44,7 @@ async function fleetRun(store: string): Promise<void> {
     expect(probes).not.toBeNull();
     const n = Number(probes![1]);
     expect(n).toBeGreaterThanOrEqual(1);
-    expect(stdout).toContain(`deep-research requests once every worker knew of the trip, until it closed: ${n} (the probes: ${n})`);
+    expect(stdout).toContain(`deep-research calls let through once every worker knew of the trip, until it closed: ${n} (the probes: ${n})`);
     expect(stdout).toMatch(/closed by w\d's probe at \+[\d.]+ s; every worker's copy closed within \d+ ms of it/);
     expect(stdout).toContain('✓ one breaker for 4 processes');
 }

@@ -28,7 +28,7 @@ export interface ClusterDemoOptions {
 export interface ClusterDemoSummary {
   ok: boolean;
   fleet: Fleet;
-  /** Requests to deep-research the chaos server saw once every worker knew of the trip, until it closed. */
+  /** deep-research calls the breaker let through once every worker knew of the trip, until it closed. */
   deepWhileOpen: number;
 }
 
@@ -149,11 +149,11 @@ export async function runClusterDemo(o: ClusterDemoOptions): Promise<ClusterDemo
   }
   const opened = fleet.episodes.find((e) => e.to === 'open');
   const closed = fleet.episodes.findLast((e) => e.to === 'closed');
-  // Every deep-research request from the moment all workers knew of the trip to the last close:
-  // the probes, and nothing else.
+  // Every deep-research call the breaker let through from the moment all workers knew of the trip
+  // to the last close: the probes, and nothing else. (Counted where the calls start: a request
+  // admitted just before a copy opened may reach the server a little after.)
   const known = opened === undefined || opened.seenAt.size < o.workers ? undefined : Math.max(...opened.seenAt.values());
-  const deepWhileOpen =
-    known === undefined ? 0 : chaos.requests.filter((r) => r.model === DEEP_MODEL && r.at >= known && (closed === undefined || r.at < closed.at)).length;
+  const deepWhileOpen = known === undefined ? 0 : fleet.deepStarts.filter((at) => at > known && (closed === undefined || at < closed.at)).length;
   const ok =
     problems.length === 0 &&
     opened !== undefined &&

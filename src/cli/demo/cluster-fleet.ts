@@ -49,6 +49,8 @@ export class Fleet {
   readonly workers: FleetWorker[];
   readonly episodes: FleetEpisode[] = [];
   readonly probes: FleetProbe[] = [];
+  /** When each deep-research call the breaker let through started, all workers together. */
+  readonly deepStarts: number[] = [];
 
   constructor(count: number) {
     this.workers = Array.from({ length: count }, (_, i) => ({
@@ -86,6 +88,9 @@ export class Fleet {
           if (open !== undefined && !open.skippedAt.has(index)) open.skippedAt.set(index, m.at);
         } else if (m.outcome === 'failed') w.failed++;
         else w.lost++;
+        return undefined;
+      case 'deep':
+        this.deepStarts.push(m.at);
         return undefined;
       case 'probe':
         w.probes++;

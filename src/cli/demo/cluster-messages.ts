@@ -27,6 +27,7 @@ export type ClusterWorkerMessage =
   | { t: 'ready'; pid: number }
   | { t: 'state'; at: number; from: string; to: string }
   | { t: 'call'; at: number; outcome: 'deep' | 'skipped' | 'failed' | 'lost' }
+  | { t: 'deep'; at: number }
   | { t: 'probe'; at: number; endedAt: number; ok: boolean }
   | { t: 'store'; at: number; available: boolean }
   | { t: 'done' }

@@ -74,7 +74,7 @@ export class ClusterView {
       out.push(
         `  probes: ${f.probes.length} for the whole fleet of ${f.workers.length}, ${overlaps === 0 ? 'one at a time' : `${overlaps} overlapping`} (${probes.join(', ') || 'none'})`,
       );
-      out.push(`  deep-research requests once every worker knew of the trip, until it closed: ${o.deepWhileOpen} (the probes: ${f.probes.length})`);
+      out.push(`  deep-research calls let through once every worker knew of the trip, until it closed: ${o.deepWhileOpen} (the probes: ${f.probes.length})`);
       const close = f.episodes.findLast((e) => e.to === 'closed');
       const good = f.probes.findLast((p) => p.ok);
       if (close !== undefined && good !== undefined) {

@@ -47,6 +47,7 @@ async function main(config: ClusterWorkerConfig): Promise<void> {
         // Inside the breaker's call, a half-open copy means this call is the fleet's one probe.
         const probe = breaker.state === 'half-open';
         const at = Date.now();
+        send({ t: 'deep', at }); // the breaker let this call through
         try {
           const text = await ask(config.deepModel, ctx.signal);
           if (probe) send({ t: 'probe', at, endedAt: Date.now(), ok: true });
