@@ -1,3 +1,4 @@
+import { InFlightCalls } from '../store/in-flight-calls.js';
 import { StoreError } from '../store/store-error.js';
 import { errorText } from '../text/safe-text.js';
 import { driverError } from './driver-error.js';
@@ -32,41 +33,33 @@ function release(call: Call, error?: Error): void {
 export class PgCalls {
   readonly #pool: PgLike;
   readonly schema: string;
-  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #calls: InFlightCalls;
   #schemaReady: Promise<void> | undefined;
-  #closed = false;
 
   constructor(pool: PgLike, schema: string) {
     this.#pool = pool;
     this.schema = schema;
+    this.#calls = new InFlightCalls('postgresStore', `schema ${JSON.stringify(schema)}`);
   }
 
   get closed(): boolean {
-    return this.#closed;
+    return this.#calls.closed;
   }
 
   /** Runs `work` on one connection (its statements autocommit), within `timeoutMs`. */
   run<R>(operation: string, key: string | undefined, timeoutMs: number, work: (client: PgClientLike) => Promise<R>): Promise<R> {
-    if (this.#closed) return Promise.reject(this.closedError(operation, key));
+    if (this.#calls.closed) return Promise.reject(this.#calls.closedError(operation, key));
     const call: Call = { client: undefined, released: false, timedOut: false };
-    const done = this.#limit(operation, key, timeoutMs, call, this.#ready().then(() => this.#withClient(call, work)));
-    this.#inFlight.add(done);
-    const forget = (): void => {
-      this.#inFlight.delete(done);
-    };
-    done.then(forget, forget);
-    return done;
+    return this.#calls.track(this.#limit(operation, key, timeoutMs, call, this.#ready().then(() => this.#withClient(call, work))));
   }
 
   /** Refuses new calls and waits for the ones running (each bounded by its limit). Idempotent. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  close(): Promise<void> {
+    return this.#calls.close();
   }
 
   closedError(operation: string, key?: string): StoreError {
-    const message = `postgresStore: ${operation} on the store for schema ${JSON.stringify(this.schema)}, which is closed`;
-    return new StoreError('closed', message, undefined, key === undefined ? {} : { key });
+    return this.#calls.closedError(operation, key);
   }
 
   /** Creates or upgrades the schema once per store; a failure is retried by the next call. */

@@ -1,3 +1,4 @@
+import { InFlightCalls } from '../store/in-flight-calls.js';
 import { StoreError } from '../store/store-error.js';
 import { driverError, isNoScript } from './driver-error.js';
 import { connected, type Send } from './redis-connection.js';
@@ -19,17 +20,17 @@ export class RedisCalls {
   readonly #send: Send;
   readonly #client: RedisLike;
   readonly prefix: string;
-  readonly #inFlight = new Set<Promise<unknown>>();
-  #closed = false;
+  readonly #calls: InFlightCalls;
 
   constructor(client: RedisLike, send: Send, prefix: string) {
     this.#client = client;
     this.#send = send;
     this.prefix = prefix;
+    this.#calls = new InFlightCalls('redisStore', `prefix ${JSON.stringify(prefix)}`);
   }
 
   get closed(): boolean {
-    return this.#closed;
+    return this.#calls.closed;
   }
 
   /** Runs `script` with `keys` and `args` within `timeoutMs`. */
@@ -43,25 +44,17 @@ export class RedisCalls {
   }
 
   #run<R>(operation: string, key: string | undefined, timeoutMs: number, work: () => Promise<R>): Promise<R> {
-    if (this.#closed) return Promise.reject(this.closedError(operation, key));
-    const done = this.#limit(operation, key, timeoutMs, work);
-    this.#inFlight.add(done);
-    const forget = (): void => {
-      this.#inFlight.delete(done);
-    };
-    done.then(forget, forget);
-    return done;
+    if (this.#calls.closed) return Promise.reject(this.#calls.closedError(operation, key));
+    return this.#calls.track(this.#limit(operation, key, timeoutMs, work));
   }
 
   /** Refuses new calls and waits for the ones running (each bounded by its limit). Idempotent. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  close(): Promise<void> {
+    return this.#calls.close();
   }
 
   closedError(operation: string, key?: string): StoreError {
-    const message = `redisStore: ${operation} on the store for prefix ${JSON.stringify(this.prefix)}, which is closed`;
-    return new StoreError('closed', message, undefined, key === undefined ? {} : { key });
+    return this.#calls.closedError(operation, key);
   }
 
   async #eval(script: RedisScript, keys: string[], args: string[]): Promise<unknown> {
