@@ -168,9 +168,16 @@ async function holdOpen(res: ServerResponse, plan: WritePlan, ping: string, sent
   }
   if (fault?.kind === 'reset') {
     // A connection reset mid-stream: no clean end of the chunked body, the socket goes once the
-    // events written so far are flushed (a plain destroy would drop them).
-    if (res.socket === null) res.destroy();
-    else res.socket.destroySoon();
+    // events written so far are flushed (a plain destroy would drop them). Node 24 keeps the
+    // latest writes in the response until the next tick, so the socket ends only after a write's
+    // callback says they reached it (ending it at once sent nothing, not even the headers).
+    const socket = res.socket;
+    if (socket === null || res.destroyed) {
+      res.destroy();
+      return;
+    }
+    await new Promise<void>((resolve) => res.write('', () => resolve()));
+    socket.destroySoon();
     return;
   }
   if (fault?.kind === 'stream-error') {

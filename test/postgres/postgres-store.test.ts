@@ -6,6 +6,7 @@ import { isStoreError, type StoreError } from '../../src/store/store-error.js';
 import type { Store } from '../../src/store/store.js';
 import type { BreakerLimits, BreakerRecord } from '../../src/transitions/breaker-record.js';
 import { dropSchemas, endPools, newPool, PG_URL, pgAvailable, uniqueSchema } from './pg-helpers.js';
+import { collectGarbage } from '../helpers/collect-garbage.js';
 
 const T0 = 1_700_000_000_000;
 const LIMITS: BreakerLimits = { failureThreshold: 1, cooldownMs: 1000, probeTimeoutMs: 500 };
@@ -315,6 +316,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       // Size, not speed, is measured here: a generous limit keeps a loaded machine from failing writes.
       const store = open(newPool({ max: 8 }), schema, { breakerTimeoutMs: 10_000 });
       await store.breakerGet('warm');
+      collectGarbage();
       const before = process.memoryUsage().heapUsed;
       const N = 100_000;
       let next = 0;
@@ -328,7 +330,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       )) as [{ rows: number; bytes: string }];
       expect(rows).toBe(N);
       expect(Number(bytes) / N).toBeLessThan(400);
-      global.gc?.();
+      collectGarbage();
       expect(process.memoryUsage().heapUsed - before).toBeLessThan(20e6);
     }, 300_000);
   });

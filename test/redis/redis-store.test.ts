@@ -6,6 +6,7 @@ import type { Store } from '../../src/store/store.js';
 import type { BreakerRecord } from '../../src/transitions/breaker-record.js';
 import { freePort, PrivateRedis, redisServerInstalled } from './private-redis.js';
 import { deletePrefixes, REDIS_URL, redisAvailable, storeOnOwnClient, uniquePrefix } from './redis-helpers.js';
+import { collectGarbage } from '../helpers/collect-garbage.js';
 
 const T0 = 1_700_000_000_000;
 const LIMITS = { failureThreshold: 3, cooldownMs: 1000, probeTimeoutMs: 500 };
@@ -226,7 +227,7 @@ describe.runIf(redisServerInstalled || process.env.RECOURSE_REQUIRE_SERVICES ===
       const usedMemory = async (): Promise<number> => Number(/used_memory:(\d+)/.exec(String(await server.command('INFO', 'memory')))?.[1]);
       const serverBefore = await usedMemory();
       const keysBefore = Number(await server.command('DBSIZE'));
-      global.gc?.();
+      collectGarbage();
       const heapBefore = process.memoryUsage().heapUsed;
       const N = 100_000;
       let next = 0;
@@ -239,7 +240,7 @@ describe.runIf(redisServerInstalled || process.env.RECOURSE_REQUIRE_SERVICES ===
       const perName = ((await usedMemory()) - serverBefore) / N;
       console.log(`[redis] 100,000 breaker names: ${perName.toFixed(0)} bytes each on the server`);
       expect(perName).toBeLessThan(250);
-      global.gc?.();
+      collectGarbage();
       expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(30e6);
     } finally {
       await store.close();
