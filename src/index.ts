@@ -30,6 +30,7 @@ export {
   isEscalationDecisionError,
 } from './errors/escalation-decision-error.js';
 export type {
+  BreakerOpenReason,
   BreakerState,
   CallOutcome,
   DegradationDirection,
@@ -109,6 +110,7 @@ export {
 } from './governor/rate-limiter.js';
 export type { RateLimitStore } from './store/rate-limit-store.js';
 export { type ModelPrice, type SpendLimit, type SpendLimitOptions, spendLimit } from './governor/spend-limit.js';
+export type { SpendRateOptions } from './governor/spend-rate.js';
 export { BudgetExceededError, type BudgetExceededErrorOptions, isBudgetExceededError } from './errors/budget-exceeded-error.js';
 export {
   copyRateLimitRecord,

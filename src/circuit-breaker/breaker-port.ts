@@ -1,4 +1,4 @@
-import type { BreakerState, RecourseEventMap } from '../events/event-types.js';
+import type { BreakerOpenReason, BreakerState, RecourseEventMap } from '../events/event-types.js';
 import type { ResolvedBreakerOptions } from './breaker-options.js';
 import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
 import { admitTransition, forceTransition, recordTransition } from '../transitions/breaker-transitions.js';
@@ -9,6 +9,8 @@ export interface PortOwner {
   readonly options: ResolvedBreakerOptions;
   changed(from: BreakerState, to: BreakerState): void;
   emit<K extends 'store_unavailable' | 'store_recovered'>(type: K, payload: RecourseEventMap[K]): void;
+  /** Trips the breaker again (a shared port that was still loading its record when asked). */
+  trip(reason: BreakerOpenReason): void;
 }
 
 /**
@@ -28,6 +30,11 @@ export interface BreakerPort extends BreakerRecord {
   admit(now: number): Admission | Promise<Admission>;
   /** One call's outcome, under the epoch it was admitted with. Never throws, never waits. */
   settle(epoch: number, outcome: BreakerOutcome, now: number): void;
+  /**
+   * Opens a closed breaker from outside (a spend rate): one failure under `tripLimits`, applied
+   * here at once and, with a store, written there like any failure. Nothing when not closed.
+   */
+  trip(now: number, reason: BreakerOpenReason): void;
   /** isolate() / reset(): applied here at once; the promise settles when the state is stored. */
   force(state: 'closed' | 'isolated'): Promise<void>;
   /** True when forgetting this breaker loses nothing (closed, no failure counted, nothing pending). */

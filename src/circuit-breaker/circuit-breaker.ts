@@ -3,7 +3,7 @@ import type { Work } from '../context/call-context.js';
 import { Scope } from '../context/scope.js';
 import { CircuitOpenError } from '../errors/circuit-open-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
-import type { BreakerState, RecourseEventMap } from '../events/event-types.js';
+import type { BreakerOpenReason, BreakerState, RecourseEventMap } from '../events/event-types.js';
 import { asPromise, BaseLayer, COMPOSE, DEADLINE_PARTS, FUSE, type Invoke, isThenable, type Layer, RETRY_PARTS, type RetryParts, terminal } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { wholeMs } from '../text/whole-ms.js';
@@ -11,6 +11,7 @@ import { DeadlineSpec, runWithDeadline } from '../timeout/run-with-deadline.js';
 import type { Admission, BreakerOutcome } from '../transitions/breaker-record.js';
 import { type BreakerOptions, type ResolvedBreakerOptions, resolveBreakerOptions } from './breaker-options.js';
 import type { BreakerPort, PortOwner } from './breaker-port.js';
+import { CLOSED_PERIOD, TRIP, type TrippableBreaker } from './breaker-trip.js';
 import { LocalPort } from './local-port.js';
 import { SharedPort } from './shared-port.js';
 
@@ -77,13 +78,17 @@ export const SWEEP: unique symbol = Symbol('recourse.breakerSweep');
 /** @internal A breaker as its registry sees it. */
 export type SweptBreaker = CircuitBreaker & { [SWEEP](): 'used' | 'idle' | 'busy' };
 
-class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwner {
+class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOwner {
   readonly name: string;
   /** @internal */
   readonly options: ResolvedBreakerOptions;
   readonly #port: BreakerPort;
   /** The call whose admission or outcome is being applied to the port right now, if any. */
   #eventScope: Scope | undefined;
+  /** Why a trip in progress opens the breaker (read by `changed`). */
+  #tripping: BreakerOpenReason | undefined;
+  /** Why this process opened the breaker, while it is open or half-open after that trip. */
+  #reason: BreakerOpenReason | undefined;
 
   constructor(name: string, resolved: ResolvedBreakerOptions) {
     super('circuit-breaker', name);
@@ -114,12 +119,35 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
       epoch: p.epoch,
       failures: p.failures,
       ...(p.state === 'open' ? { retryAfterMs: Math.max(0, Math.ceil(p.openedAt + limits.cooldownMs - now)) } : {}),
+      ...(this.#reason === undefined ? {} : { reason: this.#reason }),
       probeInFlight: p.state === 'half-open' && p.probeUntil > now,
       ...p.describe(now),
       cooldownMs: limits.cooldownMs,
       probeTimeoutMs: limits.probeTimeoutMs,
       shared: limits.store !== undefined,
     };
+  }
+
+  /** @internal Opens the breaker if it is closed (a spend rate over its limit); see `breaker-trip.ts`. */
+  [TRIP](reason: BreakerOpenReason): void {
+    this.trip(reason);
+  }
+
+  /** @internal PortOwner: {@link CircuitBreakerPolicy.[TRIP]}. */
+  trip(reason: BreakerOpenReason): void {
+    if (this.#port.state !== 'closed') return;
+    this.#tripping = reason;
+    try {
+      this.#port.trip(this.options.clock.now(), reason);
+    } finally {
+      this.#tripping = undefined;
+    }
+  }
+
+  /** @internal The epoch while closed (a new one starts at every close and reset); undefined otherwise. */
+  [CLOSED_PERIOD](): number | undefined {
+    const p = this.#port;
+    return p.state === 'closed' ? p.epoch : undefined;
   }
 
   [COMPOSE](next: Invoke): Invoke {
@@ -341,12 +369,18 @@ class CircuitBreakerPolicy extends BaseLayer implements CircuitBreaker, PortOwne
 
   #reject(retryAfterMs: number, state: 'open' | 'half-open' | 'isolated', scope: Scope): CircuitOpenError {
     if (this.wants('reject')) this.events.emit('reject', { name: this.name, retryAfterMs }, scope);
-    return new CircuitOpenError(this.name, retryAfterMs, state);
+    return new CircuitOpenError(this.name, retryAfterMs, state, state === 'isolated' ? undefined : this.#reason);
   }
 
   /** @internal PortOwner: a state change of the port. */
   changed(from: BreakerState, to: BreakerState): void {
-    if (from !== to && this.wants('state')) this.events.emit('state', { name: this.name, from, to }, this.#eventScope);
+    if (from === to) return;
+    // A trip's reason lasts through its cooldown and probe, until the breaker closes or reopens.
+    const tripping = this.#tripping;
+    if (tripping !== undefined && to === 'open') this.#reason = tripping;
+    else if (!(from === 'open' && to === 'half-open')) this.#reason = undefined;
+    if (!this.wants('state')) return;
+    this.events.emit('state', tripping === undefined ? { name: this.name, from, to } : { name: this.name, from, to, reason: tripping }, this.#eventScope);
   }
 
   /** @internal PortOwner: an event of the port. */

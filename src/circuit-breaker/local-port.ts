@@ -77,6 +77,12 @@ export class LocalPort extends PortFields implements BreakerPort {
     if (before === 'closed' && this.state !== 'closed') window?.clear();
   }
 
+  trip(now: number): void {
+    if (this.state !== 'closed') return;
+    this.#window?.clear();
+    applyRecord(this, this.#owner, this.epoch, 'failure', now, this.#owner.options, true);
+  }
+
   force(state: 'closed' | 'isolated'): Promise<void> {
     this.#window?.clear();
     applyForce(this, this.#owner, state);

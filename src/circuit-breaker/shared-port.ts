@@ -1,6 +1,8 @@
+import type { BreakerOpenReason } from '../events/event-types.js';
 import type { BreakerStore, StoredAdmission } from '../store/breaker-store.js';
 import { type Admission, type BreakerOutcome, type BreakerRecord, copyBreakerRecord, newBreakerRecord } from '../transitions/breaker-record.js';
 import { applyAdmit, applyForce, applyRecord, type BreakerPort, PortFields, type PortOwner } from './breaker-port.js';
+import { tripLimits } from './breaker-trip.js';
 import { type HubMember, StoreHub } from './store-hub.js';
 
 const ISOLATED: Admission = { kind: 'reject', retryAfterMs: Number.POSITIVE_INFINITY, state: 'isolated' };
@@ -88,6 +90,43 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
       .then(
         (record) => this.#adopt(record, undefined),
         () => this.#applyRecord(epoch, outcome, now),
+      );
+  }
+
+  trip(now: number, reason: BreakerOpenReason): void {
+    if (this.state !== 'closed') return;
+    // A copy still loading may be behind the store: trip the stored period once it is known.
+    if (this.#loading !== undefined) {
+      void this.#loading.then(() => this.#owner.trip(reason));
+      return;
+    }
+    const epoch = this.epoch;
+    const diverged = this.#diverged;
+    // Open here at once, so this process sends nothing more while the store is written.
+    this.#applyRecord(epoch, 'failure', now, true);
+    if (!this.#hub.available) return;
+    this.#diverged = diverged;
+    this.#writeTrip(epoch, now, true);
+  }
+
+  /**
+   * The trip as a failure under threshold-1 limits, in the store. When the stored record was newer
+   * than this copy and closed (the failure was stale there), that period is tripped, once.
+   */
+  #writeTrip(epoch: number, now: number, again: boolean): void {
+    const gen = this.#gen;
+    const { name } = this;
+    const limits = tripLimits(this.#owner.options);
+    this.#hub
+      .call(this.#owner.options.storeTimeoutMs, () => this.#store.breakerRecord(name, epoch, 'failure', now, limits))
+      .then(
+        (record) => {
+          if (again && record.state === 'closed' && record.epoch !== epoch && gen === this.#gen) this.#writeTrip(record.epoch, now, false);
+          else this.#adopt(record, gen);
+        },
+        () => {
+          this.#diverged = true; // the store is down: this copy is open on its own until it is back
+        },
       );
   }
 
@@ -215,10 +254,10 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     return applyAdmit(this, this.#owner, now, this.#owner.options);
   }
 
-  #applyRecord(epoch: number, outcome: BreakerOutcome, now: number): void {
+  #applyRecord(epoch: number, outcome: BreakerOutcome, now: number, trip?: boolean): void {
     this.#gen++;
     this.#diverged = true;
-    applyRecord(this, this.#owner, epoch, outcome, now, this.#owner.options);
+    applyRecord(this, this.#owner, epoch, outcome, now, this.#owner.options, trip);
   }
 
   #adopt(record: BreakerRecord, issuedAt: number | undefined): void {

@@ -1,3 +1,4 @@
+import type { BreakerOpenReason } from '../events/event-types.js';
 import { hasErrorName, RecourseError } from './recourse-error.js';
 
 /**
@@ -15,7 +16,9 @@ export class CircuitOpenError extends RecourseError {
   readonly retryAfterMs: number;
   /** The breaker state that refused the call. */
   readonly state: 'open' | 'half-open' | 'isolated';
-  constructor(breaker: string, retryAfterMs: number, state: 'open' | 'half-open' | 'isolated') {
+  /** Why the breaker was opened when not by its failures: `spend_rate` (a `spendLimit` rate); absent otherwise. */
+  declare readonly reason?: BreakerOpenReason;
+  constructor(breaker: string, retryAfterMs: number, state: 'open' | 'half-open' | 'isolated', reason?: BreakerOpenReason) {
     // Whole milliseconds, rounded up so a caller that waits this long is never early
     // (performance.now() differences would otherwise show as 29999.161192).
     const wait = Math.ceil(retryAfterMs);
@@ -24,11 +27,12 @@ export class CircuitOpenError extends RecourseError {
         ? `circuit "${breaker}" is isolated`
         : state === 'half-open'
           ? `circuit "${breaker}" is half-open and its single probe is in flight`
-          : `circuit "${breaker}" is open; next probe in ${wait} ms`,
+          : `circuit "${breaker}" is open${reason === 'spend_rate' ? ' (spend rate over its limit)' : ''}; next probe in ${wait} ms`,
     );
     this.breaker = breaker;
     this.retryAfterMs = wait;
     this.state = state;
+    if (reason !== undefined) Object.defineProperty(this, 'reason', { value: reason, enumerable: true });
   }
 }
 

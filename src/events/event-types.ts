@@ -8,6 +8,15 @@ import type { RateLimitWaitReason } from '../transitions/rate-limit.js';
 /** The states a circuit breaker can be in. */
 export type BreakerState = 'closed' | 'open' | 'half-open' | 'isolated';
 
+/**
+ * Why a breaker was opened by something other than its calls' failures: `spend_rate`, a
+ * `spendLimit` whose spend rate passed its `rate` limit.
+ *
+ * @example
+ * breaker.on('state', (e) => { if (e.reason === 'spend_rate') console.log(`${e.name}: spending too fast`) })
+ */
+export type BreakerOpenReason = 'spend_rate';
+
 /** How one measured call or attempt ended. `cancelled`: the caller gave up (not a failure). */
 export type CallOutcome = 'success' | 'failure' | 'cancelled';
 
@@ -53,8 +62,8 @@ export interface RecourseEventMap {
   retry: { attempt: number; maxAttempts: number; delayMs: number; error: unknown };
   /** A retry layer stopped: out of attempts, deadline, Retry-After too long, or budget. */
   giveup: { attempts: number; maxAttempts: number; error: unknown; reason: GiveUpReason };
-  /** A breaker changed state. */
-  state: { name: string; from: BreakerState; to: BreakerState };
+  /** A breaker changed state; `reason` when something other than its failures opened it (`spend_rate`). */
+  state: { name: string; from: BreakerState; to: BreakerState; reason?: BreakerOpenReason };
   /** A breaker refused a call without running it. */
   reject: { name: string; retryAfterMs: number };
   /** A fallback ladder moved from one path to the next. */
@@ -129,6 +138,11 @@ export interface RecourseEventMap {
    */
   budget_exceeded: { name: string; unit: 'usd' | 'tokens'; spent: number; estimate: number; limit: number };
   /**
+   * A `spendLimit` with a `rate` saw `rate` (in `unit`) spent on dependency `name` in the last
+   * `perMs`, over `limit`, and opened `breaker` (its `state` event follows, with `reason: 'spend_rate'`).
+   */
+  spend_rate_exceeded: { name: string; unit: 'usd' | 'tokens'; rate: number; limit: number; perMs: number; breaker: string };
+  /**
    * A model stream broke after content began and is continued (`recourse/anthropic`,
    * `recourse/ai-sdk`): `attempt` is the continuation request (1 = the first), `keptChars` the
    * characters of text kept and sent back as the prefill, `reason` the break's `classify` reason.
@@ -175,6 +189,7 @@ const TYPES: { readonly [K in RecourseEventType]: true } = {
   rate_limit_wait: true,
   rate_limit_learned: true,
   budget_exceeded: true,
+  spend_rate_exceeded: true,
   resume: true,
 };
 

@@ -1,4 +1,5 @@
 import type { Work } from '../context/call-context.js';
+import type { RecourseEventMap } from '../events/event-types.js';
 import { ambientScope, type Scope, ScopeSlot } from '../context/scope.js';
 import { BudgetExceededError } from '../errors/budget-exceeded-error.js';
 import { UNNAMED_DEPENDENCY } from '../guardrails/health-monitor.js';
@@ -7,6 +8,7 @@ import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { safeRead } from '../text/safe-text.js';
 import { estimateTokens, modelOf, type TokenUsage, usageOf } from './call-facts.js';
+import { checkSpendRate, type SpendRate, type SpendRateOptions } from './spend-rate.js';
 
 /**
  * What a model's tokens cost, in USD per million tokens (as providers publish their prices).
@@ -33,9 +35,11 @@ export interface SpendLimitOptions {
   name?: string;
   /** The tokens a request may cost, from its body. Default {@link estimateTokens}: input ≈ JSON characters / 4, output = `max_tokens`. */
   estimate?: (request: unknown) => TokenUsage;
+  /** Open a circuit breaker when spending passes a rate (see {@link SpendRateOptions}). Default: none. */
+  rate?: SpendRateOptions;
 }
 
-const SPEND_LIMIT_KEYS: OptionKeys<SpendLimitOptions> = { usd: true, tokens: true, prices: true, per: true, name: true, estimate: true };
+const SPEND_LIMIT_KEYS: OptionKeys<SpendLimitOptions> = { usd: true, tokens: true, prices: true, per: true, name: true, estimate: true, rate: true };
 const SPEND_KEYS: OptionKeys<SpendOptions> = { dependency: true, model: true };
 
 function checkSpendOptions(owner: string, options: SpendOptions | undefined): SpendOptions {
@@ -58,7 +62,7 @@ interface SpendOptions {
  * A budget of tokens or USD for an agent run (see {@link spendLimit}): a policy, and a counter
  * code can check and feed directly.
  */
-export interface SpendLimit extends EventedPolicy<'budget_exceeded'> {
+export interface SpendLimit extends EventedPolicy<'budget_exceeded' | 'spend_rate_exceeded'> {
   readonly name: string;
   readonly unit: 'usd' | 'tokens';
   readonly limit: number;
@@ -76,6 +80,8 @@ export interface SpendLimit extends EventedPolicy<'budget_exceeded'> {
 interface SpendTicket {
   readonly limit: SpendLimitPolicy;
   readonly key: string;
+  /** The dependency (the call's name): which breaker a spend rate trips. */
+  readonly dependency: string;
   recorded: boolean;
 }
 
@@ -92,11 +98,20 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
   readonly #prices: Record<string, ModelPrice> | undefined;
   readonly #perDependency: boolean;
   readonly #estimate: (request: unknown) => TokenUsage;
+  readonly #rate: SpendRate | undefined;
   readonly #spent = new Map<string, number>();
   /** The costliest single call seen per budget: what a call through the policy (no body) is expected to cost. */
   readonly #largest = new Map<string, number>();
 
-  constructor(name: string, unit: 'usd' | 'tokens', limit: number, prices: Record<string, ModelPrice> | undefined, perDependency: boolean, estimate: (request: unknown) => TokenUsage) {
+  constructor(
+    name: string,
+    unit: 'usd' | 'tokens',
+    limit: number,
+    prices: Record<string, ModelPrice> | undefined,
+    perDependency: boolean,
+    estimate: (request: unknown) => TokenUsage,
+    rate: SpendRate | undefined,
+  ) {
     super('spend-limit', name);
     this.name = name;
     this.unit = unit;
@@ -104,18 +119,18 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
     this.#prices = prices;
     this.#perDependency = perDependency;
     this.#estimate = estimate;
+    this.#rate = rate;
   }
 
   [COMPOSE](next: Invoke): Invoke {
     return async (fn: Work<unknown>, scope: Scope): Promise<unknown> => {
       const outer = scope.get(SPEND_TICKET);
       if (outer !== undefined && outer.limit === this) return next(fn, scope);
-      const key = this.#key(scope.name);
-      this.#refuse(key, this.#largest.get(key) ?? 0);
-      const ticket: SpendTicket = { limit: this, key, recorded: false };
+      const ticket = this.#newTicket(scope.name);
+      this.#refuse(ticket.key, this.#largest.get(ticket.key) ?? 0);
       try {
         const value = await next(fn, scope.withSlot(SPEND_TICKET, ticket));
-        if (!ticket.recorded) this.#add(key, usageOf(value), modelOf(value));
+        if (!ticket.recorded) this.#add(ticket, usageOf(value), modelOf(value));
         return value;
       } catch (error) {
         if (!ticket.recorded) this.recordFailure(ticket, error);
@@ -139,13 +154,14 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
 
   record(resultOrUsage: unknown, options?: SpendOptions): void {
     const o = checkSpendOptions('record', options);
-    const key = this.#key(o.dependency ?? ambientScope()?.name);
-    this.#add(key, isUsage(resultOrUsage) ? resultOrUsage : usageOf(resultOrUsage), o.model ?? modelOf(resultOrUsage));
+    const ticket = this.#newTicket(o.dependency ?? ambientScope()?.name);
+    this.#add(ticket, isUsage(resultOrUsage) ? resultOrUsage : usageOf(resultOrUsage), o.model ?? modelOf(resultOrUsage));
   }
 
   reset(): void {
     this.#spent.clear();
     this.#largest.clear();
+    this.#rate?.clear();
   }
 
   /** @internal Refuses a request of an adapter before it is sent. */
@@ -156,7 +172,7 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
   /** @internal Counts what an adapter's request used. */
   recordTicket(ticket: SpendTicket, result: unknown): void {
     ticket.recorded = true;
-    this.#add(ticket.key, usageOf(result), modelOf(result));
+    this.#add(ticket, usageOf(result), modelOf(result));
   }
 
   /** @internal A failed call may still have used tokens: a stream cut short carries its partial message. */
@@ -165,14 +181,19 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
     const usage = usageOf(partial);
     if (usage === undefined) return;
     ticket.recorded = true;
-    this.#add(ticket.key, usage, modelOf(partial));
+    this.#add(ticket, usage, modelOf(partial));
   }
 
   /** @internal The ticket for an adapter's request: the enclosing policy call's, or a new one. */
   ticket(): SpendTicket {
     const ambient = ambientScope()?.get(SPEND_TICKET);
     if (ambient !== undefined && ambient.limit === this) return ambient;
-    return { limit: this, key: this.#key(ambientScope()?.name), recorded: false };
+    return this.#newTicket(ambientScope()?.name);
+  }
+
+  #newTicket(name: string | undefined): SpendTicket {
+    const dependency = name ?? UNNAMED_DEPENDENCY;
+    return { limit: this, key: this.#perDependency ? dependency : this.name, dependency, recorded: false };
   }
 
   #key(dependency: string | undefined): string {
@@ -182,11 +203,11 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
   #costOfRequest(request: unknown, model: string | undefined): number {
     if (request === undefined) return 0;
     const e = this.#estimate(request);
-    return this.#cost({ input: Number(e?.input) || 0, output: Number(e?.output) || 0 }, model ?? modelOf(request));
+    return this.#cost({ input: Number(e?.input) || 0, output: Number(e?.output) || 0 }, model ?? modelOf(request), this.unit);
   }
 
-  #cost(usage: TokenUsage, model: string | undefined): number {
-    if (this.unit === 'tokens') return usage.input + usage.output;
+  #cost(usage: TokenUsage, model: string | undefined, unit: 'usd' | 'tokens'): number {
+    if (unit === 'tokens') return usage.input + usage.output;
     const prices = this.#prices ?? {};
     const price = (model === undefined ? undefined : prices[model]) ?? prices['*'];
     if (price === undefined) {
@@ -204,12 +225,19 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
     throw new BudgetExceededError({ name, unit: this.unit, spent, estimate, limit: this.limit });
   }
 
-  #add(key: string, usage: TokenUsage | undefined, model: string | undefined): void {
+  #add(ticket: SpendTicket, usage: TokenUsage | undefined, model: string | undefined): void {
     if (usage === undefined) return;
-    const cost = this.#cost(usage, model);
+    const { key } = ticket;
+    const cost = this.#cost(usage, model, this.unit);
     this.#spent.set(key, (this.#spent.get(key) ?? 0) + cost);
     if (cost > (this.#largest.get(key) ?? 0)) this.#largest.set(key, cost);
+    const rate = this.#rate;
+    if (rate !== undefined) rate.add(ticket.dependency, rate.unit === this.unit ? cost : this.#cost(usage, model, rate.unit), this.#rateExceeded);
   }
+
+  readonly #rateExceeded = (e: RecourseEventMap['spend_rate_exceeded']): void => {
+    if (this.wants('spend_rate_exceeded')) this.events.emit('spend_rate_exceeded', e);
+  };
 }
 
 /** @internal The spend limit an adapter's request counts against: its option, or an enclosing policy's. */
@@ -257,14 +285,22 @@ function checkPrices(value: unknown): Record<string, ModelPrice> {
  * (the adapters' `spendLimit` option, or `check(body)`), its input estimate plus its `max_tokens`
  * (an answer never writes more); as a policy with no body, the costliest call seen so far.
  * `per: 'dependency'` keeps one budget per dependency (the call's name: a named `pipeline`).
- * A stream cut short counts what its partial message used. Event: `budget_exceeded`.
- * Defaults: per 'run', name 'run', estimate {@link estimateTokens}; a spend-rate breaker is not
- * built in (open a `circuitBreaker` on `BudgetExceededError` with `countsAsFailure` if you want one).
+ * A stream cut short counts what its partial message used. With `rate`, spending faster than
+ * `rate.usd` / `rate.tokens` per `rate.perMs` (a sliding window, per breaker) opens `rate.breaker`
+ * (for a `BreakerRegistry`, the dependency's breaker), through its own transition, so a breaker on
+ * a store opens in every process; it recovers by its cooldown and single probe. Put that breaker
+ * in the calls' pipeline: while it is open they fail fast with `CircuitOpenError` (`reason`
+ * `spend_rate`). Events: `budget_exceeded`, `spend_rate_exceeded`.
+ * Defaults: per 'run', name 'run', estimate {@link estimateTokens}, no rate.
  *
  * @example
  * const budget = spendLimit({ usd: 2, prices: { 'claude-sonnet-4-6': { inputPerMTok: 3, outputPerMTok: 15 } } })
  * const call = pipeline(retry(), budget)
  * const message = await call.execute((ctx) => streamMessage(client, body, { signal: ctx.signal })) // counted, checked before sending
+ * // a breaker that opens when more than 200,000 tokens are spent within a minute
+ * const breaker = circuitBreaker({ name: 'model', cooldownMs: 60_000 })
+ * const paced = spendLimit({ tokens: 5_000_000, rate: { tokens: 200_000, perMs: 60_000, breaker } })
+ * const guarded = pipeline(breaker, retry(), paced)
  */
 export function spendLimit(options: SpendLimitOptions): SpendLimit {
   const o = checkOptions('spendLimit', options, SPEND_LIMIT_KEYS);
@@ -277,5 +313,6 @@ export function spendLimit(options: SpendLimitOptions): SpendLimit {
   const per = o.per === undefined ? 'run' : checkOneOf('per', o.per, ['run', 'dependency'] as const);
   const name = o.name === undefined ? 'run' : checkName('name', o.name);
   const estimate = o.estimate === undefined ? estimateTokens : checkFunction<(request: unknown) => TokenUsage>('estimate', o.estimate);
-  return new SpendLimitPolicy(name, unit, limit, prices, per === 'dependency', estimate);
+  const rate = o.rate === undefined ? undefined : checkSpendRate(o.rate, prices !== undefined, name);
+  return new SpendLimitPolicy(name, unit, limit, prices, per === 'dependency', estimate, rate);
 }
