@@ -36,7 +36,7 @@ export interface RateLimiterOptions {
    * Default {@link estimateTokens}: input ≈ characters / 4, output = `max_tokens`.
    */
   estimate?: (request: unknown) => TokenUsage;
-  /** Share the limits and the queue with every process using this store (`memoryStore()`, `postgresStore`). Default: this process only. */
+  /** Share the limits and the queue with every process using this store and name (`redisStore`, `postgresStore`; `memoryStore()` in one process). Default: this process only. */
   store?: RateLimitStore;
 }
 
@@ -79,7 +79,7 @@ export interface RateLimitView {
  * A client-side rate limiter (see {@link rateLimiter}): a policy, and a source of permits for code
  * that sends requests itself.
  */
-export interface RateLimiter extends EventedPolicy<'rate_limit_wait' | 'rate_limit_learned'> {
+export interface RateLimiter extends EventedPolicy<'rate_limit_wait' | 'rate_limit_learned' | 'store_unavailable' | 'store_recovered'> {
   readonly name: string;
   /**
    * Waits until a request with this body may be sent without a 429 and reserves its cost (1
@@ -377,9 +377,11 @@ function checkPerMinute(name: string, value: unknown): number | undefined {
  * `APIError.headers`, the AI SDK's `responseHeaders` and `response.headers`, `withResponse()`
  * results); `streamMessage` (`recourse/anthropic`) and `streamChat` (`recourse/openai`) report the
  * raw response's headers to it, and take `rateLimiter` as an option to reserve tokens from the
- * request body. Use one limiter per model (providers limit each model apart). With `store`, every
- * process using the same store and `name` shares one set of buckets and one queue.
- * Events: `rate_limit_wait` {name, waitMs, reason}, `rate_limit_learned` {name, limits}.
+ * request body. Use one limiter per model (providers limit each model apart). With `store`
+ * (`redisStore`, `postgresStore`), every process using the same store and `name` shares one set of
+ * buckets and one queue; while the store fails, each process decides from its own record.
+ * Events: `rate_limit_wait` {name, waitMs, reason}, `rate_limit_learned` {name, limits}, with a
+ * store `store_unavailable` {name, error} and `store_recovered` {name, downMs}.
  * Defaults: name 'default', clock systemClock (wallClock with a store), no guesses, estimate
  * {@link estimateTokens}.
  *
@@ -393,7 +395,7 @@ export function rateLimiter(options?: RateLimiterOptions): RateLimiter {
   const name = o.name === undefined ? 'default' : checkName('name', o.name);
   const store = o.store;
   if (store !== undefined && (typeof store !== 'object' || store === null || typeof store.rateLimitUpdate !== 'function')) {
-    throw new TypeError(`store must be a RateLimitStore (memoryStore(), postgresStore()), got ${showValue(store)}`);
+    throw new TypeError(`store must be a RateLimitStore (redisStore(), postgresStore(), memoryStore()), got ${showValue(store)}`);
   }
   const clock = checkClock<Clock>('clock', o.clock ?? (store === undefined ? systemClock : wallClock));
   const guess: Partial<RateLimitCost> = {};

@@ -6,7 +6,12 @@ import type { CheckpointRecord } from '../store/checkpoint-store.js';
 import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord } from '../store/escalation-store.js';
 import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
 import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
+import { type RateLimitBatchResult, RateLimitBatches } from '../store/rate-limit-batches.js';
+import { rateLimitFromJson, rateLimitToJson } from '../store/rate-limit-json.js';
+import type { RateLimitStore } from '../store/rate-limit-store.js';
 import type { Store } from '../store/store.js';
+import { asStoreError } from '../store/store-error.js';
+import type { RateLimitAnswer, RateLimitRecord, RateLimitUpdate } from '../transitions/rate-limit.js';
 import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
 import { newBreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
 import { admitTransition, forceTransition, recordTransition } from '../transitions/breaker-transitions.js';
@@ -28,7 +33,7 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Limit of a ledger, saga or checkpoint call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
   timeoutMs?: number;
-  /** Limit of a breaker call, ms (a breaker gives up after its own `storeTimeoutMs`, 250, anyway). Default 250. */
+  /** Limit of a breaker, retry-budget or rate-limiter call, ms (a breaker gives up after its own `storeTimeoutMs`, 250, anyway). Default 250. */
   breakerTimeoutMs?: number;
 }
 
@@ -88,15 +93,16 @@ function ledgerValues(id: Buffer, e: LedgerEntry): unknown[] {
  * announced by one statement (`pg_notify` beside the `UPDATE`), so the notification goes out
  * exactly when the change commits.
  */
-class PostgresStore implements Store {
+class PostgresStore implements Store, RateLimitStore {
   readonly #calls: PgCalls;
   readonly #timeoutMs: number;
   readonly #breakerTimeoutMs: number;
   readonly #channel: string;
   readonly #listener: BreakerListener;
   readonly #pool: PgLike;
-  readonly #t: { breakers: string; ledger: string; checkpoints: string; leases: string; log: string; budgets: string };
+  readonly #t: { breakers: string; ledger: string; checkpoints: string; leases: string; log: string; budgets: string; rateLimits: string };
   readonly #escalations: EscalationRows;
+  readonly #rateLimits = new RateLimitBatches((name, batch) => this.#rateLimitWrite(name, batch));
   #claimsSinceSweep = 0;
 
   constructor(pool: PgLike, schema: string, timeoutMs: number, breakerTimeoutMs: number) {
@@ -112,6 +118,7 @@ class PostgresStore implements Store {
       leases: `${s}.saga_leases`,
       log: `${s}.saga_log`,
       budgets: `${s}.budgets`,
+      rateLimits: `${s}.rate_limits`,
     };
     this.#escalations = new EscalationRows(this.#calls, `${s}.escalations`, timeoutMs);
     this.#channel = breakerChannel(schema);
@@ -527,6 +534,69 @@ class PostgresStore implements Store {
     });
   }
 
+  // ── rate limiters ───────────────────────────────────────────────────────────────────────────
+
+  #rateLimitRow(name: string): RowStatements<RateLimitRecord, RateLimitRecord> {
+    const id = rowId(name);
+    const t = this.#t.rateLimits;
+    return {
+      read: async (client) => {
+        const { rows } = await client.query<{ record: string; version: number }>(`SELECT record, version::float8 AS version FROM ${t} WHERE id = $1`, [id]);
+        return versioned(rows[0], (row) => this.#rateLimitRecord(row.record, name));
+      },
+      insert: async (client, r) => {
+        const { rows } = await client.query(`INSERT INTO ${t} (id, name, record) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING 1`, [
+          id,
+          textColumn(name),
+          rateLimitToJson(r),
+        ]);
+        return rows.length === 1;
+      },
+      swap: async (client, expected, r) => {
+        const { rows } = await client.query(`UPDATE ${t} SET record = $2, version = version + 1 WHERE id = $1 AND version = $3 RETURNING 1`, [
+          id,
+          rateLimitToJson(r),
+          expected,
+        ]);
+        return rows.length === 1;
+      },
+      remove: async () => {
+        throw new Error('rate limiter rows are never deleted');
+      },
+    };
+  }
+
+  #rateLimitRecord(json: string, name: string): RateLimitRecord {
+    try {
+      return rateLimitFromJson(json, `postgresStore: the rate limiter ${JSON.stringify(name)}`);
+    } catch (error) {
+      throw asStoreError(error, `postgresStore: reading a rate limiter in schema ${JSON.stringify(this.#calls.schema)}`);
+    }
+  }
+
+  /** The batch is applied to the row as read and written only if the row is still that version (see `applyToRow`). */
+  #rateLimitWrite(name: string, batch: (current: RateLimitRecord | undefined) => RateLimitBatchResult): Promise<RateLimitAnswer[]> {
+    const row = this.#rateLimitRow(name);
+    return this.#calls.run('rateLimitUpdate', undefined, this.#breakerTimeoutMs, (client) =>
+      applyToRow(client, row, (current) => {
+        const { record, answers } = batch(current);
+        return { result: answers, write: record };
+      }),
+    );
+  }
+
+  rateLimitUpdate(name: string, update: RateLimitUpdate, now: number): Promise<RateLimitAnswer> {
+    if (this.#calls.closed) return Promise.reject(this.#calls.closedError('rateLimitUpdate'));
+    return this.#rateLimits.update(name, update, now);
+  }
+
+  rateLimitGet(name: string): Promise<RateLimitRecord | undefined> {
+    return this.#calls.run('rateLimitGet', undefined, this.#breakerTimeoutMs, async (client) => {
+      const { rows } = await client.query<{ record: string }>(`SELECT record FROM ${this.#t.rateLimits} WHERE id = $1`, [rowId(name)]);
+      return rows[0] === undefined ? undefined : this.#rateLimitRecord(rows[0].record, name);
+    });
+  }
+
   async close(): Promise<void> {
     this.#listener.stop();
     this.#pool.removeListener?.('error', this.#onPoolError);
@@ -546,14 +616,15 @@ async function insertLedger(client: PgClientLike, table: string, id: Buffer, e: 
 /**
  * A store in PostgreSQL (through `pg` 8+ or any pool shaped like {@link PgLike}), shared by every
  * process that reaches the database: breakers (one probe cluster-wide, changes pushed with
- * `LISTEN/NOTIFY`), the idempotency ledger, checkpoints, saga logs, escalations and retry budgets.
+ * `LISTEN/NOTIFY`), the idempotency ledger, checkpoints, saga logs, escalations, retry budgets
+ * and rate limiters (`rateLimiter({ store })`, one row per limiter name, never deleted).
  * Every transition applies the pure transition recourse exports to the row as read and writes the
  * result only if the row is still that version (a compare-and-swap; see `applyToRow`), so it holds
  * no lock between round trips; once a method resolves its effect is committed. The schema (default `recourse`) and its tables are created on first use,
  * once even when many processes start together (an advisory lock), and versioned in its
  * `migrations` table. Breaker changes are heard on one connection checked out of the pool while any
  * breaker subscribes (re-opened after an outage). Calls that fail or outlive their limit reject
- * with `StoreError` (breaker calls 250 ms, others `timeoutMs`). Expired ledger results are deleted
+ * with `StoreError` (breaker, budget and rate-limit calls 250 ms, others `timeoutMs`). Expired ledger results are deleted
  * as claims go by. `close()` waits for running calls and releases the listening connection; the
  * pool stays yours to `end()`. Defaults: schema `'recourse'`, timeoutMs 5000, breakerTimeoutMs 250.
  *
@@ -567,7 +638,7 @@ async function insertLedger(client: PgClientLike, table: string, id: Buffer, e: 
  * const model = circuitBreaker({ name: 'claude-opus', store })
  * const ledger = new IdempotencyLedger(store)
  */
-export function postgresStore(options: PostgresStoreOptions): Store {
+export function postgresStore(options: PostgresStoreOptions): Store & RateLimitStore {
   const o = checkOptions('postgresStore', options, POSTGRES_STORE_KEYS);
   const pool = o.pool as Partial<PgLike> | undefined;
   if (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function') {

@@ -4,7 +4,7 @@ import { quoteIdent } from './identifiers.js';
 import type { PgClientLike } from './pg-like.js';
 
 /** The schema version this code writes. Bump it and add a step to `MIGRATIONS` when tables change. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * Every table is keyed by `id`, the sha256 of its key (see `rowId`): keys of any length fit a btree.
@@ -91,11 +91,24 @@ CREATE TABLE ${s}.budgets (
 const V3 = (s: string): string =>
   ['breakers', 'ledger', 'saga_leases', 'escalations', 'budgets'].map((t) => `ALTER TABLE ${s}.${t} ADD COLUMN version bigint NOT NULL DEFAULT 0;`).join('\n');
 
+/**
+ * Shared rate limiters: one small record per limiter name (buckets, queue, pause) as JSON text,
+ * every number verbatim (see `rateLimitToJson`), with its version for the compare-and-swap.
+ */
+const V4 = (s: string): string => `
+CREATE TABLE ${s}.rate_limits (
+  id bytea PRIMARY KEY,
+  name text NOT NULL,
+  record text NOT NULL,
+  version bigint NOT NULL DEFAULT 0
+);`;
+
 /** MIGRATIONS[n] takes the schema from version n to n + 1, with a line for the migrations table. */
 const MIGRATIONS: ReadonlyArray<{ description: string; sql: (quotedSchema: string) => string }> = [
   { description: 'breakers, ledger, checkpoints, saga leases and logs, escalations', sql: V1 },
   { description: 'retry budgets', sql: V2 },
   { description: 'row versions for compare-and-swap transitions', sql: V3 },
+  { description: 'rate limiters', sql: V4 },
 ];
 
 /** Advisory lock class of recourse's migrations (the second key is the schema name's hash). */

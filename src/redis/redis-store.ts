@@ -4,7 +4,12 @@ import type { CheckpointRecord } from '../store/checkpoint-store.js';
 import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord } from '../store/escalation-store.js';
 import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
 import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
+import { type RateLimitBatchResult, RateLimitBatches } from '../store/rate-limit-batches.js';
+import { rateLimitFromJson, rateLimitToJson } from '../store/rate-limit-json.js';
+import type { RateLimitStore } from '../store/rate-limit-store.js';
 import type { Store } from '../store/store.js';
+import { asStoreError, StoreError } from '../store/store-error.js';
+import type { RateLimitAnswer, RateLimitRecord, RateLimitUpdate } from '../transitions/rate-limit.js';
 import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
 import { BUDGET_BUCKETS, type BudgetGrant, type BudgetLimits, type BudgetRecord, type BudgetTake, budgetFloorCapacity } from '../transitions/budget.js';
 import { escalationListTransition, escalationView } from '../transitions/escalation.js';
@@ -26,6 +31,7 @@ import { LEDGER_CLAIM } from './scripts/ledger-claim.js';
 import { LEDGER_COMPLETE } from './scripts/ledger-complete.js';
 import { LEDGER_RELEASE } from './scripts/ledger-release.js';
 import { LEDGER_RENEW } from './scripts/ledger-renew.js';
+import { RATE_LIMIT_SWAP } from './scripts/rate-limit-swap.js';
 import { SAGA_ACQUIRE } from './scripts/saga-acquire.js';
 import { SAGA_APPEND } from './scripts/saga-append.js';
 import { SAGA_RELEASE } from './scripts/saga-release.js';
@@ -42,7 +48,7 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** Limit of a ledger, saga, checkpoint or escalation call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
   timeoutMs?: number;
-  /** Limit of a breaker or retry-budget call, ms (a breaker gives up after its own `storeTimeoutMs`, 250, anyway). Default 250. */
+  /** Limit of a breaker, retry-budget or rate-limiter call, ms (a breaker gives up after its own `storeTimeoutMs`, 250, anyway). Default 250. */
   breakerTimeoutMs?: number;
 }
 
@@ -67,6 +73,16 @@ const CATCH_UP_PARALLEL = 32;
 const BUDGET_IDLE_MARGIN_MS = 60_000;
 
 /**
+ * A rate limiter's record is kept this long after the latest time it refers to (its last send
+ * time, a Retry-After pause, a probe), then Redis deletes it: by then every bucket is full again,
+ * and only the learned limits are forgotten (the next call learns them again, or uses the guess).
+ */
+const RATE_LIMIT_IDLE_MS = 3_600_000;
+
+/** A rate-limit write that lost this many compare-and-swaps in a row gives up (`StoreError` `busy`). */
+const RATE_LIMIT_SWAP_ATTEMPTS = 20;
+
+/**
  * Every transition is one Lua script that reads the record, applies the transition recourse
  * exports (ported line by line; the scripts name the function they mirror) and writes the result,
  * atomically on the server. Times are the callers' (`now` as given, one wall-clock scale for every
@@ -75,7 +91,7 @@ const BUDGET_IDLE_MARGIN_MS = 60_000;
  * doubles. A breaker change is published by the script that made it, so it goes out exactly when
  * the change is written.
  */
-class RedisStore implements Store {
+class RedisStore implements Store, RateLimitStore {
   readonly #calls: RedisCalls;
   readonly #timeoutMs: number;
   readonly #breakerTimeoutMs: number;
@@ -84,6 +100,7 @@ class RedisStore implements Store {
   readonly #channel: BreakerChannel;
   /** Breaker names this process used lately, oldest first: what a catch-up reads. */
   readonly #seen = new Set<string>();
+  readonly #rateLimits = new RateLimitBatches((name, batch) => this.#rateLimitWrite(name, batch));
 
   constructor(client: RedisLike, subscriber: RedisLike | undefined, prefix: string, timeoutMs: number, breakerTimeoutMs: number) {
     this.#calls = new RedisCalls(client, sender(client), prefix);
@@ -390,6 +407,52 @@ class RedisStore implements Store {
     return { buckets, floorTokens: num(reply[1]), refilledAt: num(reply[2]) };
   }
 
+  // ── rate limiters ───────────────────────────────────────────────────────────────────────────
+
+  rateLimitUpdate(name: string, update: RateLimitUpdate, now: number): Promise<RateLimitAnswer> {
+    if (this.#calls.closed) return Promise.reject(this.#calls.closedError('rateLimitUpdate'));
+    return this.#rateLimits.update(name, update, now);
+  }
+
+  async rateLimitGet(name: string): Promise<RateLimitRecord | undefined> {
+    return (await this.#rateLimitRead('rateLimitGet', name)).record;
+  }
+
+  async #rateLimitRead(operation: string, name: string): Promise<{ record: RateLimitRecord | undefined; version: string }> {
+    const reply = list(await this.#calls.command(operation, undefined, this.#breakerTimeoutMs, ['HMGET', this.#key('rate-limit', name), 'r', 'v']));
+    if (reply[0] === null || reply[0] === undefined) return { record: undefined, version: '0' };
+    try {
+      return { record: rateLimitFromJson(text(reply[0]), `redisStore: ${operation} of ${JSON.stringify(name)}`), version: text(reply[1]) };
+    } catch (error) {
+      throw asStoreError(error, `redisStore: ${operation} under prefix ${JSON.stringify(this.#prefix)}`);
+    }
+  }
+
+  /**
+   * The transition runs here, on the record as read; `rate-limit-swap` writes the result only if
+   * the record is still that version. A lost swap (another process wrote first) reads and applies
+   * again after a short random pause, RATE_LIMIT_SWAP_ATTEMPTS times at most.
+   */
+  async #rateLimitWrite(name: string, batch: (current: RateLimitRecord | undefined) => RateLimitBatchResult): Promise<RateLimitAnswer[]> {
+    for (let attempt = 1; ; attempt++) {
+      const { record: current, version } = await this.#rateLimitRead('rateLimitUpdate', name);
+      const { record, answers, now } = batch(current);
+      const reply = await this.#calls.script('rateLimitUpdate', undefined, this.#breakerTimeoutMs, RATE_LIMIT_SWAP, [this.#key('rate-limit', name)], [
+        version,
+        rateLimitToJson(record),
+        String(rateLimitPx(record, now)),
+      ]);
+      if (Number(reply) === 1) return answers;
+      if (attempt >= RATE_LIMIT_SWAP_ATTEMPTS) {
+        throw new StoreError(
+          'busy',
+          `redisStore: rateLimitUpdate of ${JSON.stringify(name)} under prefix ${JSON.stringify(this.#prefix)} lost ${attempt} compare-and-swaps in a row to other writers`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
+    }
+  }
+
   async close(): Promise<void> {
     await this.#calls.close();
     await this.#channel.end();
@@ -399,6 +462,12 @@ class RedisStore implements Store {
 /** PX of a pending ledger claim: its lease plus the grace, in whole ms (at least 1). */
 function pendingPx(leaseMs: number): number {
   return Math.max(1, Math.ceil(leaseMs + PENDING_GRACE_MS));
+}
+
+/** PX of a rate limiter's record: until the latest time it refers to, and RATE_LIMIT_IDLE_MS more. */
+function rateLimitPx(r: RateLimitRecord, now: number): number {
+  const px = Math.ceil(Math.max(r.at, r.pausedUntil, r.probeUntil, now) - now) + RATE_LIMIT_IDLE_MS;
+  return Number.isFinite(px) ? px : Number.MAX_SAFE_INTEGER;
 }
 
 /**
@@ -415,12 +484,15 @@ function keepPx(keepUntil: number, now: number): number {
  * A store in Redis (through ioredis 5 or node-redis 5, or any client shaped like
  * {@link RedisLike}), shared by every process that reaches the server: breakers (one probe
  * cluster-wide, changes published on `<prefix>breakers`), the idempotency ledger, checkpoints,
- * saga logs, escalations and retry budgets. Every transition is one Lua script run with `EVALSHA`
- * (loaded again by `EVAL` when the server lost it), so it is atomic however many processes race;
- * times are the callers' wall clock. Ledger results expire by themselves (PX, at `expiresAt`);
- * breaker changes are heard on a second connection (`subscriber`, by default `client.duplicate()`).
- * Calls that fail or outlive their limit reject with `StoreError` (breaker and budget calls 250 ms,
- * others `timeoutMs`). `close()` waits for running calls and ends the subscriber connection it
+ * saga logs, escalations, retry budgets and rate limiters (`rateLimiter({ store })`). Every
+ * transition is one Lua script run with `EVALSHA` (loaded again by `EVAL` when the server lost
+ * it), so it is atomic however many processes race; a rate limiter's record is the exception: its
+ * transition runs in the process and a script writes the result only if nobody wrote the record
+ * since (a compare-and-swap, tried again on a lost swap, 20 times at most). Times are the callers'
+ * wall clock. Ledger results expire by themselves (PX, at `expiresAt`), an idle rate limiter an
+ * hour after the last time it refers to; breaker changes are heard on a second connection
+ * (`subscriber`, by default `client.duplicate()`). Calls that fail or outlive their limit reject
+ * with `StoreError` (breaker, budget and rate-limit calls 250 ms, others `timeoutMs`). `close()` waits for running calls and ends the subscriber connection it
  * made; the client stays yours to `quit()`. Defaults: prefix `'recourse:'`, timeoutMs 5000,
  * breakerTimeoutMs 250. One Redis node (or a primary behind Sentinel): not Redis Cluster.
  *
@@ -434,7 +506,7 @@ function keepPx(keepUntil: number, now: number): number {
  * const model = circuitBreaker({ name: 'claude-opus', store })
  * const ledger = new IdempotencyLedger(store)
  */
-export function redisStore(options: RedisStoreOptions): Store {
+export function redisStore(options: RedisStoreOptions): Store & RateLimitStore {
   const o = checkOptions('redisStore', options, REDIS_STORE_KEYS);
   if (!isRedisLike(o.client)) {
     throw new TypeError(`client must be a Redis client with call() (ioredis) or sendCommand() (node-redis), got ${showValue(o.client)}`);

@@ -7,4 +7,5 @@ export {
   storeConformance,
 } from '../store/conformance.js';
 export { type BreakerConformanceOptions, breakerStoreConformance } from '../store/breaker-conformance.js';
+export { type RateLimitConformanceOptions, rateLimitStoreConformance } from '../store/rate-limit-conformance.js';
 export { seededRandom } from '../random/seeded-random.js';

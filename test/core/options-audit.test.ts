@@ -125,6 +125,7 @@ const NO_OPTIONS: Record<string, string> = {
   'recourse/chaos:loadScenario': 'reads a scenario file (see parseScenario)',
   'recourse/testing:storeConformance': "takes the test runner's describe/it/expect",
   'recourse/testing:breakerStoreConformance': "takes the test runner's describe/it/expect",
+  'recourse/testing:rateLimitStoreConformance': "takes the test runner's describe/it/expect",
   'recourse:memoryStore': 'takes nothing',
   'recourse:admitTransition': 'a pure transition of a breaker record (store back ends)',
   'recourse:recordTransition': 'a pure transition of a breaker record (store back ends)',

@@ -43,7 +43,7 @@ export function newPool(config: pg.PoolConfig = {}): pg.Pool {
 }
 
 /** A store on a fresh pool; closing the store also ends its pool (so tests hold no idle connections). */
-export function storeOnOwnPool(make: (pool: pg.Pool) => Store, config: pg.PoolConfig = {}): Store {
+export function storeOnOwnPool<S extends Store>(make: (pool: pg.Pool) => S, config: pg.PoolConfig = {}): S {
   const pool = newPool(config);
   const store = make(pool);
   const close = store.close.bind(store);

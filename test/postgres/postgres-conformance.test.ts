@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postgresStore } from '../../src/postgres/index.js';
 import { storeConformance } from '../../src/store/conformance.js';
+import { rateLimitStoreConformance } from '../../src/store/rate-limit-conformance.js';
 import { dropSchemas, endPools, pgAvailable, storeOnOwnPool, uniqueSchema } from './pg-helpers.js';
 
 // The conformance suite checks what the store does, not how fast: breaker calls get the ledger's
@@ -20,6 +21,17 @@ describe.runIf(pgAvailable)('postgres', () => {
     'postgres',
     () => {
       schema = uniqueSchema('conf');
+      schemas.add(schema);
+      return storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT }));
+    },
+    { describe, it, expect, beforeEach, afterEach },
+    { openAnother: () => storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT })) },
+  );
+
+  rateLimitStoreConformance(
+    'postgres',
+    () => {
+      schema = uniqueSchema('conf_rl');
       schemas.add(schema);
       return storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT }));
     },

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { postgresStore } from '../../src/postgres/index.js';
 import { isStoreError, type StoreError } from '../../src/store/store-error.js';
+import type { RateLimitStore } from '../../src/store/rate-limit-store.js';
 import type { Store } from '../../src/store/store.js';
 import type { BreakerLimits, BreakerRecord } from '../../src/transitions/breaker-record.js';
 import { dropSchemas, endPools, newPool, PG_URL, pgAvailable, uniqueSchema } from './pg-helpers.js';
@@ -19,7 +20,7 @@ function fresh(prefix: string): string {
   return s;
 }
 
-function open(pool: pg.Pool, schema: string, extra: Record<string, unknown> = {}): Store {
+function open(pool: pg.Pool, schema: string, extra: Record<string, unknown> = {}): Store & RateLimitStore {
   const store = postgresStore({ pool, schema, ...extra });
   stores.push(store);
   return store;
@@ -68,22 +69,23 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       expect(await admin('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).toEqual([]); // nothing before the first call
       expect(await store.breakerGet('b')).toBeUndefined();
       const tables = await admin<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema]);
-      expect(tables.map((t) => t.table_name)).toEqual(['breakers', 'budgets', 'checkpoints', 'escalations', 'ledger', 'migrations', 'saga_leases', 'saga_log']);
+      expect(tables.map((t) => t.table_name)).toEqual(['breakers', 'budgets', 'checkpoints', 'escalations', 'ledger', 'migrations', 'rate_limits', 'saga_leases', 'saga_log']);
       expect(await admin(`SELECT version, description FROM "${schema}".migrations ORDER BY version`)).toEqual([
         { version: 1, description: 'breakers, ledger, checkpoints, saga leases and logs, escalations' },
         { version: 2, description: 'retry budgets' },
         { version: 3, description: 'row versions for compare-and-swap transitions' },
+        { version: 4, description: 'rate limiters' },
       ]);
     });
 
-    it('upgrades a version 1 schema (before retry budgets and row versions) in place, keeping its data', async () => {
+    it('upgrades a version 1 schema (before retry budgets, row versions and rate limiters) in place, keeping its data', async () => {
       const schema = fresh('v1');
       const old = open(newPool(), schema);
       await old.saveCheckpoint({ taskId: 't', stepIndex: 4, state: '{}', checksum: 'c'.repeat(64), savedAt: 1.5 });
       await old.ledgerClaim('k', 'a', T0, 1000);
       await old.breakerForce('b', 'isolated');
-      // Back to what version 1 created: no budgets table, no version columns.
-      await admin(`DROP TABLE "${schema}".budgets; DELETE FROM "${schema}".migrations WHERE version > 1`);
+      // Back to what version 1 created: no budgets or rate limits table, no version columns.
+      await admin(`DROP TABLE "${schema}".budgets; DROP TABLE "${schema}".rate_limits; DELETE FROM "${schema}".migrations WHERE version > 1`);
       for (const t of ['breakers', 'ledger', 'saga_leases', 'escalations']) await admin(`ALTER TABLE "${schema}".${t} DROP COLUMN version`);
       const store = open(newPool(), schema);
       expect((await store.loadCheckpoint('t'))?.stepIndex).toBe(4);
@@ -92,10 +94,27 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       expect((await store.breakerForce('b', 'closed')).epoch).toBe(2);
       const limits = { ratio: 0.1, minPerSecond: 2, windowMs: 10_000 };
       expect((await store.budgetTake('b', { requests: 0, returned: 0, returnedAt: 0, want: 5 }, T0, limits)).granted).toBe(2);
+      const take = { type: 'take' as const, cost: { requests: 1, tokens: 0, inputTokens: 0, outputTokens: 0 }, guess: { requests: 50 }, probeMs: 30_000 };
+      expect((await store.rateLimitUpdate('claude', take, T0)).kind).toBe('go');
       expect(await admin(`SELECT version, description FROM "${schema}".migrations WHERE version > 1 ORDER BY version`)).toEqual([
         { version: 2, description: 'retry budgets' },
         { version: 3, description: 'row versions for compare-and-swap transitions' },
+        { version: 4, description: 'rate limiters' },
       ]);
+    });
+
+    it('upgrades a version 3 schema (before rate limiters) in place, keeping its data', async () => {
+      const schema = fresh('v3');
+      const old = open(newPool(), schema);
+      await old.ledgerClaim('k', 'a', T0, 1000);
+      await admin(`DROP TABLE "${schema}".rate_limits; DELETE FROM "${schema}".migrations WHERE version > 3`);
+      const store = open(newPool(), schema);
+      expect(await store.rateLimitGet('claude')).toBeUndefined();
+      const take = { type: 'take' as const, cost: { requests: 1, tokens: 0, inputTokens: 0, outputTokens: 0 }, guess: { requests: 50 }, probeMs: 30_000 };
+      expect(await store.rateLimitUpdate('claude', take, T0)).toMatchObject({ kind: 'go', sendAt: T0, waitMs: 0 });
+      expect((await store.rateLimitGet('claude'))?.buckets.requests).toEqual({ limit: 50, level: 49 });
+      expect(await store.ledgerClaim('k', 'b', T0 + 1, 1000)).toEqual({ kind: 'held', leaseUntil: T0 + 1000 });
+      expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([{ n: 4 }]);
     });
 
     it('is created once when 12 stores on separate pools start at the same moment', async () => {
@@ -103,7 +122,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const racers = Array.from({ length: 12 }, () => open(newPool({ max: 1 }), schema));
       const answers = await Promise.all(racers.map((s, i) => s.ledgerClaim('k', `o${i}`, T0, 1000)));
       expect(answers.filter((a) => a.kind === 'claimed').length).toBe(1);
-      expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([{ n: 3 }]);
+      expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([{ n: 4 }]);
     });
 
     it('refuses a schema written by a newer recourse, naming both versions', async () => {
@@ -112,7 +131,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       await admin(`INSERT INTO "${schema}".migrations (version, description) VALUES (7, 'future')`);
       const error = await rejection(open(newPool(), schema).ledgerGet('k'));
       expect(error.code).toBe('schema_too_new');
-      expect(error.message).toContain('version 7, newer than this version of recourse understands (3)');
+      expect(error.message).toContain('version 7, newer than this version of recourse understands (4)');
     });
 
     it('names the owner and the grant when the schema belongs to another role', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storeConformance } from '../../src/store/conformance.js';
+import { rateLimitStoreConformance } from '../../src/store/rate-limit-conformance.js';
 import { type ClientKind, deletePrefixes, redisAvailable, storeOnOwnClient, uniquePrefix } from './redis-helpers.js';
 
 // The whole Store contract on the machine's Redis, once through each supported client. The suite
@@ -19,6 +20,17 @@ for (const kind of ['ioredis', 'redis'] as const satisfies readonly ClientKind[]
       `redis (${kind})`,
       () => {
         prefix = uniquePrefix(`conf-${kind}`);
+        prefixes.add(prefix);
+        return storeOnOwnClient(kind, prefix, { breakerTimeoutMs: LIMIT });
+      },
+      { describe, it, expect, beforeEach, afterEach },
+      { openAnother: () => storeOnOwnClient(kind, prefix, { breakerTimeoutMs: LIMIT }) },
+    );
+
+    rateLimitStoreConformance(
+      `redis (${kind})`,
+      () => {
+        prefix = uniquePrefix(`conf-rl-${kind}`);
         prefixes.add(prefix);
         return storeOnOwnClient(kind, prefix, { breakerTimeoutMs: LIMIT });
       },

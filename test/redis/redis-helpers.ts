@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { redisStore } from '../../src/redis/index.js';
 import type { RedisStoreOptions } from '../../src/redis/index.js';
+import type { RateLimitStore } from '../../src/store/rate-limit-store.js';
 import type { Store } from '../../src/store/store.js';
 
 /** The machine's shared Redis (never stopped or flushed by tests: each test uses its own key prefix). */
@@ -53,7 +54,7 @@ export async function newClient(kind: ClientKind, url = REDIS_URL): Promise<{ cl
 }
 
 /** A store of `kind` on its own client under `prefix`; closing the store also ends its client. */
-export async function storeOnOwnClient(kind: ClientKind, prefix: string, extra: Partial<RedisStoreOptions> = {}, url = REDIS_URL): Promise<Store> {
+export async function storeOnOwnClient(kind: ClientKind, prefix: string, extra: Partial<RedisStoreOptions> = {}, url = REDIS_URL): Promise<Store & RateLimitStore> {
   const { client, end } = await newClient(kind, url);
   const store = redisStore({ client, prefix, ...extra });
   const close = store.close.bind(store);

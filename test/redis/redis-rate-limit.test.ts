@@ -1,0 +1,192 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isStoreError, rateLimiter } from '../../src/index.js';
+import { redisStore } from '../../src/redis/index.js';
+import type { RateLimitStore } from '../../src/store/rate-limit-store.js';
+import type { Store } from '../../src/store/store.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
+import type { RateLimitCost, RateLimitUpdate } from '../../src/transitions/rate-limit.js';
+import { PrivateRedis, redisServerInstalled } from './private-redis.js';
+import { deletePrefixes, REDIS_URL, redisAvailable, storeOnOwnClient, uniquePrefix } from './redis-helpers.js';
+
+const T0 = 1_700_000_000_000;
+const HOUR = 3_600_000;
+const cost = (requests = 1): RateLimitCost => ({ requests, tokens: 0, inputTokens: 0, outputTokens: 0 });
+const take = (guess: Partial<RateLimitCost> = { requests: 10 }): RateLimitUpdate => ({ type: 'take', cost: cost(), guess, probeMs: 30_000 });
+
+/** An ioredis client that counts the commands sent, and can run something of its own before each one. */
+function countingClient(real: Redis, before: (command: string, args: string[]) => Promise<void> = async () => {}) {
+  const sent: string[] = [];
+  const client = {
+    call: async (command: string, ...args: string[]) => {
+      sent.push(command);
+      await before(command, args);
+      return real.call(command, ...args);
+    },
+    duplicate: () => real.duplicate(),
+  };
+  return { client, sent };
+}
+
+describe.runIf(redisAvailable)('redisStore rate limiters on the shared server', () => {
+  const prefixes: string[] = [];
+  const stores: Store[] = [];
+  const admin = new Redis(REDIS_URL);
+  admin.on('error', () => {});
+  afterAll(async () => {
+    for (const s of stores) await s.close();
+    await deletePrefixes(prefixes);
+    admin.disconnect();
+  });
+  async function open(): Promise<{ store: Store & RateLimitStore; prefix: string }> {
+    const prefix = uniquePrefix('rl');
+    prefixes.push(prefix);
+    const store = await storeOnOwnClient('ioredis', prefix);
+    stores.push(store);
+    return { store, prefix };
+  }
+
+  it('keeps a record under the prefix as a hash (JSON, version), deleted an hour after the latest time it refers to', async () => {
+    const { store, prefix } = await open();
+    const key = `${prefix}rate-limit:claude`;
+    await store.rateLimitUpdate('claude', take(), T0);
+    expect(await admin.hget(key, 'v')).toBe('1');
+    expect(JSON.parse((await admin.hget(key, 'r')) as string)).toMatchObject({ at: T0, buckets: { requests: { limit: 10, level: 9 } } });
+    const pttl = await admin.pttl(key);
+    expect(pttl).toBeGreaterThan(HOUR - 5_000);
+    expect(pttl).toBeLessThanOrEqual(HOUR);
+    // Calls queued 10 minutes ahead keep it 10 minutes longer: a record never expires under its queue.
+    for (let i = 0; i < 110; i++) await store.rateLimitUpdate('claude', take(), T0);
+    expect(await admin.hget(key, 'v')).toBe('111');
+    const queuedUntil = (await store.rateLimitGet('claude'))!.at;
+    expect(queuedUntil - T0).toBeGreaterThan(600_000);
+    expect(await admin.pttl(key)).toBeGreaterThan(HOUR + (queuedUntil - T0) - 5_000);
+    // An unbounded pause (a Retry-After of Infinity) is kept as it is, and the record with it.
+    await store.rateLimitUpdate('claude', { type: 'observe', sentAt: T0, marks: cost(1), readings: undefined, answered: true, limited: true, retryAfterMs: Number.POSITIVE_INFINITY }, T0);
+    expect((await store.rateLimitGet('claude'))?.pausedUntil).toBe(Number.POSITIVE_INFINITY);
+    expect(await admin.pttl(key)).toBeGreaterThan(1e12);
+  });
+
+  it('a take costs two round trips (read, swap); 100 concurrent takes in one process go in a few batches, not 100 swaps', async () => {
+    const real = new Redis(REDIS_URL);
+    const prefix = uniquePrefix('rl-trips');
+    prefixes.push(prefix);
+    const { client, sent } = countingClient(real);
+    const store = redisStore({ client, prefix, breakerTimeoutMs: 5000 });
+    try {
+      await store.rateLimitUpdate('warm', take(), T0); // loads the script
+      sent.length = 0;
+      await store.rateLimitUpdate('claude', take(), T0);
+      expect(sent).toEqual(['HMGET', 'EVALSHA']);
+      sent.length = 0;
+      const answers = await Promise.all(Array.from({ length: 100 }, () => store.rateLimitUpdate('claude', take(), T0)));
+      expect(new Set(answers.map((a) => (a.kind === 'go' ? a.marks.requests : 0))).size).toBe(100);
+      expect(sent.filter((c) => c === 'EVALSHA').length).toBeLessThanOrEqual(3);
+    } finally {
+      await store.close();
+      real.disconnect();
+    }
+  });
+
+  it('gives up with StoreError busy after 20 swaps lost to another writer, having written nothing', async () => {
+    const real = new Redis(REDIS_URL);
+    const prefix = uniquePrefix('rl-busy');
+    prefixes.push(prefix);
+    const key = `${prefix}rate-limit:claude`;
+    let rival = false;
+    // Another process writes the record between every read and swap of this one.
+    const { client, sent } = countingClient(real, async (command) => {
+      if (rival && command === 'EVALSHA') await admin.hincrby(key, 'v', 1);
+    });
+    const store = redisStore({ client, prefix, breakerTimeoutMs: 5000 });
+    try {
+      await store.rateLimitUpdate('claude', take(), T0);
+      const before = await admin.hget(key, 'r');
+      rival = true;
+      sent.length = 0;
+      const error = await store.rateLimitUpdate('claude', take(), T0).catch((e: unknown) => e);
+      expect(isStoreError(error)).toBe(true);
+      expect([(error as { code?: string }).code, (error as Error).message]).toEqual([
+        'busy',
+        `redisStore: rateLimitUpdate of "claude" under prefix ${JSON.stringify(prefix)} lost 20 compare-and-swaps in a row to other writers`,
+      ]);
+      expect(sent.filter((c) => c === 'EVALSHA').length).toBe(20);
+      expect(await admin.hget(key, 'r')).toBe(before);
+      // The rival gone, the next take succeeds on the record as the rival left it.
+      rival = false;
+      expect((await store.rateLimitUpdate('claude', take(), T0)).kind).toBe('go');
+      expect((await store.rateLimitGet('claude'))?.reserved.requests).toBe(2);
+    } finally {
+      await store.close();
+      real.disconnect();
+    }
+  });
+
+  it('a record that is not a rate limiter’s gives a StoreError that says so', async () => {
+    const { store, prefix } = await open();
+    await admin.hset(`${prefix}rate-limit:claude`, 'r', '{"at":1}', 'v', '3');
+    const error = await store.rateLimitGet('claude').catch((e: unknown) => e);
+    expect(isStoreError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/rateLimitGet .*"claude".* not a rate limiter's record/);
+    await expect(store.rateLimitUpdate('claude', take(), T0)).rejects.toThrow(/not a rate limiter's record/);
+  });
+});
+
+const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
+if (!redisServerInstalled) console.warn(`${required ? 'FAILING' : 'skipping'} the Redis rate limiter outage test: no redis-server on PATH`);
+
+describe.runIf(redisServerInstalled || required)('a shared rateLimiter through an outage of its own Redis', () => {
+  let server: PrivateRedis;
+  beforeAll(async () => {
+    server = await PrivateRedis.create();
+  }, 30_000);
+  afterAll(async () => {
+    await server?.destroy();
+  });
+
+  it('decides from its own process’s record while the server is down, and writes to the store again once it is back', async () => {
+    const store = await storeOnOwnClient('ioredis', 'outage:', { breakerTimeoutMs: 200 }, server.url);
+    const other = await storeOnOwnClient('ioredis', 'outage:', { breakerTimeoutMs: 2000 }, server.url);
+    try {
+      const clock = new VirtualClock(T0);
+      const limiter = rateLimiter({ name: 'claude', clock, store, requestsPerMinute: 10 });
+      const events: string[] = [];
+      const waits: Array<{ waitMs: number; reason: string }> = [];
+      limiter.on('store_unavailable', () => events.push('unavailable'));
+      limiter.on('store_recovered', () => events.push('recovered'));
+      limiter.on('rate_limit_wait', (e) => waits.push({ waitMs: e.waitMs, reason: e.reason }));
+      // Another process took 6 of the 10; this one takes 4: the bucket is empty.
+      for (let i = 0; i < 6; i++) await other.rateLimitUpdate('claude', take(), T0);
+      for (let i = 0; i < 4; i++) (await limiter.acquire()).done();
+      expect(waits).toEqual([]);
+      expect((await other.rateLimitGet('claude'))?.reserved.requests).toBe(10);
+
+      await server.kill();
+      // Down: this process's own record knows of its 4 calls only, so 6 more go at once and the
+      // 7th waits for the refill; no call waits on the dead server longer than the store's limit.
+      const started = performance.now();
+      for (let i = 0; i < 6; i++) (await limiter.acquire()).done();
+      expect(waits).toEqual([]);
+      const queued = limiter.acquire();
+      for (let i = 0; i < 100 && waits.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(waits).toEqual([{ waitMs: 6001, reason: 'requests' }]);
+      expect(performance.now() - started).toBeLessThan(7 * 200 + 2000);
+      expect(events).toEqual(['unavailable']);
+      await clock.advance(6001);
+      (await queued).done();
+
+      await server.start();
+      // Back (once this store's client has reconnected): the next call is written to the store
+      // again, where the other process's 6 still are.
+      for (let i = 0; i < 100 && (await store.rateLimitGet('claude').catch(() => undefined)) === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+      await clock.advance(60_000);
+      (await limiter.acquire()).done();
+      expect(events).toEqual(['unavailable', 'recovered']);
+      const record = await other.rateLimitGet('claude');
+      expect(record?.reserved.requests).toBe(11);
+    } finally {
+      await store.close();
+      await other.close();
+    }
+  }, 30_000);
+});
