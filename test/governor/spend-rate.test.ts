@@ -138,6 +138,26 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
     expect(breaker.state).toBe('closed');
   });
 
+  it('a breaker in window mode (failure rate) trips the same way, and its failure window starts empty after the close', async () => {
+    const clock = new VirtualClock();
+    const breaker = circuitBreaker({ name: 'w', clock, cooldownMs: 1_000, window: { durationMs: 10_000, minimumCalls: 4, failureRate: 0.5 } });
+    const budget = spendLimit({ tokens: 1e9, rate: { tokens: 100, perMs: 1_000, breaker } });
+    const call = pipeline(breaker, budget);
+    const fail = () => call.execute(() => Promise.reject(Object.assign(new Error('503'), { status: 503 }))).catch(() => {});
+    await fail();
+    await call.execute(async () => answer(60));
+    await call.execute(async () => answer(60)); // 120 tokens within 1 s
+    expect(breaker.state).toBe('open');
+    expect(breaker.toJSON()).toMatchObject({ reason: 'spend_rate', window: { calls: 0, failures: 0 } });
+    await clock.advance(1_000);
+    await call.execute(async () => answer(0)); // the probe
+    expect(breaker.state).toBe('closed');
+    await fail();
+    await call.execute(async () => answer(0));
+    await fail();
+    expect(breaker.state).toBe('closed'); // 2 of 3 calls failed: below minimumCalls (the failure before the trip is gone)
+  });
+
   it('a USD rate on a token budget (and the reverse) counts in its own unit', async () => {
     const clock = new VirtualClock();
     const breaker = circuitBreaker({ name: 'usd', clock });
