@@ -81,6 +81,7 @@ export {
 export { admitTransition, forceTransition, recordTransition } from './transitions/breaker-transitions.js';
 export type { ResultCheck, ResultValidator } from './validate/check-result.js';
 export { validate } from './validate/validate.js';
+export type { AdaptiveStallOptions } from './watch/adaptive-limits.js';
 export { type WatchOptions, watch } from './watch/watch.js';
 // governor: adaptive stall limits, hedged calls
 export {

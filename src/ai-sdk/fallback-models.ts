@@ -22,8 +22,11 @@ export interface ModelPath {
   policy?: Policy;
 }
 
-/** Options of {@link fallbackModels}: the stall limits every path's calls run with. */
-export type FallbackModelsOptions = ModelStallOptions;
+/**
+ * Options of {@link fallbackModels}: the stall limits every path's calls run with (fixed ones:
+ * adaptive limits learn per model, so they go on each path's `recourseMiddleware`).
+ */
+export type FallbackModelsOptions = Omit<ModelStallOptions, 'firstItemMs' | 'idleMs' | 'adaptive'> & { firstItemMs?: number; idleMs?: number };
 
 /** One failed path, as `providerMetadata.recourse.failures` reports it (JSON: provider metadata is). */
 export interface ModelPathFailure {
@@ -126,7 +129,11 @@ export function fallbackModels(paths: ModelPath[], options?: FallbackModelsOptio
       );
     }
   });
-  const limits = resolveModelLimits('fallbackModels', checkOptions('fallbackModels', options, OPTION_KEYS), undefined);
+  const o = checkOptions('fallbackModels', options, OPTION_KEYS);
+  for (const key of ['firstItemMs', 'idleMs'] as const) {
+    if ((o[key] as unknown) === 'adaptive') throw new TypeError(`fallbackModels: ${key} 'adaptive' learns per model: set it on each path's recourseMiddleware instead`);
+  }
+  const limits = resolveModelLimits('fallbackModels', o, undefined);
 
   /** The ladder of one call: every path runs `call` on its model (paths and policies checked by `fallback`). */
   const ladderOf = <T>(call: (model: ModelObject, signal: AbortSignal) => Promise<T>): Fallback<T> =>

@@ -8,6 +8,7 @@ import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.j
 import type { StreamPart } from './sdk-types.js';
 import type { AttemptLimits } from './stream-attempt.js';
 import { isProgressPart, isWritingPart } from './stream-parts.js';
+import type { AdaptiveStallOptions } from '../watch/adaptive-limits.js';
 
 /**
  * The longest `doGenerate` request by default, ms: the request timeout the vendors' own SDKs use
@@ -30,10 +31,15 @@ const STREAM_DEFAULTS: StallDefaults<StreamPart> = {
  * const limits: ModelStallOptions = { firstItemMs: 30_000, idleMs: 15_000 }
  */
 export interface ModelStallOptions {
-  /** Longest wait for the first part from the provider (response headers included), ms. Default 300 000, or `idleMs` when set. */
-  firstItemMs?: number;
-  /** Longest silence between parts, ms (`ping` and `raw` parts do not count). Default 60 000 after a text delta, else 300 000. */
-  idleMs?: number;
+  /** Longest wait for the first part from the provider (response headers included), ms, or `'adaptive'` (see `adaptive`). Default 300 000, or `idleMs` when set. */
+  firstItemMs?: number | 'adaptive';
+  /** Longest silence between parts, ms (`ping` and `raw` parts do not count), or `'adaptive'` (see `adaptive`). Default 60 000 after a text delta, else 300 000. */
+  idleMs?: number | 'adaptive';
+  /**
+   * Where `'adaptive'` limits of streams learn: `{ name, model, floorMs, capMs, learner }` (see
+   * `watch`); `name` defaults to the middleware's. Only with a limit set to `'adaptive'`.
+   */
+  adaptive?: AdaptiveStallOptions;
   /** Longest stream (`StallError` phase `total`) or `doGenerate` request (`TimeoutError`), ms. Default: no limit for a stream, 600 000 for `doGenerate`. */
   totalMs?: number;
   /** Default `systemClock`. */
@@ -49,10 +55,11 @@ export interface ModelLimits {
 /** @internal Checks and resolves the stall options of `owner`; `name` tags stall events. */
 export function resolveModelLimits(owner: string, o: ModelStallOptions, name: string | undefined): ModelLimits {
   const clock = checkClock<Clock>('clock', o.clock ?? systemClock);
-  const stall = resolveStallLimits(owner, o, undefined, STREAM_DEFAULTS);
+  const checkedName = name === undefined ? undefined : checkName('name', name);
+  const stall = resolveStallLimits(owner, o, undefined, STREAM_DEFAULTS, { name: checkedName });
   const generateMs = activeLimit(checkStallLimit('totalMs', o.totalMs) ?? GENERATE_TOTAL_MS);
   return {
-    stream: { ...stall, isProgress: isProgressPart, clock, name: name === undefined ? undefined : checkName('name', name) },
+    stream: { ...stall, isProgress: isProgressPart, clock, name: checkedName },
     generate: generateMs === undefined ? undefined : timeout(generateMs, { clock }),
   };
 }

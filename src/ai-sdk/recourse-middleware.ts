@@ -37,6 +37,7 @@ const KEYS: OptionKeys<RecourseMiddlewareOptions> = {
   policy: true,
   firstItemMs: true,
   idleMs: true,
+  adaptive: true,
   totalMs: true,
   clock: true,
   resume: true,

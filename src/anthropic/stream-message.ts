@@ -3,7 +3,7 @@ import type { Clock } from '../clock/clock.js';
 import { systemClock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import { reportRequestTokens } from '../governor/attempt-signals.js';
-import { estimateTokens } from '../governor/call-facts.js';
+import { estimateTokens, modelOf } from '../governor/call-facts.js';
 import type { RateLimiter } from '../governor/rate-limiter.js';
 import { checkRateLimiter, requestPermit } from '../governor/request-permit.js';
 import { checkSpendLimit, type SpendLimit, spendTicketFor } from '../governor/spend-limit.js';
@@ -15,6 +15,7 @@ import { type WatchLimits, watchWith } from '../watch/watcher.js';
 import { IncompleteStreamError } from './incomplete-stream-error.js';
 import { checkResume, type StreamResumeOptions } from './resume/resume-options.js';
 import { resumingStream } from './resume/resuming-stream.js';
+import type { AdaptiveStallOptions } from '../watch/adaptive-limits.js';
 
 type Message = Anthropic.Message;
 type MessageStreamEvent = Anthropic.MessageStreamEvent;
@@ -56,8 +57,11 @@ export interface AnthropicLike {
  * const o: StreamMessageOptions = { firstItemMs: 30_000, idleMs: 15_000, totalMs: 300_000 }
  */
 export interface StreamMessageOptions {
-  /** Longest wait for the first event (includes the time to response headers), ms. Default 300 000, or `idleMs` when that is set. */
-  firstItemMs?: number;
+  /**
+   * Longest wait for the first event (includes the time to response headers), ms, or `'adaptive'`
+   * (learned, see `adaptive`). Default 300 000, or `idleMs` when that is set.
+   */
+  firstItemMs?: number | 'adaptive';
   /**
    * @deprecated Use `firstItemMs` (one name for one idea across recourse). Accepted as an alias;
    * giving both is a TypeError.
@@ -65,9 +69,15 @@ export interface StreamMessageOptions {
   firstEventMs?: number;
   /**
    * Longest silence between events, ms (pings do not count). Default: 60 000 after a text delta,
-   * 300 000 after any other event. Once response headers arrive the SDK itself has no limit.
+   * 300 000 after any other event; `'adaptive'`: learned (see `adaptive`). Once response headers
+   * arrive the SDK itself has no limit.
    */
-  idleMs?: number;
+  idleMs?: number | 'adaptive';
+  /**
+   * Where `'adaptive'` limits learn: `{ name, model, floorMs, capMs, learner }` (see `watch`).
+   * `model` defaults to the request's model. Only with a limit set to `'adaptive'`.
+   */
+  adaptive?: AdaptiveStallOptions;
   /** Longest whole stream, ms; exceeded → `StallError` phase `total`. Default: no limit. */
   totalMs?: number;
   /** Caller cancellation: rejects at once with the signal's reason and aborts the HTTP request. */
@@ -110,6 +120,7 @@ const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = {
   firstItemMs: true,
   firstEventMs: true,
   idleMs: true,
+  adaptive: true,
   totalMs: true,
   signal: true,
   isProgress: true,
@@ -161,7 +172,7 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
   const validator = o.validate === undefined ? undefined : checkValidator<Message>('validate', o.validate);
   const resume = checkResume(o.resume);
   const limits: WatchLimits<MessageStreamEvent> = {
-    ...resolveStallLimits('streamMessage', o, { name: 'firstEventMs', value: o.firstEventMs }, DEFAULTS),
+    ...resolveStallLimits('streamMessage', o, { name: 'firstEventMs', value: o.firstEventMs }, DEFAULTS, { model: modelOf(body) }),
     signal,
     isProgress: o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress),
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),

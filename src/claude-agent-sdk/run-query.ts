@@ -19,6 +19,7 @@ import { type WatchLimits, watchWith } from '../watch/watcher.js';
 import { emitModelFallback, isModelFallbackMessage } from './agent-events.js';
 import { agentResultError, noResultError } from './agent-outcome.js';
 import { type CliProcessGuard, cliProcessGuard } from './cli-process-guard.js';
+import type { AdaptiveStallOptions } from '../watch/adaptive-limits.js';
 
 /**
  * What `runQuery` needs of a running query: the SDK's `Query`, structurally.
@@ -62,8 +63,9 @@ export interface RunQueryOptions {
   /**
    * Longest wait for the first SDK message, ms; includes the CLI's start-up (0.3–1.8 s measured;
    * `system/init` comes before any API request). Default 60 000, or `idleMs` when that is larger.
+   * `'adaptive'`: learned (see `adaptive`).
    */
-  firstItemMs?: number;
+  firstItemMs?: number | 'adaptive';
   /**
    * @deprecated Use `firstItemMs` (one name for one idea across recourse). Accepted as an alias;
    * giving both is a TypeError.
@@ -73,9 +75,15 @@ export interface RunQueryOptions {
    * Longest silence between SDK messages, ms (keep-alive pings do not count). Default: 60 000
    * after a streamed text delta, 300 000 after any other message: the CLI sends nothing while it
    * waits on the API and one `tool_progress` heartbeat per 30 s while a tool runs (measured), and
-   * a model that thinks with its thinking omitted streams nothing for minutes.
+   * a model that thinks with its thinking omitted streams nothing for minutes. `'adaptive'`:
+   * learned (see `adaptive`).
    */
-  idleMs?: number;
+  idleMs?: number | 'adaptive';
+  /**
+   * Where `'adaptive'` limits learn: `{ name, model, floorMs, capMs, learner }` (see `watch`).
+   * `model` defaults to `params.options.model`. Only with a limit set to `'adaptive'`.
+   */
+  adaptive?: AdaptiveStallOptions;
   /** Longest whole query, ms; exceeded → `StallError` phase `total`. Default: no limit. */
   totalMs?: number;
   /** Caller cancellation: rejects at once with the signal's reason (an `AbortError`) and stops the CLI. */
@@ -107,6 +115,7 @@ export const RUN_QUERY_KEYS: OptionKeys<RunQueryOptions> = {
   firstItemMs: true,
   firstMessageMs: true,
   idleMs: true,
+  adaptive: true,
   totalMs: true,
   signal: true,
   validate: true,
@@ -167,7 +176,9 @@ export async function runQuery(params: RunQueryParams, options?: RunQueryOptions
   const signal = checkSignal('signal', o.signal);
   const queryFn = o.query === undefined ? (sdkQuery as QueryFunction) : checkFunction<QueryFunction>('query', o.query);
   const limits: WatchLimits<SDKMessage> = {
-    ...resolveStallLimits('runQuery', o, { name: 'firstMessageMs', value: o.firstMessageMs }, DEFAULTS),
+    ...resolveStallLimits('runQuery', o, { name: 'firstMessageMs', value: o.firstMessageMs }, DEFAULTS, {
+      model: typeof params.options?.model === 'string' && params.options.model !== '' ? params.options.model : undefined,
+    }),
     signal: undefined,
     isProgress: o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress),
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),

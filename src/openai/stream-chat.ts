@@ -100,7 +100,7 @@ function isSdkStreamComplaint(error: unknown): boolean {
  */
 export async function streamChat(client: OpenAIChatLike, body: ChatStreamBody, options?: StreamChatOptions): Promise<ChatCompletion> {
   if (typeof client?.chat?.completions?.stream !== 'function') throw new TypeError('streamChat(client) needs an OpenAI client (client.chat.completions.stream)');
-  const setup = streamSetup('streamChat', options, DEFAULTS);
+  const setup = streamSetup('streamChat', options, DEFAULTS, body);
   if (setup.signal?.aborted) throw abortReason(setup.signal);
   const spend = spendTicketFor(setup.spendLimit);
   spend?.check(body);

@@ -6,6 +6,8 @@ import { checkSpendLimit, type SpendLimit } from '../governor/spend-limit.js';
 import { checkValidator, type ResultValidator } from '../validate/check-result.js';
 import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
 import { type WatchLimits, watchWith } from '../watch/watcher.js';
+import type { AdaptiveStallOptions } from '../watch/adaptive-limits.js';
+import { modelOf } from '../governor/call-facts.js';
 
 /**
  * Options of `streamChat` and `streamResponse`. Stall detection is on by default: `firstItemMs`
@@ -17,12 +19,17 @@ import { type WatchLimits, watchWith } from '../watch/watcher.js';
  * const o: OpenAIStreamOptions<OpenAI.Chat.ChatCompletionChunk, OpenAI.Chat.ChatCompletion> = { idleMs: 15_000, totalMs: 300_000 }
  */
 export interface OpenAIStreamOptions<E, R, O = Record<string, unknown>> {
-  /** Longest wait for the first event (response headers included), ms. Default 300 000, or `idleMs` when that is set. */
-  firstItemMs?: number;
+  /** Longest wait for the first event (response headers included), ms, or `'adaptive'` (see `adaptive`). Default 300 000, or `idleMs` when that is set. */
+  firstItemMs?: number | 'adaptive';
   /** @deprecated Use `firstItemMs` (one name across recourse). Accepted as an alias; giving both is a TypeError. */
   firstEventMs?: number;
-  /** Longest silence between events, ms. Default: 60 000 after a text delta, 300 000 after any other event. */
-  idleMs?: number;
+  /** Longest silence between events, ms, or `'adaptive'` (see `adaptive`). Default: 60 000 after a text delta, 300 000 after any other event. */
+  idleMs?: number | 'adaptive';
+  /**
+   * Where `'adaptive'` limits learn: `{ name, model, floorMs, capMs, learner }` (see `watch`).
+   * `model` defaults to the request's model. Only with a limit set to `'adaptive'`.
+   */
+  adaptive?: AdaptiveStallOptions;
   /** Longest whole stream, ms; exceeded → `StallError` phase `total`. Default: no limit. */
   totalMs?: number;
   /** Caller cancellation: rejects at once with the signal's reason and aborts the HTTP request. */
@@ -58,6 +65,7 @@ const KEYS: OptionKeys<OpenAIStreamOptions<unknown, unknown>> = {
   firstItemMs: true,
   firstEventMs: true,
   idleMs: true,
+  adaptive: true,
   totalMs: true,
   signal: true,
   isProgress: true,
@@ -83,7 +91,7 @@ export interface StreamSetup<E, R> {
 }
 
 /** @internal Checks `owner`'s options and resolves its stall limits against `defaults`. */
-export function streamSetup<E, R>(owner: string, options: OpenAIStreamOptions<E, R> | undefined, defaults: StallDefaults<E>): StreamSetup<E, R> {
+export function streamSetup<E, R>(owner: string, options: OpenAIStreamOptions<E, R> | undefined, defaults: StallDefaults<E>, body: unknown): StreamSetup<E, R> {
   const o = checkOptions(owner, options, KEYS as OptionKeys<OpenAIStreamOptions<E, R>>);
   const signal = checkSignal('signal', o.signal);
   return {
@@ -91,7 +99,7 @@ export function streamSetup<E, R>(owner: string, options: OpenAIStreamOptions<E,
     onEvent: o.onEvent === undefined ? undefined : checkFunction<(e: E) => void>('onEvent', o.onEvent),
     validator: o.validate === undefined ? undefined : checkValidator<R>('validate', o.validate),
     limits: {
-      ...resolveStallLimits(owner, o, { name: 'firstEventMs', value: o.firstEventMs }, defaults),
+      ...resolveStallLimits(owner, o, { name: 'firstEventMs', value: o.firstEventMs }, defaults, { model: modelOf(body) }),
       signal,
       isProgress: o.isProgress === undefined ? notKeepalive : checkFunction('isProgress', o.isProgress),
       clock: checkClock<Clock>('clock', o.clock ?? systemClock),

@@ -80,7 +80,7 @@ const noop = (): void => {};
  */
 export async function streamResponse(client: OpenAIResponsesLike, body: ResponseStreamBody, options?: StreamResponseOptions): Promise<Response> {
   if (typeof client?.responses?.stream !== 'function') throw new TypeError('streamResponse(client) needs an OpenAI client (client.responses.stream)');
-  const setup = streamSetup('streamResponse', options, DEFAULTS);
+  const setup = streamSetup('streamResponse', options, DEFAULTS, body);
   if (setup.signal?.aborted) throw abortReason(setup.signal);
   const spend = spendTicketFor(setup.spendLimit);
   spend?.check(body);

@@ -52,6 +52,7 @@ const MARK_OF: Partial<Record<string, ItemKind>> = {
   state: 'state',
   served: 'served',
   giveup: 'other',
+  hedge: 'other',
   model_fallback: 'other',
   resume: 'other',
   route: 'other',

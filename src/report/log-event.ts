@@ -54,6 +54,7 @@ export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set([
   'served',
   'timeout',
   'stall',
+  'hedge',
   'invalid',
   'call',
   'attempt',

@@ -106,6 +106,10 @@ function describe(e: RecourseEvent, dependency: string | undefined, error: Error
       return `stall${dep}: ${textOf(e.phase)} limit ${wholeMs(e.limitMs)} ms after ${textOf(e.items)} item(s)`;
     case 'invalid':
       return `invalid result${dep}: ${textOf(e.reason)}`;
+    case 'hedge':
+      return `hedge${dep}: ${textOf(e.attempts)} requests (hedged after ${wholeMs(e.afterMs)} ms); ${
+        typeof e.winner === 'number' ? `request ${e.winner + 1} (${textOf(e.path)}) produced the first item in ${wholeMs(e.firstItemMs)} ms, ${typeof e.attempts === 'number' && e.attempts > 2 ? 'the others were' : 'the other was'} aborted` : 'every request failed'
+      }`;
     case 'call':
     case 'attempt':
       return `${e.type}${dep} ${textOf(e.outcome)} in ${wholeMs(e.durationMs)} ms${why}`;

@@ -1,8 +1,7 @@
 import { type Clock, systemClock } from '../clock/clock.js';
-import { defaultStallLearner, GapLearner, type StallLearner } from '../governor/stall-learner.js';
-import { checkClock, checkFunction, checkMs, checkName, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
-import { AdaptiveLimits } from './adaptive-limits.js';
-import { QUIET_IDLE_MS } from './stall-defaults.js';
+import type { StallLearner } from '../governor/stall-learner.js';
+import { checkClock, checkFunction, checkName, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
+import { adaptiveLimits } from './adaptive-limits.js';
 import { activeLimit, checkStallLimit } from './stall-limit.js';
 import { type WatchLimits, watchWith } from './watcher.js';
 
@@ -50,8 +49,6 @@ const WATCH_KEYS: OptionKeys<WatchOptions<unknown>> = {
   learner: true,
 };
 
-/** Default floor of adaptive limits: below a few seconds, a network hiccup on a healthy stream would count as a stall. */
-const ADAPTIVE_FLOOR_MS = 5_000;
 const ADAPTIVE_ONLY = ['model', 'floorMs', 'capMs', 'learner'] as const;
 
 /** `'adaptive'`, or a fixed limit as `checkStallLimit` takes it. */
@@ -101,21 +98,11 @@ export function watch<M>(source: AsyncIterable<M>, options: WatchOptions<M>): As
     isProgress: o.isProgress === undefined ? undefined : checkFunction<(item: M) => boolean>('isProgress', o.isProgress),
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),
     name,
-    adaptive: firstItemMs === 'adaptive' || idleMs === 'adaptive' ? adaptiveLimits(o, name, firstItemMs === 'adaptive', idleMs === 'adaptive') : undefined,
+    adaptive: firstItemMs === 'adaptive' || idleMs === 'adaptive' ? adaptiveLimits(o, firstItemMs === 'adaptive', idleMs === 'adaptive') : undefined,
   };
   if (limits.adaptive === undefined) {
     const stray = ADAPTIVE_ONLY.find((k) => o[k] !== undefined);
     if (stray !== undefined) throw new TypeError(`watch: ${stray} applies to adaptive limits only (firstItemMs or idleMs 'adaptive')`);
   }
   return watchWith(source, limits);
-}
-
-function adaptiveLimits<M>(o: Partial<WatchOptions<M>>, name: string | undefined, first: boolean, idle: boolean): AdaptiveLimits {
-  const floorMs = o.floorMs === undefined ? ADAPTIVE_FLOOR_MS : checkMs('floorMs', o.floorMs, 1);
-  const capMs = o.capMs === undefined ? Math.max(QUIET_IDLE_MS, floorMs) : checkMs('capMs', o.capMs, 1);
-  if (capMs < floorMs) throw new RangeError(`capMs (${capMs}) must be >= floorMs (${floorMs})`);
-  const learner = o.learner ?? defaultStallLearner;
-  if (!(learner instanceof GapLearner)) throw new TypeError(`learner must be a StallLearner from stallLearner(), got ${showValue(learner)}`);
-  const model = o.model === undefined ? undefined : checkName('model', o.model);
-  return new AdaptiveLimits(learner, learner.track(name ?? '', model), first, idle, floorMs, capMs);
 }

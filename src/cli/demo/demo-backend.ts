@@ -1,3 +1,4 @@
+import type { DemoStallLimits } from './demo-governor.js';
 import type { OrchestratorTiming, Subagent } from './research-orchestrator.js';
 
 /** Lets a backend say what it is doing (shown in the trace). */
@@ -11,6 +12,8 @@ export interface DemoBackend {
   details: string[];
   subagents: { deep: Subagent; quick: Subagent };
   timing: OrchestratorTiming;
+  /** The adaptive stall limits the subagents stream under (learned over the run; for the summary). */
+  stallLimits?: DemoStallLimits;
   /** Topics run at once. */
   concurrency: number;
   /** Receives the trace's note function, for backends that know what they are about to do. */

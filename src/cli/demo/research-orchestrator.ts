@@ -4,8 +4,9 @@ import { exponential } from '../../backoff/exponential.js';
 import type { Clock } from '../../clock/clock.js';
 import type { CallContext } from '../../context/call-context.js';
 import { type Fallback, fallback, type Served } from '../../fallback/fallback.js';
+import { hedge } from '../../governor/hedge.js';
 import { pipeline } from '../../pipeline/pipeline.js';
-import type { Policy } from '../../policy/policy.js';
+import type { EventedPolicy, Policy } from '../../policy/policy.js';
 import { retry } from '../../retry/retry.js';
 import { instrument } from '../../telemetry/instrument.js';
 import { validate } from '../../validate/validate.js';
@@ -27,6 +28,11 @@ export interface OrchestratorTiming {
   failureThreshold: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
+  /**
+   * Hedge each attempt of a path: a second request when the first has produced no first item
+   * after `afterMs`, within `maxExtra` extra requests per call. Default: no hedging.
+   */
+  hedge?: { afterMs: number | 'p95'; maxExtra: number };
 }
 
 /** The seeds' "research a topic" orchestrator, written with recourse. */
@@ -39,13 +45,15 @@ export interface ResearchOrchestrator {
    * when all paths failed) is one `call` event.
    */
   research(ladder: Fallback<ResearchResult>): Promise<Served<ResearchResult>>;
-  paths: Array<{ name: string; policy: Policy; breaker: CircuitBreaker }>;
+  /** Each path's policy, breaker and (when `timing.hedge` is set) hedge, whose `hedge` events say what it did. */
+  paths: Array<{ name: string; policy: Policy; breaker: CircuitBreaker; hedge: EventedPolicy<'hedge'> | undefined }>;
 }
 
 /**
  * Builds the ladder deep-research → quick-search: each path behind its own breaker from one
- * registry, retry(2) with jitter, and `validate` on the result (an empty answer is a failure);
- * `instrument` outermost, so a health monitor sees every call.
+ * registry, retry(2) with jitter, `validate` on the result (an empty answer is a failure) and,
+ * with `timing.hedge`, a hedge around each attempt (a slow first item gets a second request; the
+ * first to produce an item wins); `instrument` outermost, so a health monitor sees every call.
  * Stall detection (`watch`) lives inside each subagent, per message.
  *
  * @example
@@ -67,6 +75,7 @@ export function researchOrchestrator(
   const pathPolicy = (name: string) => {
     const breaker = breakers.get(name);
     const nonEmpty = validate((r: ResearchResult) => (r.text.trim() !== '' && r.sources.length > 0) || 'empty result');
+    const hedged = timing.hedge === undefined ? undefined : hedge({ name, afterMs: timing.hedge.afterMs, maxExtra: timing.hedge.maxExtra, ...(clock ? { clock } : {}) });
     // instrument (outermost) reports each logical call with its duration to the health monitor
     const policy = pipeline(
       instrument({ name }),
@@ -79,8 +88,9 @@ export function researchOrchestrator(
         ...(random ? { random } : {}),
       }),
       nonEmpty,
+      ...(hedged === undefined ? [] : [hedged]),
     );
-    return { name, policy, breaker };
+    return { name, policy, breaker, hedge: hedged };
   };
   const paths = [pathPolicy('deep-research'), pathPolicy('quick-search')];
   const ladder = (topic: string): Fallback<ResearchResult> =>

@@ -7,6 +7,7 @@ import { colorEnabled } from '../color.js';
 import type { CliOutput } from '../command.js';
 import type { ApprovalSetup } from './approval-step.js';
 import type { DemoBackend } from './demo-backend.js';
+import { type DemoLearnedLimit, type HedgeTally, hedgeLine, hedgeTally, learnedLimits, learnedLine } from './demo-governor.js';
 import { editBrief, type Finding } from './editor-step.js';
 import { plainView, type TopicRow, ttyView } from './demo-view.js';
 import { researchOrchestrator, type Subagent } from './research-orchestrator.js';
@@ -63,6 +64,10 @@ export interface DemoSummary {
   replans: number;
   /** The editor wrote the brief. */
   brief: boolean;
+  /** Per hedged path: calls, hedged requests started, hedges won, the losers' input tokens (from `hedge` events). */
+  hedges: Record<string, HedgeTally>;
+  /** The stall limits learned over the run (`StallLearner.limits()`), with the limit each stream starts with. */
+  learnedLimits: DemoLearnedLimit[];
   /** The approval step, when asked for: published, or why not. */
   approval?: 'published' | 'not published';
   wallMs: number;
@@ -95,6 +100,8 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     failuresByPath: {},
     replans: 0,
     brief: false,
+    hedges: {},
+    learnedLimits: [],
     wallMs: 0,
   };
   const findings: Finding[] = [];
@@ -108,15 +115,30 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
   // rejected (each result object is remembered with the topic it answered).
   const topicOfResult = new WeakMap<object, string>();
   // Every attempt of every path goes through here: the trace sees it per topic.
+  // Requests of a topic on a path running at once: a second one is a hedge racing the first.
+  const running = new Map<string, number>();
+  const hedgeAfter = backend.timing.hedge?.afterMs;
   const traced = (path: string, sub: Subagent): Subagent => async (topic: string, ctx: CallContext) => {
     summary.attemptsByPath[path] = (summary.attemptsByPath[path] ?? 0) + 1;
-    if (ctx.attempt > 1) summary.retries++;
-    update(topic, { path, attempt: ctx.attempt, status: 'running', detail: '' }, `attempt ${ctx.attempt} started`);
+    const key = `${path}\u0000${topic}`;
+    const racing = running.get(key) ?? 0;
+    running.set(key, racing + 1);
+    if (ctx.attempt > 1 && racing === 0) summary.retries++;
+    update(
+      topic,
+      { path, attempt: ctx.attempt, status: 'running', detail: '' },
+      racing === 0 ? `attempt ${ctx.attempt} started` : `hedge: attempt ${ctx.attempt} had no first item after ${hedgeAfter} ms, a second request races it`,
+    );
     try {
       const result = await sub(topic, ctx);
       if (typeof result === 'object' && result !== null) topicOfResult.set(result, topic);
       return result;
     } catch (error) {
+      // The hedge aborted the slower request of a race: not a failure of the dependency.
+      if (ctx.signal.aborted && (running.get(key) ?? 0) > 1) {
+        update(topic, {}, `attempt ${ctx.attempt}: the other request of the hedge produced its first item first; this one was aborted (its request closed)`);
+        throw error;
+      }
       summary.failuresByPath[path] = (summary.failuresByPath[path] ?? 0) + 1;
       const c = classify(error);
       const stall = c.reason === 'stall';
@@ -124,6 +146,8 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
       const row = rows.get(topic)!;
       update(topic, { stalls: row.stalls + (stall ? 1 : 0), detail: c.reason }, `attempt ${ctx.attempt} failed: ${c.reason}${c.status ? ` (${c.status})` : ''}${stall ? ' — stall caught' : ''}`);
       throw error;
+    } finally {
+      running.set(key, (running.get(key) ?? 1) - 1);
     }
   };
   // Calls outside the topics (the editor's) have no row.
@@ -159,6 +183,7 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     });
   }
   view.breakers(orchestrator.breakers.states());
+  const hedges = hedgeTally(orchestrator.paths);
 
   const queue = [...topics];
   const worker = async (): Promise<void> => {
@@ -201,6 +226,11 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     }
   }
   summary.wallMs = performance.now() - started;
+  for (const path of Object.keys(summary.attemptsByPath)) {
+    const tally = hedges.of(path, summary.attemptsByPath[path] ?? 0);
+    if (tally !== undefined) summary.hedges[path] = tally;
+  }
+  if (backend.stallLimits !== undefined) summary.learnedLimits = learnedLimits(backend.stallLimits);
 
   const w = (s: string) => out.write(`${s}\n`);
   const rate = (n: number, d: number) => (d === 0 ? '0%' : `${((100 * n) / d).toFixed(0)}%`);
@@ -219,6 +249,21 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     const calls = dep ? `; calls in the last ${snapshot.windowMs / 1000} s ${dep.failures}/${dep.calls} failed (${rate(dep.failures, dep.calls)})` : '';
     const p99 = dep?.latencyMs ? `, p50 ${dep.latencyMs.p50.toFixed(0)} ms, p99 ${dep.latencyMs.p99.toFixed(0)} ms` : '';
     w(`  ${`${path} errors`.padEnd(22)}attempts ${failures}/${attempts} failed (${rate(failures, attempts)})${calls}${p99}`);
+  }
+  const hedging = backend.timing.hedge;
+  if (hedging !== undefined) {
+    w(`  hedges                after ${hedging.afterMs}${typeof hedging.afterMs === 'number' ? ' ms' : ''} without a first item, at most ${rate(hedging.maxExtra, 1)} extra requests`);
+    for (const [path, tally] of Object.entries(summary.hedges)) w(`    ${path.padEnd(20)}${hedgeLine(tally, hedging.maxExtra)}`);
+  }
+  const stall = backend.stallLimits;
+  if (stall !== undefined) {
+    w(`  learned stall limits  ${summary.learnedLimits.length === 0 ? 'none yet' : `3 × p99 of the gaps seen, within ${stall.floorMs}–${stall.capMs} ms; the cap until ${stall.minSamples} samples`}`);
+    const deps = [...new Set(summary.learnedLimits.map((l) => `${l.name}\u0000${l.model ?? ''}`))];
+    for (const dep of deps) {
+      const [name, model] = dep.split('\u0000') as [string, string];
+      const mine = summary.learnedLimits.filter((l) => l.name === name && (l.model ?? '') === model);
+      w(`    ${name.padEnd(20)}${learnedLine(mine, stall)}${model === '' ? '' : ` · model ${model}`}`);
+    }
   }
   w(`  editor                ${summary.brief ? 'brief written' : 'no brief'}${summary.replans > 0 ? `, re-planned ${summary.replans}× (a logical failure handed back by byClass)` : ''}`);
   if (summary.approval !== undefined) w(`  approval              ${summary.approval}`);

@@ -1,4 +1,6 @@
 import type { CallContext } from '../../context/call-context.js';
+import { reportRequestTokens } from '../../governor/attempt-signals.js';
+import type { AdaptiveStallOptions } from '../../watch/adaptive-limits.js';
 import { watch } from '../../watch/watch.js';
 import type { ResearchResult } from './research-orchestrator.js';
 
@@ -18,33 +20,43 @@ export interface SimulatedProfile {
   stall: number;
   empty: number;
   messageGapMs: number;
+  /** The wait for the first message: usually `firstItemMs`, `tailRate` of calls `tailMs` (a latency tail). */
+  firstItem: { ms: number; tailMs: number; tailRate: number };
   /** A request (the topic text) longer than this is refused as a real API would: a 400 context overflow. */
   contextChars?: number;
 }
 
+/** Progress messages between the plan and the answer. */
+const SOURCES_READ = 20;
+
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    const onAbort = () => {
       clearTimeout(t);
       reject(signal.reason);
-    }, { once: true });
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 
 /**
  * An in-process subagent: an async generator of messages that, from a seeded random source,
  * sometimes throws a 529-like error, stalls between messages, or ends with an empty result.
- * Consumed under `watch` so a stall becomes a StallError.
+ * Its first message sometimes comes late (a latency tail, for the hedge). Consumed under `watch`
+ * with adaptive limits (learned under `name`), so a stall becomes a StallError.
  *
  * @example
- * const deep = simulatedSubagent('deep-research', { overloaded: 0.2, stall: 0.1, empty: 0.1, messageGapMs: 40 }, random, 250, () => {})
+ * const deep = simulatedSubagent('deep-research', { overloaded: 0.2, stall: 0.1, empty: 0.1, messageGapMs: 2, firstItem: { ms: 15, tailMs: 400, tailRate: 0.1 } }, random, { floorMs: 200, capMs: 1000 }, () => {})
  */
 export function simulatedSubagent(
   name: string,
   profile: SimulatedProfile,
   random: () => number,
-  idleMs: number,
+  stall: AdaptiveStallOptions,
   onFault: (name: string, topic: string, fault: SimulatedFault, attempt: number) => void,
 ) {
   return async (topic: string, ctx: CallContext): Promise<ResearchResult> => {
@@ -58,7 +70,10 @@ export function simulatedSubagent(
     const roll = random();
     const fault: SimulatedFault =
       roll < profile.overloaded ? 'overloaded' : roll < profile.overloaded + profile.stall ? 'stall' : roll < profile.overloaded + profile.stall + profile.empty ? 'empty' : 'ok';
+    const firstMs = random() < profile.firstItem.tailRate ? profile.firstItem.tailMs : profile.firstItem.ms;
     onFault(name, topic, fault, ctx.attempt);
+    // What a request of this prompt would carry: a hedge reports it for a request it aborts.
+    reportRequestTokens(Math.ceil((topic.length + 200) / 4));
     // The subagent's own work stops when the call ends for any reason (stall, abort, done):
     // watch closes the stream, and this controller cancels the sleeps inside it.
     const work = new AbortController();
@@ -66,6 +81,7 @@ export function simulatedSubagent(
     ctx.signal.addEventListener('abort', stop, { once: true });
     const signal = work.signal;
     async function* stream(): AsyncGenerator<AgentMessage> {
+      await sleep(firstMs, signal);
       yield { type: 'progress', text: `${name}: planning "${topic}"` };
       await sleep(profile.messageGapMs, signal);
       if (fault === 'overloaded') {
@@ -74,9 +90,12 @@ export function simulatedSubagent(
           error: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
         });
       }
-      yield { type: 'progress', text: `${name}: searching` };
-      if (fault === 'stall') await sleep(60_000, signal); // silent: no message, no exception
-      await sleep(profile.messageGapMs, signal);
+      // Found sources stream in, one message each, as a model's text deltas would.
+      for (let i = 1; i <= SOURCES_READ; i++) {
+        yield { type: 'progress', text: `${name}: reading source ${i}` };
+        if (fault === 'stall' && i === 2) await sleep(60_000, signal); // silent: no message, no exception
+        await sleep(profile.messageGapMs, signal);
+      }
       if (fault === 'empty') {
         yield { type: 'result', text: '', sources: [] };
         return;
@@ -87,7 +106,7 @@ export function simulatedSubagent(
     }
     let result: ResearchResult | undefined;
     try {
-      for await (const m of watch(stream(), { idleMs, signal: ctx.signal })) {
+      for await (const m of watch(stream(), { firstItemMs: 'adaptive', idleMs: 'adaptive', ...stall, name, signal: ctx.signal })) {
         if (m.type === 'result') result = { text: m.text ?? '', sources: m.sources ?? [] };
       }
     } finally {
