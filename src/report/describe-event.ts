@@ -56,7 +56,7 @@ export function describeEvent(e: LogEvent): string {
       lines.push(`${e.type === 'call' ? 'call' : attemptText(e) || 'attempt'} ended: ${e.outcome ?? 'unknown'}`);
       break;
     case 'state':
-      lines.push(`circuit ${e.from ?? '?'} → ${e.to ?? '?'}`);
+      lines.push(`circuit ${e.from ?? '?'} → ${e.to ?? '?'}${e.reason === undefined ? '' : ` (${e.reason})`}`);
       break;
     case 'reject':
       lines.push('the open circuit refused the call (not run, not counted)');

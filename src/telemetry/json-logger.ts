@@ -64,6 +64,7 @@ export function levelOf(event: RecourseEvent): LogLevel {
     case 'escalation':
       return event.state === 'pending' || event.state === 'approved' ? 'warn' : 'error';
     case 'replan':
+    case 'spend_rate_exceeded':
     case 'retry':
     case 'reject':
     case 'probe_late':
@@ -93,7 +94,9 @@ function describe(e: RecourseEvent, dependency: string | undefined, error: Error
     case 'giveup':
       return `giveup${dep} after ${textOf(e.attempts)} attempt(s) (${textOf(e.reason)})${why}`;
     case 'state':
-      return `circuit${dep} ${textOf(e.from)} → ${textOf(e.to)}`;
+      return `circuit${dep} ${textOf(e.from)} → ${textOf(e.to)}${e.reason === 'spend_rate' ? ' (spend rate over its limit)' : ''}`;
+    case 'spend_rate_exceeded':
+      return `spend rate${dep}: ${textOf(e.rate)} ${textOf(e.unit)} in ${wholeMs(e.perMs)} ms is over ${textOf(e.limit)}; circuit ${textOf(e.breaker)} opens`;
     case 'reject':
       return `circuit${dep} rejected a call; next probe in ${wholeMs(e.retryAfterMs, Math.ceil)} ms`;
     case 'fallback':

@@ -1,10 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { describeEvent } from '../../src/report/describe-event.js';
+import { parseEventLog } from '../../src/report/read-event-log.js';
 import {
   BreakerRegistry,
   circuitBreaker,
   explain,
   isCircuitOpenError,
+  jsonLogger,
+  subscribe,
   memoryStore,
   pipeline,
   type RecourseEventMap,
@@ -156,6 +160,24 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
     await call.execute(async () => answer(0));
     await fail();
     expect(breaker.state).toBe('closed'); // 2 of 3 calls failed: below minimumCalls (the failure before the trip is gone)
+  });
+
+  it('JSON logs say why the breaker opened, and so does the report\'s card of the state change', async () => {
+    const lines: string[] = [];
+    const stop = subscribe(jsonLogger({ write: (line: string) => void lines.push(line) }, { level: 'debug' }));
+    try {
+      const { spend } = setup(100, 1_000);
+      await spend(200);
+    } finally {
+      stop();
+    }
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'spend_rate_exceeded' || l.event === 'state');
+    expect(logged).toEqual([
+      expect.objectContaining({ event: 'spend_rate_exceeded', level: 'warn', msg: 'spend rate run: 200 tokens in 1000 ms is over 100; circuit model opens', breaker: 'model', per_ms: 1_000 }),
+      expect.objectContaining({ event: 'state', level: 'error', msg: 'circuit model closed → open (spend rate over its limit)', reason: 'spend_rate' }),
+    ]);
+    const state = parseEventLog(lines.join('\n')).events.find((e) => e.type === 'state')!;
+    expect(describeEvent(state)).toBe('circuit closed → open (spend_rate)');
   });
 
   it('a USD rate on a token budget (and the reverse) counts in its own unit', async () => {
