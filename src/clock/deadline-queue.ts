@@ -19,6 +19,14 @@ export interface DeadlineEntry {
   expire(): void;
 }
 
+/**
+ * @internal An entry that may not know its `at` yet (see {@link DeadlineQueue.scheduleUnstamped}):
+ * `stamp(now)` sets it from a start no earlier than the real one (no-op when already set).
+ */
+export interface UnstampedEntry extends DeadlineEntry {
+  stamp(now: number): void;
+}
+
 
 /**
  * @internal One timer per clock for every pending deadline (principle 10). Entries live in a
@@ -34,6 +42,9 @@ export class DeadlineQueue {
   #n = 0;
   /** The latest entry, not yet in the heap (live while set). */
   #newest: DeadlineEntry | undefined = undefined;
+  /** Entries waiting for the end of the current burst of microtasks to learn their `at`. */
+  readonly #unstamped: UnstampedEntry[] = [];
+  #stampPending = false;
   #timer: Timer | undefined;
   #armedAt = Number.POSITIVE_INFINITY;
   #live = 0;
@@ -46,10 +57,43 @@ export class DeadlineQueue {
 
   /** Schedules an entry object (live, with its `at` set). */
   schedule(entry: DeadlineEntry): void {
+    this.#live++;
+    this.#enqueue(entry);
+  }
+
+  /**
+   * Schedules a live entry whose `at` is not known yet. No timer can fire before the current burst
+   * of microtasks ends, so the entry is stamped then, with one clock read for every entry still
+   * live (a call that settled within its burst never reads the clock). One entry that settles
+   * before the next one starts (the common case) is dropped again at once.
+   */
+  scheduleUnstamped(entry: UnstampedEntry): void {
+    this.#unstamped.push(entry);
+    this.#live++;
+    if (!this.#stampPending) {
+      this.#stampPending = true;
+      inRootContext(setImmediate, this.#stampAll);
+    }
+  }
+
+  readonly #stampAll = (): void => {
+    this.#stampPending = false;
+    const list = this.#unstamped;
+    if (list.length === 0) return;
+    const now = this.#clock.now();
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i]!;
+      if (!entry.live) continue;
+      entry.stamp(now);
+      this.#enqueue(entry);
+    }
+    list.length = 0;
+  };
+
+  #enqueue(entry: DeadlineEntry): void {
     const previous = this.#newest;
     if (previous !== undefined) this.#push(previous);
     this.#newest = entry;
-    this.#live++;
     if (entry.at < this.#armedAt) this.#arm(entry.at);
     else if (!this.#refed) {
       this.#refed = true;
@@ -61,8 +105,12 @@ export class DeadlineQueue {
     if (!entry.live) return;
     entry.live = false;
     if (entry === this.#newest) this.#newest = undefined;
+    else {
+      const unstamped = this.#unstamped;
+      if (unstamped.length > 0 && unstamped[unstamped.length - 1] === entry) unstamped.pop();
+    }
     if (--this.#live === 0) this.#idle();
-    else if (this.#n > 1024 && this.#n > 4 * this.#live) this.#compact();
+    else if ((this.#n > 1024 && this.#n > 4 * this.#live) || (this.#unstamped.length > 1024 && this.#unstamped.length > 4 * this.#live)) this.#compact();
   }
 
   /** Number of entries still waiting (cancelled ones excluded). */
@@ -85,6 +133,7 @@ export class DeadlineQueue {
     for (let i = 0; i < this.#n; i++) heap[i] = undefined;
     this.#n = 0;
     this.#newest = undefined;
+    if (this.#unstamped.length !== 0) this.#unstamped.length = 0;
     if (!this.#unrefPending && this.#timer !== undefined) {
       this.#unrefPending = true;
       setImmediate(this.#unrefIfIdle);
@@ -104,6 +153,10 @@ export class DeadlineQueue {
     this.#heap.length = 0;
     this.#n = 0;
     for (const e of live) this.#push(e);
+    const unstamped = this.#unstamped;
+    let kept = 0;
+    for (let i = 0; i < unstamped.length; i++) if (unstamped[i]!.live) unstamped[kept++] = unstamped[i]!;
+    unstamped.length = kept;
   }
 
   readonly #onTimer = (): void => {

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import type { Clock } from '../clock/clock.js';
-import type { DeadlineEntry, DeadlineQueue } from '../clock/deadline-queue.js';
+import type { DeadlineQueue, UnstampedEntry } from '../clock/deadline-queue.js';
 import { abortReason } from '../errors/abort-error.js';
 import type { CallContext } from './call-context.js';
 import { namesObserved } from './observers.js';
@@ -41,6 +41,7 @@ const OWNS_ABORT = 2;
 const ABORTED = 4;
 const CARRIES = 8; // key, slots or deadline: worth propagating whatever else is true
 const SHARED = 16; // one scope for many calls (no call in particular)
+const UNSTAMPED = 32; // a deadline scope whose start is not read yet (see Scope.withDeadline)
 
 /**
  * @internal What a deadline scope needs besides its time: the settings of one timeout layer,
@@ -50,6 +51,11 @@ export interface DeadlineSource {
   readonly clock: Clock;
   readonly ms: number;
   readonly queue: DeadlineQueue;
+  /**
+   * Read the clock for the call's start only when the call outlives the burst of microtasks it
+   * started in, or when something asks for its deadline first (see {@link Scope.withDeadline}).
+   */
+  readonly lazy: boolean;
   makeError(): Error;
   readonly onExpire: ((error: Error, scope: Scope) => void) | undefined;
 }
@@ -75,10 +81,9 @@ function capture(resolve: (value: unknown) => void, reject: (error: unknown) => 
  * class, not a subclass, because V8 constructs a derived class about three times slower than a
  * flat one (measured on Node 20 and 24), and this object is made on every call under a timeout.
  */
-export class Scope implements CallContext, DeadlineEntry {
+export class Scope implements CallContext, UnstampedEntry {
   readonly attempt: number;
-  /** On the scale of the clock of the timeout that set it (see {@link Scope.timeLeft}). */
-  readonly deadline: number | undefined;
+  #deadline: number | undefined;
   #deadlineClock: Clock | undefined;
   #info: CallInfo;
   readonly #parent: Scope | undefined;
@@ -109,7 +114,7 @@ export class Scope implements CallContext, DeadlineEntry {
   ) {
     this.#parent = parent;
     this.attempt = attempt;
-    this.deadline = deadline;
+    this.#deadline = deadline;
     this.#deadlineClock = deadlineClock;
     this.#info = info;
     this.#external = external;
@@ -180,13 +185,39 @@ export class Scope implements CallContext, DeadlineEntry {
    * {@link Scope.pipe} when the call turns out to be asynchronous.
    */
   static withDeadline(parent: Scope, source: DeadlineSource): Scope {
-    const clock = source.clock;
-    const at = clock.now() + source.ms;
-    const parentFirst = parent.deadlineFirstOf(at, clock);
-    const scope = new Scope(parent, parent.attempt, parentFirst ? parent.deadline : at, parentFirst ? parent.#deadlineClock : clock, parent.#info, undefined, true);
-    scope.at = at;
+    const scope = new Scope(parent, parent.attempt, undefined, undefined, parent.#info, undefined, true);
     scope.#source = source;
+    if (source.lazy) scope.#flags |= UNSTAMPED | CARRIES;
+    else scope.#stampAt(source.clock.now());
     return scope;
+  }
+
+  /**
+   * Lazy deadline scopes: the call started at `now` or before. A call that settles within the
+   * burst of microtasks it started in cannot be cut by a timer (none runs in between), so its start
+   * is read only when it outlives that burst (the queue stamps it then) or when code asks for its
+   * deadline sooner. The stamp is never earlier than the real start: never an early timeout.
+   */
+  stamp(now: number): void {
+    if ((this.#flags & UNSTAMPED) !== 0) this.#stampAt(now);
+  }
+
+  #stampAt(now: number): void {
+    const source = this.#source!;
+    const clock = source.clock;
+    const at = now + source.ms;
+    const parent = this.#parent!;
+    const parentFirst = parent.deadlineFirstOf(at, clock);
+    this.#deadline = parentFirst ? parent.deadline : at;
+    this.#deadlineClock = parentFirst ? parent.#deadlineClock : clock;
+    this.at = at;
+    this.#flags = (this.#flags & ~UNSTAMPED) | CARRIES;
+  }
+
+  /** On the scale of the clock of the timeout that set it (see {@link Scope.timeLeft}). */
+  get deadline(): number | undefined {
+    if ((this.#flags & UNSTAMPED) !== 0) this.#stampAt(this.#source!.clock.now());
+    return this.#deadline;
   }
 
   /** Deadline scopes: makes the call's promise and schedules the deadline; returns the promise. */
@@ -195,7 +226,8 @@ export class Scope implements CallContext, DeadlineEntry {
     this.#resolve = captured.resolve;
     this.#reject = captured.reject;
     this.live = true;
-    this.#source!.queue.schedule(this);
+    if ((this.#flags & UNSTAMPED) !== 0) this.#source!.queue.scheduleUnstamped(this);
+    else this.#source!.queue.schedule(this);
     return promise;
   }
 
@@ -264,13 +296,15 @@ export class Scope implements CallContext, DeadlineEntry {
    * clocks are compared by the time left on each).
    */
   deadlineFirstOf(at: number, clock: Clock): boolean {
+    const deadline = this.deadline;
     const own = this.#deadlineClock;
-    if (this.deadline === undefined || own === undefined) return false;
-    return own === clock ? this.deadline <= at : this.deadline - own.now() <= at - clock.now();
+    if (deadline === undefined || own === undefined) return false;
+    return own === clock ? deadline <= at : deadline - own.now() <= at - clock.now();
   }
 
   /** @internal The clock of `deadline` (for a child deadline scope). */
   get clockOfDeadline(): Clock | undefined {
+    if ((this.#flags & UNSTAMPED) !== 0) this.#stampAt(this.#source!.clock.now());
     return this.#deadlineClock;
   }
 
@@ -326,7 +360,8 @@ export class Scope implements CallContext, DeadlineEntry {
 
   /** Milliseconds left before the deadline, measured on the deadline's own clock; undefined without one. */
   timeLeft(): number | undefined {
-    return this.deadline === undefined ? undefined : this.deadline - this.#deadlineClock!.now();
+    const deadline = this.deadline;
+    return deadline === undefined ? undefined : deadline - this.#deadlineClock!.now();
   }
 
   get signal(): AbortSignal {

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock/clock.js';
+import { type Clock, systemClock } from '../clock/clock.js';
 import { type DeadlineQueue, deadlineQueue } from '../clock/deadline-queue.js';
 import type { Work } from '../context/call-context.js';
 import { type DeadlineSource, Scope } from '../context/scope.js';
@@ -11,13 +11,21 @@ import { asPromise, type Invoke, isThenable } from '../policy/layer.js';
  */
 export class DeadlineSpec implements DeadlineSource {
   #queue: DeadlineQueue | undefined = undefined;
+  /**
+   * On real time a call's start is read only when it outlives its burst of microtasks (or its
+   * deadline is asked for). Other clocks read it at once: a virtual clock's time moves only when a
+   * test says so, and tests expect the deadline of a call where they started it.
+   */
+  readonly lazy: boolean;
 
   constructor(
     readonly clock: Clock,
     readonly ms: number,
     readonly makeError: () => Error,
     readonly onExpire: ((error: Error, scope: Scope) => void) | undefined,
-  ) {}
+  ) {
+    this.lazy = clock === systemClock;
+  }
 
   /** The shared queue of this clock (looked up once per layer). */
   get queue(): DeadlineQueue {
