@@ -53,6 +53,8 @@ const MARK_OF: Partial<Record<string, ItemKind>> = {
   served: 'served',
   giveup: 'other',
   hedge: 'other',
+  budget_exceeded: 'other',
+  spend_rate_exceeded: 'other',
   model_fallback: 'other',
   resume: 'other',
   route: 'other',

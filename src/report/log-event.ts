@@ -55,6 +55,8 @@ export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set([
   'timeout',
   'stall',
   'hedge',
+  'budget_exceeded',
+  'spend_rate_exceeded',
   'invalid',
   'call',
   'attempt',

@@ -176,8 +176,11 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
       expect.objectContaining({ event: 'spend_rate_exceeded', level: 'warn', msg: 'spend rate run: 200 tokens in 1000 ms is over 100; circuit model opens', breaker: 'model', per_ms: 1_000 }),
       expect.objectContaining({ event: 'state', level: 'error', msg: 'circuit model closed → open (spend rate over its limit)', reason: 'spend_rate' }),
     ]);
-    const state = parseEventLog(lines.join('\n')).events.find((e) => e.type === 'state')!;
+    const log = parseEventLog(lines.join('\n'));
+    expect(log.skipped.unknownTypes).toEqual([]); // both event types are drawn in the report
+    const state = log.events.find((e) => e.type === 'state')!;
     expect(describeEvent(state)).toBe('circuit closed → open (spend_rate)');
+    expect(describeEvent(log.events.find((e) => e.type === 'spend_rate_exceeded')!)).toContain('spend rate run: 200 tokens in 1000 ms is over 100');
   });
 
   it('a USD rate on a token budget (and the reverse) counts in its own unit', async () => {
