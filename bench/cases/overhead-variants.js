@@ -74,31 +74,56 @@ export const VARIANTS = [
       }),
   },
   {
+    name: 'als-resource',
+    lib: 'baseline',
+    label: 'bare `await` of fn entered through an AsyncResource (`enterWith` inside `runInAsyncScope`)',
+    extra: true,
+    // Node 24 keeps AsyncLocalStorage stores in AsyncContextFrame maps: als.run copies the map to
+    // enter and again to restore; an AsyncResource restores the caller's frame itself, so this
+    // copies it once. recourse enters a call's scope this way on Node 24, with als.run on Node 20.
+    setup: async () => {
+      const { AsyncLocalStorage, AsyncResource } = await import('node:async_hooks');
+      const als = new AsyncLocalStorage();
+      const store = { deadline: 1 };
+      const enter = () => {
+        als.enterWith(store);
+        return work();
+      };
+      return () => new AsyncResource('bench').runInAsyncScope(enter);
+    },
+  },
+  {
     name: 'floor-pipeline3',
     lib: 'baseline',
-    label: 'floor: ALS entry + clock read + race + one outer reaction',
+    label: 'floor: ALS entry + race + one outer reaction',
     extra: true,
-    // The least pipeline(breaker, retry, timeout) can do while propagating its deadline: one
-    // als.run per call, one clock read, a race promise that fn's outcome settles through one
-    // reaction, and one reaction outside it for the breaker's and retry's bookkeeping (needed so
-    // that a retry after an expiry starts in the caller's async context). No scope objects, no
-    // timer queue, no options.
+    // The least pipeline(breaker, retry, timeout) can do while propagating its deadline: one ALS
+    // entry per call (the cheaper way on each Node: als.run on Node 20's promise hooks, enterWith
+    // inside an AsyncResource on Node 24's AsyncContextFrame), a race promise that fn's outcome
+    // settles through one reaction, and one reaction outside it for the breaker's and retry's
+    // bookkeeping (needed so that a retry after an expiry starts in the caller's async context).
+    // No clock read: no timer can fire before the burst of microtasks ends, so a call that settles
+    // within it needs no start time. No scope objects, no timer queue, no options.
     setup: async () => {
-      const { AsyncLocalStorage } = await import('node:async_hooks');
-      const { performance } = await import('node:perf_hooks');
+      const { AsyncLocalStorage, AsyncResource } = await import('node:async_hooks');
       const als = new AsyncLocalStorage();
-      const now = performance.now.bind(performance);
+      const hooks = typeof AsyncLocalStorage.prototype._enable === 'function';
+      const enterAndWork = (entry) => {
+        als.enterWith(entry);
+        return work();
+      };
+      const inScope = hooks ? (entry) => als.run(entry, work) : (entry) => new AsyncResource('bench').runInAsyncScope(enterAndWork, undefined, entry);
       const onOk = (value) => value;
       const onErr = (error) => {
         throw error;
       };
       return () => {
-        const entry = { at: now() + 30_000, live: true, resolve: undefined, reject: undefined };
+        const entry = { live: true, resolve: undefined, reject: undefined };
         const race = new Promise((resolve, reject) => {
           entry.resolve = resolve;
           entry.reject = reject;
         });
-        als.run(entry, work).then(
+        inScope(entry).then(
           (value) => {
             entry.live = false;
             entry.resolve(value);

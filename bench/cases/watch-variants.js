@@ -36,6 +36,37 @@ export const WATCH_VARIANTS = [
     },
   },
   {
+    name: 'floor',
+    label: "floor: a promise of its own per next(), settled from the source's (no stall logic)",
+    extra: true,
+    // What any wrapper that can reject a hung next() pays per item: its own promise (a pending
+    // next() must be rejectable while the source's stays pending) and one reaction on the source's.
+    setup: async () => async (n) => {
+      const it = numbers(n)[Symbol.asyncIterator]();
+      let resolve;
+      let reject;
+      const executor = (res, rej) => {
+        resolve = res;
+        reject = rej;
+      };
+      const onResult = (r) => resolve(r);
+      const onError = (e) => reject(e);
+      const wrapper = {
+        next() {
+          const promise = new Promise(executor);
+          it.next().then(onResult, onError);
+          return promise;
+        },
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+      };
+      let sum = 0;
+      for await (const x of wrapper) sum += x;
+      return sum;
+    },
+  },
+  {
     name: 'naive-rearm',
     label: 'naive: clearTimeout + setTimeout per item',
     setup: async () => async (n) => {
