@@ -244,6 +244,11 @@ class RateLimiterPolicy extends BaseLayer implements RateLimiter {
         if (this.wants('rate_limit_wait')) this.events.emit('rate_limit_wait', { name: this.name, waitMs: answer.waitMs, reason: answer.reason ?? 'queue' }, scope);
         try {
           await this.#clock.sleep(answer.waitMs, signal);
+          // A timer may fire a little early (Node measures from the event loop's cached time):
+          // never before the send time, which the provider's bucket was counted for.
+          for (let i = 0, early = answer.sendAt - this.#clock.now(); early > 0 && i < 3; i++, early = answer.sendAt - this.#clock.now()) {
+            await this.#clock.sleep(early, signal);
+          }
         } catch (error) {
           // Never sent: its place goes back to the calls behind it.
           void this.#update({ type: 'give_back', cost });

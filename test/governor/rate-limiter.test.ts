@@ -195,6 +195,25 @@ describe('rateLimiter', () => {
     );
   });
 
+  it('a timer that fires early (Node measures from the event loop’s cached time) never lets a call go before its send time', async () => {
+    const clock = new VirtualClock();
+    // A clock whose long sleeps end 3 ms early, as a Node timer set late in a busy loop turn does.
+    const early = { now: () => clock.now(), sleep: (ms: number, signal?: AbortSignal) => clock.sleep(ms > 100 ? ms - 3 : ms, signal) };
+    const limiter = rateLimiter({ clock: early, requestsPerMinute: 10 });
+    for (let i = 0; i < 10; i++) (await limiter.acquire()).done();
+    let grantedAt: number | undefined;
+    const queued = limiter.acquire().then((p) => {
+      grantedAt = clock.now();
+      p.done();
+    });
+    // 10 went at 0: the 11th may go when one request has refilled, 6 s later (+1 ms of rounding).
+    await clock.advance(5998);
+    expect(grantedAt).toBeUndefined();
+    await clock.advance(3);
+    await queued;
+    expect(grantedAt).toBe(6001);
+  });
+
   it('processes sharing a store share one queue: two limiters, 2 × 100 calls against 50/minute, 0 answers of 429', async () => {
     const clock = new VirtualClock(1_000_000);
     const store = memoryStore();
