@@ -46,6 +46,13 @@ describe('reading an event log', () => {
     ]);
   });
 
+  it('reads every event type recourse emits, the governor\'s and the ledger\'s too: none is skipped as unknown', () => {
+    const types = ['rate_limit_wait', 'rate_limit_learned', 'probe_late', 'ledger_takeover', 'ledger_unrecorded', 'spend_rate_exceeded', 'hedge'];
+    const log = parseEventLog(types.map((event, i) => logLine({ at: i, event, dependency: 'a' })).join('\n'));
+    expect(log.skipped.unknownTypes).toEqual([]);
+    expect(log.events.map((e) => e.type)).toEqual(types);
+  });
+
   it('redacts every string it keeps: error messages, explain trees, messages and other fields', () => {
     const log = parseEventLog(
       logLine({
