@@ -487,33 +487,7 @@ class PostgresStore implements Store, RateLimitStore {
   // ── retry budgets ───────────────────────────────────────────────────────────────────────────
 
   #budgetRow(name: string): RowStatements<BudgetRecord, BudgetRecord> {
-    const id = rowId(name);
-    const t = this.#t.budgets;
-    return {
-      read: async (client) => {
-        const { rows } = await client.query<{ record: string; version: number }>(`SELECT record, version::float8 AS version FROM ${t} WHERE id = $1`, [id]);
-        return versioned(rows[0], (row) => JSON.parse(row.record) as BudgetRecord);
-      },
-      insert: async (client, r) => {
-        const { rows } = await client.query(`INSERT INTO ${t} (id, name, record) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING 1`, [
-          id,
-          textColumn(name),
-          JSON.stringify(r),
-        ]);
-        return rows.length === 1;
-      },
-      swap: async (client, expected, r) => {
-        const { rows } = await client.query(`UPDATE ${t} SET record = $2, version = version + 1 WHERE id = $1 AND version = $3 RETURNING 1`, [
-          id,
-          JSON.stringify(r),
-          expected,
-        ]);
-        return rows.length === 1;
-      },
-      remove: async () => {
-        throw new Error('budget rows are never deleted');
-      },
-    };
+    return jsonRow(this.#t.budgets, name, (r) => JSON.stringify(r), (text) => JSON.parse(text) as BudgetRecord);
   }
 
   budgetTake(name: string, take: BudgetTake, now: number, limits: BudgetLimits): Promise<BudgetGrant> {
@@ -537,33 +511,7 @@ class PostgresStore implements Store, RateLimitStore {
   // ── rate limiters ───────────────────────────────────────────────────────────────────────────
 
   #rateLimitRow(name: string): RowStatements<RateLimitRecord, RateLimitRecord> {
-    const id = rowId(name);
-    const t = this.#t.rateLimits;
-    return {
-      read: async (client) => {
-        const { rows } = await client.query<{ record: string; version: number }>(`SELECT record, version::float8 AS version FROM ${t} WHERE id = $1`, [id]);
-        return versioned(rows[0], (row) => this.#rateLimitRecord(row.record, name));
-      },
-      insert: async (client, r) => {
-        const { rows } = await client.query(`INSERT INTO ${t} (id, name, record) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING 1`, [
-          id,
-          textColumn(name),
-          rateLimitToJson(r),
-        ]);
-        return rows.length === 1;
-      },
-      swap: async (client, expected, r) => {
-        const { rows } = await client.query(`UPDATE ${t} SET record = $2, version = version + 1 WHERE id = $1 AND version = $3 RETURNING 1`, [
-          id,
-          rateLimitToJson(r),
-          expected,
-        ]);
-        return rows.length === 1;
-      },
-      remove: async () => {
-        throw new Error('rate limiter rows are never deleted');
-      },
-    };
+    return jsonRow(this.#t.rateLimits, name, rateLimitToJson, (text) => this.#rateLimitRecord(text, name));
   }
 
   #rateLimitRecord(json: string, name: string): RateLimitRecord {
@@ -602,6 +550,39 @@ class PostgresStore implements Store, RateLimitStore {
     this.#pool.removeListener?.('error', this.#onPoolError);
     await this.#calls.close();
   }
+}
+
+/**
+ * A row of a table `(id, name, record, version)` holding one small record per name as JSON text,
+ * written by compare-and-swap (retry budgets, rate limiters); such rows are never deleted.
+ */
+function jsonRow<T>(table: string, name: string, toText: (r: T) => string, fromText: (text: string) => T): RowStatements<T, T> {
+  const id = rowId(name);
+  return {
+    read: async (client) => {
+      const { rows } = await client.query<{ record: string; version: number }>(`SELECT record, version::float8 AS version FROM ${table} WHERE id = $1`, [id]);
+      return versioned(rows[0], (row) => fromText(row.record));
+    },
+    insert: async (client, r) => {
+      const { rows } = await client.query(`INSERT INTO ${table} (id, name, record) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING 1`, [
+        id,
+        textColumn(name),
+        toText(r),
+      ]);
+      return rows.length === 1;
+    },
+    swap: async (client, expected, r) => {
+      const { rows } = await client.query(`UPDATE ${table} SET record = $2, version = version + 1 WHERE id = $1 AND version = $3 RETURNING 1`, [
+        id,
+        toText(r),
+        expected,
+      ]);
+      return rows.length === 1;
+    },
+    remove: async () => {
+      throw new Error(`rows of ${table} are never deleted`);
+    },
+  };
 }
 
 async function insertLedger(client: PgClientLike, table: string, id: Buffer, e: LedgerEntry): Promise<boolean> {
