@@ -19,6 +19,11 @@ export interface AdaptiveStallOptions {
   floorMs?: number;
   /** The highest limit, and the limit until enough gaps were seen, ms. Default 300 000. */
   capMs?: number;
+  /**
+   * The same for the first-item limit, ms: a model's first gap (headers, thinking) is often far
+   * longer than its gaps between items. Default `capMs`.
+   */
+  firstItemCapMs?: number;
   /** Where the gaps are learned. Default `defaultStallLearner` (one per process). */
   learner?: StallLearner;
 }
@@ -27,12 +32,13 @@ export interface AdaptiveStallOptions {
 const ADAPTIVE_FLOOR_MS = 5_000;
 
 /** @internal The keys of {@link AdaptiveStallOptions}, for the adapters' `adaptive` option. */
-export const ADAPTIVE_KEYS: OptionKeys<AdaptiveStallOptions> = { name: true, model: true, floorMs: true, capMs: true, learner: true };
+export const ADAPTIVE_KEYS: OptionKeys<AdaptiveStallOptions> = { name: true, model: true, floorMs: true, capMs: true, firstItemCapMs: true, learner: true };
 
 /**
  * @internal What a watcher with adaptive limits needs: the limits to start a stream with, and
- * where its gaps go. A limit is the learned one clamped to [floorMs, capMs], or `capMs` while too
- * little has been seen, so it is never below `floorMs`.
+ * where its gaps go. A limit is the learned one clamped to [floorMs, cap], or the cap while too
+ * little has been seen, so it is never below `floorMs` (the cap: `firstItemCapMs` for the first item,
+ * `capMs` between items).
  */
 export class AdaptiveLimits {
   constructor(
@@ -44,14 +50,15 @@ export class AdaptiveLimits {
     readonly idle: boolean,
     readonly floorMs: number,
     readonly capMs: number,
+    readonly firstCapMs: number = capMs,
   ) {}
 
   firstLimit(): number {
-    return this.#clamp(this.learner.learned(this.track.first));
+    return this.#clamp(this.learner.learned(this.track.first), this.firstCapMs);
   }
 
   idleLimit(): number {
-    return this.#clamp(this.learner.learned(this.track.idle));
+    return this.#clamp(this.learner.learned(this.track.idle), this.capMs);
   }
 
   /** One observed wait: before the first item (`first`) or between items. */
@@ -61,8 +68,8 @@ export class AdaptiveLimits {
     } else if (this.idle) this.track.idle.add(ms);
   }
 
-  #clamp(learned: number | undefined): number {
-    return learned === undefined ? this.capMs : Math.min(this.capMs, Math.max(this.floorMs, Math.ceil(learned)));
+  #clamp(learned: number | undefined, cap: number): number {
+    return learned === undefined ? cap : Math.min(cap, Math.max(this.floorMs, Math.ceil(learned)));
   }
 }
 
@@ -75,18 +82,20 @@ export function adaptiveLimits(o: AdaptiveStallOptions, first: boolean, idle: bo
   const floorMs = o.floorMs === undefined ? ADAPTIVE_FLOOR_MS : checkMs('floorMs', o.floorMs, 1);
   const capMs = o.capMs === undefined ? Math.max(QUIET_IDLE_MS, floorMs) : checkMs('capMs', o.capMs, 1);
   if (capMs < floorMs) throw new RangeError(`capMs (${capMs}) must be >= floorMs (${floorMs})`);
+  const firstCapMs = o.firstItemCapMs === undefined ? capMs : checkMs('firstItemCapMs', o.firstItemCapMs, 1);
+  if (firstCapMs < floorMs) throw new RangeError(`firstItemCapMs (${firstCapMs}) must be >= floorMs (${floorMs})`);
   const learner = o.learner ?? defaultStallLearner;
   if (!(learner instanceof GapLearner)) throw new TypeError(`learner must be a StallLearner from stallLearner(), got ${showValue(learner)}`);
   const name = o.name === undefined ? defaults.name : checkName('name', o.name);
   const model = o.model === undefined ? defaults.model : checkName('model', o.model);
-  return new AdaptiveLimits(learner, learner.track(name ?? '', model), first, idle, floorMs, capMs);
+  return new AdaptiveLimits(learner, learner.track(name ?? '', model), first, idle, floorMs, capMs, firstCapMs);
 }
 
 /** @internal An adapter's `adaptive` option, checked (`owner adaptive` names it in errors). */
 export function checkAdaptiveOptions(owner: string, value: unknown): AdaptiveStallOptions | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new TypeError(`adaptive must be an object { name?, model?, floorMs?, capMs?, learner? }, got ${showValue(value)}`);
+    throw new TypeError(`adaptive must be an object { name?, model?, floorMs?, capMs?, firstItemCapMs?, learner? }, got ${showValue(value)}`);
   }
   return checkOptions(`${owner} adaptive`, value as AdaptiveStallOptions, ADAPTIVE_KEYS);
 }

@@ -31,6 +31,8 @@ export interface WatchOptions<M> {
   floorMs?: number;
   /** Adaptive limits only: the highest limit, and the limit until enough gaps were seen, ms. Default 300 000. */
   capMs?: number;
+  /** Adaptive limits only: the same for the first-item limit (first gaps are often far longer), ms. Default `capMs`. */
+  firstItemCapMs?: number;
   /** Adaptive limits only: where the gaps are learned. Default `defaultStallLearner` (one per process). */
   learner?: StallLearner;
 }
@@ -46,10 +48,11 @@ const WATCH_KEYS: OptionKeys<WatchOptions<unknown>> = {
   model: true,
   floorMs: true,
   capMs: true,
+  firstItemCapMs: true,
   learner: true,
 };
 
-const ADAPTIVE_ONLY = ['model', 'floorMs', 'capMs', 'learner'] as const;
+const ADAPTIVE_ONLY = ['model', 'floorMs', 'capMs', 'firstItemCapMs', 'learner'] as const;
 
 /** `'adaptive'`, or a fixed limit as `checkStallLimit` takes it. */
 function checkLimitOrAdaptive(name: string, value: unknown): number | 'adaptive' | undefined {

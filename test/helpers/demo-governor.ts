@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import type { DemoBackend } from '../../src/cli/demo/demo-backend.js';
-import { hedgeLine, learnedLine } from '../../src/cli/demo/demo-governor.js';
+import { capOf, hedgeLine, learnedLine } from '../../src/cli/demo/demo-governor.js';
 import { type DemoSummary, runDemo, TOPICS } from '../../src/cli/demo/run-demo.js';
 import { eventLogFile } from '../../src/cli/event-log-file.js';
 
@@ -32,7 +32,7 @@ export async function runLogged(backend: DemoBackend, name: string, topics = TOP
  * Checks the summary's hedge and learned-limit numbers against the event log and the printed
  * lines, and that `hedged` did hedge and learned both of its limits.
  */
-export function checkGovernorSummary(run: Awaited<ReturnType<typeof runLogged>>, backend: DemoBackend, hedged: string): void {
+export function checkGovernorSummary(run: Awaited<ReturnType<typeof runLogged>>, backend: DemoBackend, hedged: string, o: { loserTokens: boolean; won: boolean; firstItemLearned: boolean } = { loserTokens: true, won: true, firstItemLearned: true }): void {
   const { summary, text, log } = run;
   const maxExtra = backend.timing.hedge!.maxExtra;
   // Hedges: the numbers are the hedge events' (one per hedged call), path by path.
@@ -48,17 +48,24 @@ export function checkGovernorSummary(run: Awaited<ReturnType<typeof runLogged>>,
   }
   const mine = summary.hedges[hedged]!;
   expect(mine.started).toBeGreaterThan(0);
-  expect(mine.won).toBeGreaterThan(0);
-  expect(mine.loserTokens).toBeGreaterThan(0);
+  // A hedged request can itself meet a fault (a 529, a stall): who wins a race is timing, so only
+  // the deterministic simulated run insists on a win.
+  if (o.won) expect(mine.won).toBeGreaterThan(0);
+  // The adapters that send the request count its input tokens (the AI SDK's middleware does not).
+  if (o.loserTokens) expect(mine.loserTokens).toBeGreaterThan(0);
 
-  // Learned limits: both phases of the hedged path learned (past minSamples), each in [floor, cap].
+  // Learned limits: the hedged path's between-items limit learned (past minSamples) and its
+  // first-item one too (or, where a run's breaker keeps the path's calls few, at least sampled);
+  // each limit in use is the learned one within [floor, cap], or the cap while learning.
   const stall = backend.stallLimits!;
   for (const phase of ['first-item', 'idle'] as const) {
     const l = summary.learnedLimits.find((x) => x.name === hedged && x.phase === phase);
     expect(l, `${hedged} ${phase}`).toBeDefined();
-    expect(l!.samples).toBeGreaterThanOrEqual(stall.minSamples);
-    expect(l!.limitMs).toBeGreaterThan(0);
-    expect(l!.inUseMs).toBe(Math.min(stall.capMs, Math.max(stall.floorMs, Math.ceil(l!.limitMs!))));
+    const cap = capOf(stall, phase);
+    if (phase === 'idle' || o.firstItemLearned) expect(l!.samples).toBeGreaterThanOrEqual(stall.minSamples);
+    else expect(l!.samples).toBeGreaterThan(0);
+    if (l!.samples < stall.minSamples) expect([l!.limitMs, l!.inUseMs]).toEqual([undefined, cap]);
+    else expect(l!.inUseMs).toBe(Math.min(cap, Math.max(stall.floorMs, Math.ceil(l!.limitMs!))));
   }
   const deps = new Set(summary.learnedLimits.map((l) => l.name));
   for (const name of deps) {
@@ -73,6 +80,6 @@ export function checkGovernorSummary(run: Awaited<ReturnType<typeof runLogged>>,
   expect(stalls.length).toBe(summary.stallsCaught);
   for (const s of stalls) {
     expect(s.limit_ms as number).toBeGreaterThanOrEqual(stall.floorMs);
-    expect(s.limit_ms as number).toBeLessThanOrEqual(stall.capMs);
+    expect(s.limit_ms as number).toBeLessThanOrEqual(capOf(stall, s.phase === 'first-item' ? 'first-item' : 'idle'));
   }
 }

@@ -7,6 +7,7 @@ import { runQuery } from '../../claude-agent-sdk/run-query.js';
 import { agentOptions } from '../../claude-agent-sdk/subagent-path.js';
 import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
 import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
+import { demoHedge, demoStallLimits, governorLine } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
 import { DEEP_MODEL, QUICK_MODEL, seedScenario, seedScenarioLine } from './seed-scenario.js';
 
@@ -44,13 +45,15 @@ export async function agentSdkBackend(o: AgentSdkBackendOptions): Promise<DemoBa
     settingSources: [],
     maxTurns: 2,
   };
-  const idleMs = o.live ? 30_000 : 2_000;
+  // The CLI is quiet while it waits on the API: its gaps are longer than a raw stream's.
+  const stall = o.live ? demoStallLimits(10_000, 30_000, 60_000) : demoStallLimits(2_000, 4_000, 10_000);
+  const hedge = demoHedge(o.live);
   const subagent =
     (name: string, definition: AgentDefinition): Subagent =>
     async (topic, ctx) => {
       const result = await runQuery(
         { prompt: `Research this topic: ${topic}`, options: agentOptions(name, definition, base) },
-        { signal: ctx.signal, idleMs, firstMessageMs: o.live ? 60_000 : 10_000 },
+        { signal: ctx.signal, firstItemMs: 'adaptive', idleMs: 'adaptive', adaptive: stall.options(name) },
       );
       return { text: result.result, sources: [`${name} via Claude Agent SDK (${result.session_id})`] };
     };
@@ -58,13 +61,14 @@ export async function agentSdkBackend(o: AgentSdkBackendOptions): Promise<DemoBa
     title: o.live ? 'the real Claude Agent SDK against the Anthropic API' : 'the real Claude Agent SDK (native CLI) against the embedded chaos server',
     details: [
       ...(chaos ? [seedScenarioLine({ deep: DEEP_MODEL, quick: QUICK_MODEL }, chaos.url)] : []),
-      `stall detection: idleMs ${idleMs} (the CLI's own watchdog waits at least 300 s) · CLAUDE_CODE_MAX_RETRIES=0`,
+      `${governorLine(stall, hedge)} (the CLI's own watchdog waits at least 300 s) · CLAUDE_CODE_MAX_RETRIES=0`,
     ],
     subagents: {
       deep: subagent('deep-research', agent('deep-research', DEEP_MODEL)),
       quick: subagent('quick-search', agent('quick-search', QUICK_MODEL)),
     },
-    timing: { failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 5_000, backoffBaseMs: o.live ? 1_000 : 200, backoffMaxMs: o.live ? 10_000 : 1_000 },
+    stallLimits: stall,
+    timing: { hedge, failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 5_000, backoffBaseMs: o.live ? 1_000 : 200, backoffMaxMs: o.live ? 10_000 : 1_000 },
     concurrency: 2,
     ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
     close: async () => {

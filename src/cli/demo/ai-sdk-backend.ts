@@ -3,6 +3,7 @@ import { generateText, type LanguageModel, streamText, wrapLanguageModel } from 
 import { recourseMiddleware } from '../../ai-sdk/recourse-middleware.js';
 import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
 import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
+import { demoHedge, demoStallLimits, governorLine } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
 import { DEEP_MODEL, QUICK_MODEL, seedScenario, seedScenarioLine } from './seed-scenario.js';
 
@@ -39,12 +40,12 @@ export async function aiSdkBackend(o: AiSdkBackendOptions): Promise<DemoBackend>
     chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed) });
     provider = createAnthropic({ apiKey: 'sk-ant-demo-offline', baseURL: `${chaos.url}/v1` });
   }
-  const idleMs = o.live ? 20_000 : 1_000;
-  const firstItemMs = o.live ? 60_000 : 5_000;
+  const stall = o.live ? demoStallLimits(5_000, 20_000, 60_000) : demoStallLimits(500, 1_000, 3_000);
+  const hedge = demoHedge(o.live);
   const totalMs = o.live ? 120_000 : 10_000;
   const deepModel = wrapLanguageModel({
     model: provider(DEEP_MODEL),
-    middleware: recourseMiddleware({ name: 'deep-research', idleMs, firstItemMs }),
+    middleware: recourseMiddleware({ name: 'deep-research', firstItemMs: 'adaptive', idleMs: 'adaptive', adaptive: stall.options('deep-research') }),
   });
   const quickModel = wrapLanguageModel({
     model: provider(QUICK_MODEL),
@@ -86,10 +87,11 @@ export async function aiSdkBackend(o: AiSdkBackendOptions): Promise<DemoBackend>
     title: o.live ? 'the real Anthropic API (Vercel AI SDK, @ai-sdk/anthropic)' : 'the real Vercel AI SDK (@ai-sdk/anthropic) against the embedded chaos server',
     details: [
       ...(chaos ? [seedScenarioLine({ deep: DEEP_MODEL, quick: QUICK_MODEL }, chaos.url)] : []),
-      `recourseMiddleware: streamText idleMs ${idleMs} (the SDK has no idle timeout), generateText totalMs ${totalMs} · SDK retries off (maxRetries: 0)`,
+      `recourseMiddleware: streamText under ${governorLine(stall, hedge)} (the SDK has no idle timeout), generateText totalMs ${totalMs} · SDK retries off (maxRetries: 0)`,
     ],
     subagents: { deep, quick },
-    timing: { failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
+    stallLimits: stall,
+    timing: { hedge, failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
     concurrency: 2,
     ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
     close: async () => {

@@ -3,6 +3,7 @@ import { anthropicClientOptions } from '../../anthropic/client-options.js';
 import { streamMessage } from '../../anthropic/stream-message.js';
 import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
 import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
+import { demoHedge, demoStallLimits, governorLine } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
 import { DEEP_MODEL, QUICK_MODEL, seedScenario, seedScenarioLine } from './seed-scenario.js';
 
@@ -39,7 +40,8 @@ export async function anthropicBackend(o: AnthropicBackendOptions): Promise<Demo
     chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed) });
     client = new Anthropic(anthropicClientOptions({ apiKey: 'sk-ant-demo-offline', baseURL: chaos.url }));
   }
-  const idleMs = o.live ? 20_000 : 1_000;
+  const stall = o.live ? demoStallLimits(5_000, 20_000, 60_000) : demoStallLimits(500, 1_000, 3_000);
+  const hedge = demoHedge(o.live);
   const subagent =
     (model: string, role: string, maxTokens: number): Subagent =>
     async (topic, ctx) => {
@@ -51,23 +53,24 @@ export async function anthropicBackend(o: AnthropicBackendOptions): Promise<Demo
           system: `You are the ${role} subagent of a research orchestrator. Answer in three sentences.`,
           messages: [{ role: 'user', content: `Research this topic: ${topic}` }],
         },
-        { signal: ctx.signal, firstEventMs: o.live ? 60_000 : 5_000, idleMs },
+        { signal: ctx.signal, firstItemMs: 'adaptive', idleMs: 'adaptive', adaptive: stall.options(role) },
       );
       return { text: textOf(message.content), sources: [`${model} (${message.id})`] };
     };
   return {
     title: o.live ? 'the real Anthropic API (@anthropic-ai/sdk)' : 'the real @anthropic-ai/sdk against the embedded chaos server',
     details: o.live
-      ? [`deep-research: ${DEEP_MODEL} · quick-search: ${QUICK_MODEL} · idleMs ${idleMs}`]
+      ? [`deep-research: ${DEEP_MODEL} · quick-search: ${QUICK_MODEL} · ${governorLine(stall, hedge)}`]
       : [
           seedScenarioLine({ deep: DEEP_MODEL, quick: QUICK_MODEL }, chaos!.url),
-          `stall detection: idleMs ${idleMs} (the SDK has no idle timeout once headers arrive) · SDK retries off (maxRetries: 0)`,
+          `${governorLine(stall, hedge)} (the SDK has no idle timeout once headers arrive) · SDK retries off (maxRetries: 0)`,
         ],
     subagents: {
       deep: subagent(DEEP_MODEL, 'deep-research', 1024),
       quick: subagent(QUICK_MODEL, 'quick-search', 512),
     },
-    timing: { failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
+    stallLimits: stall,
+    timing: { hedge, failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
     concurrency: 2,
     ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
     close: async () => {

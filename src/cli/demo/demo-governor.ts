@@ -6,28 +6,70 @@ import type { AdaptiveStallOptions } from '../../watch/adaptive-limits.js';
  * Gaps a demo dependency must show before its learned limit replaces `capMs`. The library's
  * default (100) waits for a rare long pause to show; a demo run has about 30 calls per path.
  */
-export const DEMO_MIN_SAMPLES = 20;
+export const DEMO_MIN_SAMPLES = 10;
+/**
+ * The quantile of the gaps a demo limit starts from (× 3). The library's default is p99; the seed
+ * scenario stalls a fifth of deep-research's streams, far more than a real provider, so a stall's
+ * gap (counted at the limit it reached) would be more than 1% of the gaps seen and lift p99 to it.
+ */
+export const DEMO_QUANTILE = 0.9;
 
 /** The adaptive stall limits a backend's subagents stream under: one learner per run. */
 export interface DemoStallLimits {
   learner: StallLearner;
   floorMs: number;
+  /** The cap between items, and of both limits while they learn… */
   capMs: number;
+  /** …but the first item's: its gaps are longer (response headers, the provider's latency). */
+  firstItemCapMs: number;
   minSamples: number;
+  quantile: number;
   /** The `adaptive` option (or `watch` options) of dependency `name`. */
   options(name: string): AdaptiveStallOptions;
 }
 
 /**
- * A fresh learner for one demo run, with its floor and cap.
+ * A fresh learner for one demo run, with its floor and caps.
  *
  * @example
- * const stall = demoStallLimits(500, 5_000)
+ * const stall = demoStallLimits(500, 1_000, 3_000)
  * streamMessage(client, body, { signal: ctx.signal, firstItemMs: 'adaptive', idleMs: 'adaptive', adaptive: stall.options('deep-research') })
  */
-export function demoStallLimits(floorMs: number, capMs: number): DemoStallLimits {
-  const learner = stallLearner({ minSamples: DEMO_MIN_SAMPLES });
-  return { learner, floorMs, capMs, minSamples: DEMO_MIN_SAMPLES, options: (name) => ({ name, floorMs, capMs, learner }) };
+export function demoStallLimits(floorMs: number, capMs: number, firstItemCapMs: number): DemoStallLimits {
+  const learner = stallLearner({ minSamples: DEMO_MIN_SAMPLES, quantile: DEMO_QUANTILE });
+  return {
+    learner,
+    floorMs,
+    capMs,
+    firstItemCapMs,
+    minSamples: DEMO_MIN_SAMPLES,
+    quantile: DEMO_QUANTILE,
+    options: (name) => ({ name, floorMs, capMs, firstItemCapMs, learner }),
+  };
+}
+
+/**
+ * The hedge of the SDK backends: against the chaos server, after 1 s without a first event (a
+ * healthy deep answer starts within about 0.9 s, the scenario's tail after about 2.1 s); against
+ * the real API, after the learned p95. At most 15% extra requests either way (a demo run is short: the allowance
+ * starts empty and fills by 0.15 a call).
+ *
+ * @example
+ * timing: { ...timing, hedge: demoHedge(false) } // { afterMs: 1000, maxExtra: 0.15 }
+ */
+export function demoHedge(live: boolean): { afterMs: number | 'p95'; maxExtra: number } {
+  return { afterMs: live ? 'p95' : 1_000, maxExtra: 0.15 };
+}
+
+/**
+ * The header line that says how a backend's calls are governed.
+ *
+ * @example
+ * governorLine(stall, hedge) // 'adaptive stall limits (floor 500 ms, cap 1000 ms, first item 3000 ms) · hedge after 1000 ms, at most 15% extra requests'
+ */
+export function governorLine(stall: DemoStallLimits, hedge: { afterMs: number | 'p95'; maxExtra: number }): string {
+  const after = typeof hedge.afterMs === 'number' ? `${hedge.afterMs} ms` : `the learned ${hedge.afterMs}`;
+  return `adaptive stall limits (floor ${stall.floorMs} ms, cap ${stall.capMs} ms, first item ${stall.firstItemCapMs} ms) · hedge after ${after}, at most ${Math.round(100 * hedge.maxExtra)}% extra requests`;
 }
 
 /** What one path's hedge did over a run, from its `hedge` events. */
@@ -44,7 +86,7 @@ export interface HedgeTally {
 
 /** One learned stall limit as the demo reports it: the learner's read-out and the limit in use. */
 export interface DemoLearnedLimit extends LearnedStallLimit {
-  /** The limit the next stream starts with: `limitMs` clamped to [floorMs, capMs], or `capMs` while learning. */
+  /** The limit the next stream starts with: `limitMs` clamped to [floorMs, cap], or the cap while learning. */
   inUseMs: number;
 }
 
@@ -83,10 +125,15 @@ export function hedgeTally(paths: ReadonlyArray<{ name: string; hedge: EventedPo
  * learnedLimits(stall) // [{ name: 'deep-research', model: 'claude-opus-4-1', phase: 'first-item', limitMs: 2730, samples: 24, inUseMs: 2730 }, …]
  */
 export function learnedLimits(stall: DemoStallLimits): DemoLearnedLimit[] {
-  return stall.learner.limits().map((l) => ({
-    ...l,
-    inUseMs: l.limitMs === undefined ? stall.capMs : Math.min(stall.capMs, Math.max(stall.floorMs, Math.ceil(l.limitMs))),
-  }));
+  return stall.learner.limits().map((l) => {
+    const cap = capOf(stall, l.phase);
+    return { ...l, inUseMs: l.limitMs === undefined ? cap : Math.min(cap, Math.max(stall.floorMs, Math.ceil(l.limitMs))) };
+  });
+}
+
+/** The cap of a phase's limit. */
+export function capOf(stall: DemoStallLimits, phase: LearnedStallLimit['phase']): number {
+  return phase === 'first-item' ? stall.firstItemCapMs : stall.capMs;
 }
 
 const ms = (n: number): string => `${Math.round(n).toLocaleString('en')} ms`;
@@ -112,8 +159,9 @@ export function learnedLine(limits: readonly DemoLearnedLimit[], stall: DemoStal
   const phase = (p: LearnedStallLimit['phase'], label: string): string => {
     const l = limits.find((x) => x.phase === p);
     if (l === undefined) return `${label} -`;
-    if (l.limitMs === undefined) return `${label} learning (${l.samples} of ${stall.minSamples} samples; cap ${ms(stall.capMs)} in use)`;
-    const clamp = l.inUseMs === stall.floorMs && l.limitMs < stall.floorMs ? `floor; learned ${ms(l.limitMs)}, ` : l.inUseMs === stall.capMs && l.limitMs > stall.capMs ? `cap; learned ${ms(l.limitMs)}, ` : '';
+    const cap = capOf(stall, p);
+    if (l.limitMs === undefined) return `${label} learning (${l.samples} of ${stall.minSamples} samples; cap ${ms(cap)} in use)`;
+    const clamp = l.inUseMs === stall.floorMs && l.limitMs < stall.floorMs ? `floor; learned ${ms(l.limitMs)}, ` : l.inUseMs === cap && l.limitMs > cap ? `cap; learned ${ms(l.limitMs)}, ` : '';
     return `${label} ${ms(l.inUseMs)} (${clamp}${l.samples} samples)`;
   };
   return `${phase('first-item', 'first item')} · ${phase('idle', 'between items')}`;

@@ -3,6 +3,7 @@ import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
 import { openAIClientOptions } from '../../openai/client-options.js';
 import { streamChat } from '../../openai/stream-chat.js';
 import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
+import { demoHedge, demoStallLimits, governorLine } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
 import { type DemoModels, seedScenario, seedScenarioLine } from './seed-scenario.js';
 
@@ -46,7 +47,8 @@ export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBacken
     chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed, models) });
     client = new OpenAI(openAIClientOptions({ apiKey: 'sk-demo-offline', baseURL: `${chaos.url}/v1` }));
   }
-  const idleMs = o.live ? 20_000 : 1_000;
+  const stall = o.live ? demoStallLimits(5_000, 20_000, 60_000) : demoStallLimits(500, 1_000, 3_000);
+  const hedge = demoHedge(o.live);
   const subagent =
     (model: string, role: string, maxTokens: number): Subagent =>
     async (topic, ctx) => {
@@ -60,7 +62,7 @@ export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBacken
             { role: 'user', content: `Research this topic: ${topic}` },
           ],
         },
-        { signal: ctx.signal, firstItemMs: o.live ? 60_000 : 5_000, idleMs },
+        { signal: ctx.signal, firstItemMs: 'adaptive', idleMs: 'adaptive', adaptive: stall.options(role) },
       );
       return { text: completion.choices[0]?.message.content ?? '', sources: [`${model} (${completion.id})`] };
     };
@@ -68,13 +70,14 @@ export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBacken
     title: o.live ? 'the real OpenAI API (openai SDK, Chat Completions)' : 'the real openai SDK (Chat Completions) against the embedded chaos server',
     details: [
       ...(chaos ? [seedScenarioLine(models, chaos.url)] : []),
-      `streamChat: idleMs ${idleMs} (the SDK has no idle timeout once headers arrive), a stream without finish_reason is a failure · SDK retries off (maxRetries: 0)`,
+      `streamChat: ${governorLine(stall, hedge)} (the SDK has no idle timeout once headers arrive), a stream without finish_reason is a failure · SDK retries off (maxRetries: 0)`,
     ],
     subagents: {
       deep: subagent(models.deep, 'deep-research', 1024),
       quick: subagent(models.quick, 'quick-search', 512),
     },
-    timing: { failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
+    stallLimits: stall,
+    timing: { hedge, failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
     concurrency: 2,
     ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
     close: async () => {

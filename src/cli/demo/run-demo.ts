@@ -136,7 +136,8 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     } catch (error) {
       // The hedge aborted the slower request of a race: not a failure of the dependency.
       if (ctx.signal.aborted && (running.get(key) ?? 0) > 1) {
-        update(topic, {}, `attempt ${ctx.attempt}: the other request of the hedge produced its first item first; this one was aborted (its request closed)`);
+        const lost = racing === 0 ? 'the first request lost the race to the hedged one' : 'the hedged request lost the race to the first one';
+        update(topic, {}, `attempt ${ctx.attempt}: ${lost} and was aborted (its request closed)`);
         throw error;
       }
       summary.failuresByPath[path] = (summary.failuresByPath[path] ?? 0) + 1;
@@ -257,7 +258,7 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
   }
   const stall = backend.stallLimits;
   if (stall !== undefined) {
-    w(`  learned stall limits  ${summary.learnedLimits.length === 0 ? 'none yet' : `3 × p99 of the gaps seen, within ${stall.floorMs}–${stall.capMs} ms; the cap until ${stall.minSamples} samples`}`);
+    w(`  learned stall limits  ${summary.learnedLimits.length === 0 ? 'none yet' : `3 × p${Math.round(100 * stall.quantile)} of the gaps seen, within ${stall.floorMs}–${stall.capMs} ms (first item ${stall.firstItemCapMs} ms); the cap until ${stall.minSamples} samples`}`);
     const deps = [...new Set(summary.learnedLimits.map((l) => `${l.name}\u0000${l.model ?? ''}`))];
     for (const dep of deps) {
       const [name, model] = dep.split('\u0000') as [string, string];

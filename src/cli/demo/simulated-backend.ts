@@ -1,12 +1,12 @@
 import type { DemoBackend, DemoNote } from './demo-backend.js';
-import { demoStallLimits } from './demo-governor.js';
+import { demoStallLimits, governorLine } from './demo-governor.js';
 import { EDITOR_CONTEXT_CHARS } from './editor-step.js';
 import { type SimulatedFault, simulatedSubagent } from './simulated-subagents.js';
 
 /**
  * In-process subagents: async generators that, from a seeded random source, sometimes throw a
  * 529-like error, stall between messages, or return an empty result; deep-research's first message
- * is now and then 25× late (hedged after 200 ms). Stall limits are adaptive, learned over the run.
+ * is now and then 10× late (hedged after 100 ms). Stall limits are adaptive, learned over the run.
  *
  * @example
  * await runDemo({ stdout: process.stdout }, simulatedBackend(seededRandom(7)))
@@ -26,18 +26,18 @@ export function simulatedBackend(random: () => number): DemoBackend {
             : 'will return an EMPTY result';
     note(topic, name, `attempt ${attempt}: the simulated subagent ${what}`);
   };
-  const stall = demoStallLimits(200, 1_000);
-  const hedge = { afterMs: 200, maxExtra: 0.1 };
+  const stall = demoStallLimits(300, 500, 1_000);
+  const hedge = { afterMs: 100, maxExtra: 0.1 };
   return {
     title: 'in-process simulated subagents (seeded faults)',
     details: [
-      'deep-research: 20% 529, 10% stall, 10% empty, 10% first message 25× late · quick-search: 5% 529, 3% stall, 5% empty',
-      `adaptive stall limits (floor ${stall.floorMs} ms, cap ${stall.capMs} ms) · hedge after ${hedge.afterMs} ms, at most ${100 * hedge.maxExtra}% extra requests`,
+      'deep-research: 20% 529, 10% stall, 10% empty, 10% first message 10× late · quick-search: 5% 529, 3% stall, 5% empty',
+      governorLine(stall, hedge),
     ],
     subagents: {
       deep: simulatedSubagent(
         'deep-research',
-        { overloaded: 0.2, stall: 0.1, empty: 0.1, messageGapMs: 2, firstItem: { ms: 15, tailMs: 400, tailRate: 0.1 } },
+        { overloaded: 0.2, stall: 0.1, empty: 0.1, messageGapMs: 2, firstItem: { ms: 25, tailMs: 250, tailRate: 0.1 } },
         random,
         stall.options('deep-research'),
         onFault,

@@ -50,7 +50,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  * with adaptive limits (learned under `name`), so a stall becomes a StallError.
  *
  * @example
- * const deep = simulatedSubagent('deep-research', { overloaded: 0.2, stall: 0.1, empty: 0.1, messageGapMs: 2, firstItem: { ms: 15, tailMs: 400, tailRate: 0.1 } }, random, { floorMs: 200, capMs: 1000 }, () => {})
+ * const deep = simulatedSubagent('deep-research', { overloaded: 0.2, stall: 0.1, empty: 0.1, messageGapMs: 2, firstItem: { ms: 25, tailMs: 250, tailRate: 0.1 } }, random, { floorMs: 300, capMs: 500 }, () => {})
  */
 export function simulatedSubagent(
   name: string,
