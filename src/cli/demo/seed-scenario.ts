@@ -36,7 +36,7 @@ export function seedScenarioLine(models: DemoModels, url: string): string {
  * The demo's "seed" scenario: the deep-research model starts with a short outage (six 529s),
  * then sometimes stalls mid-stream, sometimes answers 529 and now and then returns an empty
  * answer; a fifth of its streamed answers start about 2.5 times later than the others (a latency tail for
- * the hedge). Streams are paced (a few ms between events; answers of about 60 tokens), so adaptive
+ * the hedge). Streams are paced (a few ms between events), so adaptive
  * stall limits have gaps to learn from. The quick-search model is healthy, with a small context
  * window (about 3,000 tokens) that the editor's first plan overflows.
  * Seeded, so a run is repeatable request by request.
@@ -62,7 +62,7 @@ export function seedScenario(seed: number, models: DemoModels = { deep: DEEP_MOD
       { name: 'quick-latency', match: { model: quick }, fault: { kind: 'latency', ms: 350 } },
     ],
     // The chaos server's token rule is 4 characters a token.
-    answers: { [models.deep]: { textTokens: 60 }, [models.quick]: { textTokens: 40, contextTokens: EDITOR_CONTEXT_CHARS / 4 } },
+    answers: { [models.quick]: { contextTokens: EDITOR_CONTEXT_CHARS / 4 } },
     pacing: [
       // the tail: on top of the 700 ms latency, 20% of first events wait 1.4 s more
       { match: { model: deep }, firstEventMs: { mix: [{ weight: 80, ms: { uniform: [20, 150] } }, { weight: 20, ms: { uniform: [1_300, 1_500] } }] }, betweenEventsMs: { uniform: [1, 6] } },
