@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Checkpointer, type CircuitBreaker, circuitBreaker, IdempotencyLedger, isCircuitOpenError, isStoreError } from '../../src/index.js';
 import { postgresStore } from '../../src/postgres/index.js';
 import type { Store } from '../../src/store/store.js';
+import { rateLimiterThroughOutage } from '../helpers/rate-limiter-outage.js';
 import { pgAvailable } from './pg-helpers.js';
 import { PrivateCluster, postgresBin } from './private-cluster.js';
 
@@ -26,10 +27,10 @@ describe.runIf(pgAvailable && postgresBin() !== undefined)('postgresStore throug
   const pools: pg.Pool[] = [];
   const stores: Store[] = [];
 
-  function open(): Store {
+  function open(extra: { breakerTimeoutMs?: number } = {}): ReturnType<typeof postgresStore> {
     const pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
     pools.push(pool);
-    const store = postgresStore({ pool });
+    const store = postgresStore({ pool, ...extra });
     stores.push(store);
     return store;
   }
@@ -103,5 +104,9 @@ describe.runIf(pgAvailable && postgresBin() !== undefined)('postgresStore throug
     // Notifications flow again: a trip recorded through b reaches a without a call.
     for (let i = 0; i < 3; i++) await b.execute(boom).catch(() => {});
     await until(() => a.state === 'open');
+  }, 60_000);
+
+  it('a shared rateLimiter decides from its own process’s record while the server is down, and writes to the store again once it is back', async () => {
+    await rateLimiterThroughOutage(open(), open({ breakerTimeoutMs: 5000 }), () => cluster.kill(), () => cluster.start());
   }, 60_000);
 });

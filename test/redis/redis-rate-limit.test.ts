@@ -1,11 +1,11 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isStoreError, rateLimiter } from '../../src/index.js';
+import { isStoreError } from '../../src/index.js';
 import { redisStore } from '../../src/redis/index.js';
 import type { RateLimitStore } from '../../src/store/rate-limit-store.js';
 import type { Store } from '../../src/store/store.js';
-import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import type { RateLimitCost, RateLimitUpdate } from '../../src/transitions/rate-limit.js';
+import { rateLimiterThroughOutage } from '../helpers/rate-limiter-outage.js';
 import { PrivateRedis, redisServerInstalled } from './private-redis.js';
 import { deletePrefixes, REDIS_URL, redisAvailable, storeOnOwnClient, uniquePrefix } from './redis-helpers.js';
 
@@ -148,42 +148,7 @@ describe.runIf(redisServerInstalled || required)('a shared rateLimiter through a
     const store = await storeOnOwnClient('ioredis', 'outage:', { breakerTimeoutMs: 200 }, server.url);
     const other = await storeOnOwnClient('ioredis', 'outage:', { breakerTimeoutMs: 2000 }, server.url);
     try {
-      const clock = new VirtualClock(T0);
-      const limiter = rateLimiter({ name: 'claude', clock, store, requestsPerMinute: 10 });
-      const events: string[] = [];
-      const waits: Array<{ waitMs: number; reason: string }> = [];
-      limiter.on('store_unavailable', () => events.push('unavailable'));
-      limiter.on('store_recovered', () => events.push('recovered'));
-      limiter.on('rate_limit_wait', (e) => waits.push({ waitMs: e.waitMs, reason: e.reason }));
-      // Another process took 6 of the 10; this one takes 4: the bucket is empty.
-      for (let i = 0; i < 6; i++) await other.rateLimitUpdate('claude', take(), T0);
-      for (let i = 0; i < 4; i++) (await limiter.acquire()).done();
-      expect(waits).toEqual([]);
-      expect((await other.rateLimitGet('claude'))?.reserved.requests).toBe(10);
-
-      await server.kill();
-      // Down: this process's own record knows of its 4 calls only, so 6 more go at once and the
-      // 7th waits for the refill; no call waits on the dead server longer than the store's limit.
-      const started = performance.now();
-      for (let i = 0; i < 6; i++) (await limiter.acquire()).done();
-      expect(waits).toEqual([]);
-      const queued = limiter.acquire();
-      for (let i = 0; i < 100 && waits.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(waits).toEqual([{ waitMs: 6001, reason: 'requests' }]);
-      expect(performance.now() - started).toBeLessThan(7 * 200 + 2000);
-      expect(events).toEqual(['unavailable']);
-      await clock.advance(6001);
-      (await queued).done();
-
-      await server.start();
-      // Back (once this store's client has reconnected): the next call is written to the store
-      // again, where the other process's 6 still are.
-      for (let i = 0; i < 100 && (await store.rateLimitGet('claude').catch(() => undefined)) === undefined; i++) await new Promise((r) => setTimeout(r, 50));
-      await clock.advance(60_000);
-      (await limiter.acquire()).done();
-      expect(events).toEqual(['unavailable', 'recovered']);
-      const record = await other.rateLimitGet('claude');
-      expect(record?.reserved.requests).toBe(11);
+      await rateLimiterThroughOutage(store, other, () => server.kill(), () => server.start());
     } finally {
       await store.close();
       await other.close();
