@@ -1,21 +1,15 @@
-import { isStoreError, StoreError, type StoreErrorCode } from '../store/store-error.js';
-import { errorText, safeField } from '../text/safe-text.js';
-
-/** Network failures of the socket under a connection: the server is down or out of reach. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED']);
-
-interface Diagnosis {
-  code: StoreErrorCode;
-  hint: string;
-}
+import { type DriverDiagnosis, driverStoreError, networkDiagnosis } from '../store/driver-diagnosis.js';
+import type { StoreError } from '../store/store-error.js';
+import { safeField } from '../text/safe-text.js';
 
 /**
  * @internal What a driver error says about the server: SQLSTATE classes from the PostgreSQL
  * manual's appendix A, socket codes from Node.
  */
-export function diagnose(error: unknown): Diagnosis {
+export function diagnose(error: unknown): DriverDiagnosis {
+  const network = networkDiagnosis(error, 'pool');
+  if (network !== undefined) return network;
   const code = safeField(error, 'code') ?? '';
-  if (NETWORK_CODES.has(code)) return { code: 'unavailable', hint: 'is the server running, and are the host and port of the pool right?' };
   if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return { code: 'unavailable', hint: 'the server closed the connection or is starting up' };
   if (code === '53300') return { code: 'unavailable', hint: 'the server has no connection slot left (max_connections)' };
   if (code === '28P01' || code === '28000') return { code: 'open_failed', hint: "check the user and password of the pool's connection settings" };
@@ -33,8 +27,5 @@ export function diagnose(error: unknown): Diagnosis {
  * retried, and would not say which store failed.
  */
 export function driverError(error: unknown, operation: string, schema: string, key?: string): StoreError {
-  if (isStoreError(error)) return error;
-  const { code, hint } = diagnose(error);
-  const message = `postgresStore: ${operation} in schema ${JSON.stringify(schema)} failed: ${errorText(error)}${hint === '' ? '' : ` (${hint})`}`;
-  return new StoreError(code, message, undefined, key === undefined ? { cause: error } : { cause: error, key });
+  return driverStoreError(error, diagnose, `postgresStore: ${operation} in schema ${JSON.stringify(schema)}`, key);
 }

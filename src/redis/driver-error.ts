@@ -1,22 +1,15 @@
-import { isStoreError, StoreError, type StoreErrorCode } from '../store/store-error.js';
+import { type DriverDiagnosis, driverStoreError, networkDiagnosis } from '../store/driver-diagnosis.js';
+import type { StoreError } from '../store/store-error.js';
 import { errorText, safeField } from '../text/safe-text.js';
-
-/** Network failures of the socket under a connection: the server is down or out of reach. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED']);
-
-interface Diagnosis {
-  code: StoreErrorCode;
-  hint: string;
-}
 
 /**
  * @internal What a driver error says about the server: Redis error replies start with an upper-case
  * word (READONLY, NOAUTH, …); socket failures carry Node's code; ioredis and node-redis name their
  * own errors for a closed or given-up connection.
  */
-export function diagnose(error: unknown): Diagnosis {
-  const code = safeField(error, 'code') ?? '';
-  if (NETWORK_CODES.has(code)) return { code: 'unavailable', hint: 'is the server running, and are the host and port of the client right?' };
+export function diagnose(error: unknown): DriverDiagnosis {
+  const network = networkDiagnosis(error, 'client');
+  if (network !== undefined) return network;
   const message = safeField(error, 'message') ?? errorText(error);
   const word = /^([A-Z]+)\b/.exec(message)?.[1] ?? '';
   if (word === 'READONLY') return { code: 'read_only', hint: 'connected to a replica: the store needs the primary' };
@@ -35,10 +28,7 @@ export function diagnose(error: unknown): Diagnosis {
  * retried, and would not say which store failed.
  */
 export function driverError(error: unknown, operation: string, prefix: string, key?: string): StoreError {
-  if (isStoreError(error)) return error;
-  const { code, hint } = diagnose(error);
-  const message = `redisStore: ${operation} under prefix ${JSON.stringify(prefix)} failed: ${errorText(error)}${hint === '' ? '' : ` (${hint})`}`;
-  return new StoreError(code, message, undefined, key === undefined ? { cause: error } : { cause: error, key });
+  return driverStoreError(error, diagnose, `redisStore: ${operation} under prefix ${JSON.stringify(prefix)}`, key);
 }
 
 /** @internal True for the server's answer to `EVALSHA` of a script it does not hold (a restart, `SCRIPT FLUSH`). */

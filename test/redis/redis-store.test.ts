@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { circuitBreaker, IdempotencyLedger, isStoreError } from '../../src/index.js';
+import { driverError } from '../../src/redis/driver-error.js';
 import { redisStore } from '../../src/redis/index.js';
 import type { Store } from '../../src/store/store.js';
 import type { BreakerRecord } from '../../src/transitions/breaker-record.js';
@@ -25,6 +26,19 @@ describe('redisStore options', () => {
     expect(() => redisStore({ client: { sendCommand: () => Promise.resolve() }, subscriber: { sendCommand: () => Promise.resolve() } })).not.toThrow();
     expect(() => redisStore({ client, prefix: 5 as never })).toThrow(/prefix must be a string, got 5/);
     expect(() => redisStore({ client, timeoutMs: 0 })).toThrow(/timeoutMs/);
+  });
+
+  it('turns a driver error into a StoreError naming the call, the prefix and the key, with a hint', () => {
+    const refused = driverError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), 'ledgerClaim', 'app:', 'charge-1');
+    expect([refused.code, refused.key, refused.message]).toEqual([
+      'unavailable',
+      'charge-1',
+      'redisStore: ledgerClaim under prefix "app:" failed: Error: connect ECONNREFUSED 127.0.0.1:1 (is the server running, and are the host and port of the client right?)',
+    ]);
+    const replica = driverError(new Error("READONLY You can't write against a read only replica."), 'breakerSet', 'app:');
+    expect([replica.code, replica.key, replica.message]).toEqual(['read_only', undefined, expect.stringMatching(/read only replica\. \(connected to a replica: the store needs the primary\)$/)]);
+    expect(driverError(new Error('ERR something else'), 'breakerGet', 'app:').message).toBe('redisStore: breakerGet under prefix "app:" failed: Error: ERR something else');
+    expect(driverError(refused, 'breakerGet', 'other:')).toBe(refused);
   });
 });
 
