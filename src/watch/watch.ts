@@ -1,16 +1,16 @@
 import { type Clock, systemClock } from '../clock/clock.js';
-import type { StallLearner } from '../governor/stall-learner.js';
 import { checkClock, checkFunction, checkName, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
-import { adaptiveLimits } from './adaptive-limits.js';
+import { type AdaptiveStallOptions, adaptiveLimits } from './adaptive-limits.js';
 import { activeLimit, checkStallLimit } from './stall-limit.js';
 import { type WatchLimits, watchWith } from './watcher.js';
 
 /**
  * Options of {@link watch}. Each limit is a number of ms >= 1, or `Infinity` for none; `firstItemMs`
  * and `idleMs` also take `'adaptive'`: learned from the gaps this dependency (and model) showed so
- * far, clamped to [`floorMs`, `capMs`].
+ * far, clamped to [`floorMs`, `capMs`]; the adaptive options (`model`, `floorMs`, `capMs`,
+ * `firstItemCapMs`, `learner`) apply to adaptive limits only.
  */
-export interface WatchOptions<M> {
+export interface WatchOptions<M> extends Omit<AdaptiveStallOptions, 'name'> {
   /** Longest wait for the first progress item, ms, or `'adaptive'`. Default `idleMs`. */
   firstItemMs?: number | 'adaptive';
   /** Longest wait between progress items, ms, or `'adaptive'`. Default: no limit. */
@@ -25,16 +25,6 @@ export interface WatchOptions<M> {
   clock?: Clock;
   /** The dependency this stream comes from; reported in `stall` events, and the key adaptive limits learn under. */
   name?: string;
-  /** Adaptive limits only: the model, learned apart from the dependency's other models (thinking models are quiet longer). */
-  model?: string;
-  /** Adaptive limits only: the lowest limit ever used, ms. Default 5 000. */
-  floorMs?: number;
-  /** Adaptive limits only: the highest limit, and the limit until enough gaps were seen, ms. Default 300 000. */
-  capMs?: number;
-  /** Adaptive limits only: the same for the first-item limit (first gaps are often far longer), ms. Default `capMs`. */
-  firstItemCapMs?: number;
-  /** Adaptive limits only: where the gaps are learned. Default `defaultStallLearner` (one per process). */
-  learner?: StallLearner;
 }
 
 const WATCH_KEYS: OptionKeys<WatchOptions<unknown>> = {
