@@ -204,6 +204,10 @@ describe.runIf(redisServerInstalled || process.env.RECOURSE_REQUIRE_SERVICES ===
         expect((await store.breakerAdmit('b', T0, LIMITS)).admission.kind).toBe('reject');
         await server.command('SCRIPT', 'FLUSH');
         expect((await store.budgetTake('budget', { requests: 10, returned: 0, returnedAt: 0, want: 1 }, T0, { ratio: 0.1, minPerSecond: 0, windowMs: 10_000 })).granted).toBe(1);
+        await server.command('SCRIPT', 'FLUSH');
+        const take = { type: 'take' as const, cost: { requests: 1, tokens: 0, inputTokens: 0, outputTokens: 0 }, guess: { requests: 5 }, probeMs: 30_000 };
+        const takes = await Promise.all(Array.from({ length: 6 }, () => store.rateLimitUpdate('limiter', take, T0)));
+        expect(takes.map((t) => (t.kind === 'go' ? t.marks.requests : 0))).toEqual([1, 2, 3, 4, 5, 6]);
       } finally {
         await store.close();
       }
