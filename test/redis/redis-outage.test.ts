@@ -1,23 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Checkpointer, type CircuitBreaker, circuitBreaker, IdempotencyLedger, isCircuitOpenError, isStoreError } from '../../src/index.js';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
+import { STORE_OUTAGE, storeOutage } from '../helpers/store-outage.js';
 import { PrivateRedis, redisServerInstalled } from './private-redis.js';
 import { type ClientKind, storeOnOwnClient } from './redis-helpers.js';
-
-const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await wait(10)) if (check()) return;
-  throw new Error('condition not met in time');
-}
-
-async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = performance.now();
-  const value = await work();
-  return { value, ms: performance.now() - started };
-}
-
-const boom = (): Promise<never> => Promise.reject(Object.assign(new Error('upstream 503'), { status: 503 }));
 
 const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
 if (!redisServerInstalled) console.warn(`${required ? 'FAILING' : 'skipping'} the Redis outage tests: no redis-server on PATH`);
@@ -27,14 +12,8 @@ for (const kind of ['ioredis', 'redis'] as const satisfies readonly ClientKind[]
     let server: PrivateRedis;
     const stores: Store[] = [];
 
-    async function open(): Promise<Store> {
-      // A ledger call gives up after 1 s here (default 5 s), to keep the test short.
-      const store = await storeOnOwnClient(kind, 'outage:', { timeoutMs: 1000 }, server.url);
-      stores.push(store);
-      return store;
-    }
-
     beforeAll(async () => {
+      // An append-only file with fsync on every write: the restart loses nothing recorded.
       server = await PrivateRedis.create();
     }, 30_000);
     afterAll(async () => {
@@ -42,70 +21,24 @@ for (const kind of ['ioredis', 'redis'] as const satisfies readonly ClientKind[]
       await server?.destroy();
     });
 
-    it('breakers go on locally with no call over 300 ms, the ledger runs nothing, and after the restart everything re-syncs with nothing lost', async () => {
-      const storeA = await open();
-      const storeB = await open();
-      const options = { name: 'model', failureThreshold: 3, cooldownMs: 60_000 };
-      const a: CircuitBreaker = circuitBreaker({ ...options, store: storeA });
-      const b: CircuitBreaker = circuitBreaker({ ...options, store: storeB });
-      const events: string[] = [];
-      for (const [label, br] of [['a', a], ['b', b]] as const) {
-        br.on('store_unavailable', () => events.push(`${label}:unavailable`));
-        br.on('store_recovered', () => events.push(`${label}:recovered`));
-      }
-      // Recorded before the outage: a ledger result, a checkpoint, an isolated breaker. A claim
-      // sent while the server is down may reach it after the restart (the client queues it), so
-      // the lease is short: such a claim lapses soon and is taken over.
-      const ledger = new IdempotencyLedger(storeA, { leaseMs: 1500 });
-      expect(await ledger.run('charge-1', async () => 'receipt-1')).toBe('receipt-1');
-      await new Checkpointer(storeA).save('task-1', 2, { step: 2 });
-      await storeB.breakerForce('isolated-dep', 'isolated');
-      expect(await a.execute(async () => 'ok')).toBe('ok');
-      expect(await b.execute(async () => 'ok')).toBe('ok');
-
-      await server.kill();
-
-      // Breakers: successes and failures alike answer at once from the local copy.
-      const latencies: number[] = [];
-      for (let i = 0; i < 30; i++) {
-        const { value, ms } = await timed(() => a.execute(async () => `ok-${i}`));
-        expect(value).toBe(`ok-${i}`);
-        latencies.push(ms);
-        const failed = await timed(() => b.execute(boom).catch((e: unknown) => e));
-        latencies.push(failed.ms);
-        await wait(20);
-      }
-      expect(Math.max(...latencies)).toBeLessThan(300);
-      expect(events).toContain('b:unavailable');
-      // b tripped on its own during the outage and protects its callers.
-      expect(isCircuitOpenError(await b.execute(async () => 'never').catch((e: unknown) => e))).toBe(true);
-
-      // The ledger fails closed: a StoreError, and the effect does not run.
-      let ran = 0;
-      const refused = await ledger
-        .run('charge-2', async () => {
-          ran++;
-          return 'receipt-2';
-        })
-        .catch((e: unknown) => e);
-      expect([isStoreError(refused), ran]).toEqual([true, 0]);
-
-      await server.start();
-
-      // Re-sync: b hears the store is back (its local trip gives way to the stored record).
-      await until(() => events.includes('b:recovered'));
-      await until(() => b.state === 'closed');
-      // Nothing recorded was lost (append-only file, fsync always), and the scripts the restarted
-      // server no longer holds are loaded again (NOSCRIPT → EVAL).
-      expect(await ledger.run('charge-1', async () => 'ran again')).toBe('receipt-1');
-      expect(await new Checkpointer(storeB).recover('task-1')).toEqual({ recovered: true, stepIndex: 2, state: { step: 2 }, resumeFromStep: 3 });
-      expect((await storeA.breakerGet('isolated-dep'))?.state).toBe('isolated');
-      // The ledger works again, and runs the refused effect now (once).
-      expect(await ledger.run('charge-2', async () => `receipt-2 after ${++ran} run`)).toBe('receipt-2 after 1 run');
-      // Notifications flow again (the subscriber connection re-subscribed): a trip through b reaches a without a call.
-      await until(() => a.state === 'closed');
-      for (let i = 0; i < 3; i++) await b.execute(boom).catch(() => {});
-      await until(() => a.state === 'open');
-    }, 60_000);
+    // After the restart the server no longer holds the scripts: they are loaded again (NOSCRIPT → EVAL).
+    it(
+      STORE_OUTAGE,
+      () =>
+        storeOutage({
+          kill: () => server.kill(),
+          start: () => server.start(),
+          async open() {
+            // A ledger call gives up after 1 s here (default 5 s), to keep the test short.
+            const store = await storeOnOwnClient(kind, 'outage:', { timeoutMs: 1000 }, server.url);
+            stores.push(store);
+            return store;
+          },
+          // A claim sent while the server is down may reach it after the restart (the client
+          // queues it), so the lease is short: such a claim lapses soon and is taken over.
+          leaseMs: 1500,
+        }),
+      60_000,
+    );
   });
 }

@@ -1,0 +1,105 @@
+import { expect } from 'vitest';
+import { Checkpointer, type CircuitBreaker, circuitBreaker, IdempotencyLedger, isCircuitOpenError, isStoreError } from '../../src/index.js';
+import type { Store } from '../../src/store/store.js';
+
+/**
+ * A store's own server for an outage test (a private redis-server, a private PostgreSQL cluster on a
+ * free port): never the machine's shared one.
+ */
+export interface OutageFixture {
+  /** Stops the server at once, like a crash, and resolves once it is down. */
+  kill(): Promise<void>;
+  /** Starts the server again and resolves once it answers. */
+  start(): Promise<void>;
+  /** A store on a connection (client, pool) of its own to the server; the fixture closes it. */
+  open(): Promise<Store>;
+  /** The ledger's lease; default the ledger's own. */
+  leaseMs?: number;
+}
+
+/** What {@link storeOutage} shows, as a test title. */
+export const STORE_OUTAGE = 'breakers go on locally with no call over 300 ms, the ledger runs nothing, and after the restart everything re-syncs with nothing lost';
+
+const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end; await wait(10)) if (check()) return;
+  throw new Error('condition not met in time');
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+}
+
+const boom = (): Promise<never> => Promise.reject(Object.assign(new Error('upstream 503'), { status: 503 }));
+
+/**
+ * Two stores on one server through a crash of the server and its restart: breakers answer from
+ * their local copy with no call over 300 ms (one trips on its own), the ledger fails closed (a
+ * StoreError, the effect not run); after the restart the breakers re-sync, nothing recorded is
+ * lost, the ledger runs the refused effect once, and change notifications flow again.
+ */
+export async function storeOutage(server: OutageFixture): Promise<void> {
+  const storeA = await server.open();
+  const storeB = await server.open();
+  const options = { name: 'model', failureThreshold: 3, cooldownMs: 60_000 };
+  const a: CircuitBreaker = circuitBreaker({ ...options, store: storeA });
+  const b: CircuitBreaker = circuitBreaker({ ...options, store: storeB });
+  const events: string[] = [];
+  for (const [label, br] of [['a', a], ['b', b]] as const) {
+    br.on('store_unavailable', () => events.push(`${label}:unavailable`));
+    br.on('store_recovered', () => events.push(`${label}:recovered`));
+  }
+  // Recorded before the outage: a ledger result, a checkpoint, an isolated breaker.
+  const ledger = new IdempotencyLedger(storeA, server.leaseMs === undefined ? {} : { leaseMs: server.leaseMs });
+  expect(await ledger.run('charge-1', async () => 'receipt-1')).toBe('receipt-1');
+  await new Checkpointer(storeA).save('task-1', 2, { step: 2 });
+  await storeB.breakerForce('isolated-dep', 'isolated');
+  expect(await a.execute(async () => 'ok')).toBe('ok');
+  expect(await b.execute(async () => 'ok')).toBe('ok');
+
+  await server.kill();
+
+  // Breakers: successes and failures alike answer at once from the local copy.
+  const latencies: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const { value, ms } = await timed(() => a.execute(async () => `ok-${i}`));
+    expect(value).toBe(`ok-${i}`);
+    latencies.push(ms);
+    const failed = await timed(() => b.execute(boom).catch((e: unknown) => e));
+    latencies.push(failed.ms);
+    await wait(20);
+  }
+  expect(Math.max(...latencies)).toBeLessThan(300);
+  expect(events).toContain('b:unavailable');
+  // b tripped on its own during the outage and protects its callers.
+  expect(isCircuitOpenError(await b.execute(async () => 'never').catch((e: unknown) => e))).toBe(true);
+
+  // The ledger fails closed: a StoreError, and the effect does not run.
+  let ran = 0;
+  const refused = await ledger
+    .run('charge-2', async () => {
+      ran++;
+      return 'receipt-2';
+    })
+    .catch((e: unknown) => e);
+  expect([isStoreError(refused), ran]).toEqual([true, 0]);
+
+  await server.start();
+
+  // Re-sync: b hears the store is back (its local trip gives way to the stored record).
+  await until(() => events.includes('b:recovered'));
+  await until(() => b.state === 'closed');
+  // Nothing recorded was lost.
+  expect(await ledger.run('charge-1', async () => 'ran again')).toBe('receipt-1');
+  expect(await new Checkpointer(storeB).recover('task-1')).toEqual({ recovered: true, stepIndex: 2, state: { step: 2 }, resumeFromStep: 3 });
+  expect((await storeA.breakerGet('isolated-dep'))?.state).toBe('isolated');
+  // The ledger works again, and runs the refused effect now (once).
+  expect(await ledger.run('charge-2', async () => `receipt-2 after ${++ran} run`)).toBe('receipt-2 after 1 run');
+  // Notifications flow again (the listening connection is back): a trip through b reaches a without a call.
+  await until(() => a.state === 'closed');
+  for (let i = 0; i < 3; i++) await b.execute(boom).catch(() => {});
+  await until(() => a.state === 'open');
+}
