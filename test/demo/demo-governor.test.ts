@@ -49,7 +49,7 @@ describe('the demo governs its subagents: hedges and learned stall limits', () =
   ] as const)('%s: hedges the seed scenario\'s tail and learns the deep model\'s limits; the summary matches the event log', async (name, make, model, countsTokens) => {
     const backend = await make();
     const run = await runLogged(backend, name.split(' ')[0]!);
-    checkGovernorSummary(run, backend, 'deep-research', { loserTokens: countsTokens, won: false, firstItemLearned: false });
+    checkGovernorSummary(run, backend, 'deep-research', { hedged: false, loserTokens: countsTokens, won: false, firstItemLearned: false });
     expect(run.summary.failed).toBe(0);
     expect(run.summary.learnedLimits.filter((l) => l.name === 'deep-research').map((l) => l.model)).toEqual([model, model]);
     expect(run.text).toMatch(/^ {2}hedges {16}after 1000 ms without a first item, at most 15% extra requests$/m);

@@ -32,7 +32,7 @@ export async function runLogged(backend: DemoBackend, name: string, topics = TOP
  * Checks the summary's hedge and learned-limit numbers against the event log and the printed
  * lines, and that `hedged` did hedge and learned both of its limits.
  */
-export function checkGovernorSummary(run: Awaited<ReturnType<typeof runLogged>>, backend: DemoBackend, hedged: string, o: { loserTokens: boolean; won: boolean; firstItemLearned: boolean } = { loserTokens: true, won: true, firstItemLearned: true }): void {
+export function checkGovernorSummary(run: Awaited<ReturnType<typeof runLogged>>, backend: DemoBackend, hedged: string, o: { hedged: boolean; loserTokens: boolean; won: boolean; firstItemLearned: boolean } = { hedged: true, loserTokens: true, won: true, firstItemLearned: true }): void {
   const { summary, text, log } = run;
   const maxExtra = backend.timing.hedge!.maxExtra;
   // Hedges: the numbers are the hedge events' (one per hedged call), path by path.
@@ -47,12 +47,14 @@ export function checkGovernorSummary(run: Awaited<ReturnType<typeof runLogged>>,
     expect(text).toContain(`    ${path.padEnd(20)}${hedgeLine(tally, maxExtra)}\n`);
   }
   const mine = summary.hedges[hedged]!;
-  expect(mine.started).toBeGreaterThan(0);
+  // Against a real server whether a tail request finds the allowance non-empty is timing: only the
+  // deterministic simulated run insists on hedges (the others check what they did, above).
+  if (o.hedged) expect(mine.started).toBeGreaterThan(0);
   // A hedged request can itself meet a fault (a 529, a stall): who wins a race is timing, so only
   // the deterministic simulated run insists on a win.
   if (o.won) expect(mine.won).toBeGreaterThan(0);
   // The adapters that send the request count its input tokens (the AI SDK's middleware does not).
-  if (o.loserTokens) expect(mine.loserTokens).toBeGreaterThan(0);
+  if (o.hedged && o.loserTokens) expect(mine.loserTokens).toBeGreaterThan(0);
 
   // Learned limits: the hedged path's between-items limit learned (past minSamples) and its
   // first-item one too (or, where a run's breaker keeps the path's calls few, at least sampled);
