@@ -2,11 +2,11 @@ import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ChaosServer, ChaosServerOptions, Fault } from '../../src/chaos/index.js';
-import { classify, isStallError, pipeline, retry, type StallError } from '../../src/index.js';
+import { classify, pipeline, retry, } from '../../src/index.js';
 import { constant } from '../../src/index.js';
 import { openAIClientOptions, type OpenAIChatLike, streamChat, withoutSdkRetries } from '../../src/openai/index.js';
-import { VirtualClock } from '../../src/testing/index.js';
-import { idleReference, outcome, socketsClosed, until, withChaos } from '../ai-sdk/helpers.js';
+import { outcome, socketsClosed, withChaos } from '../ai-sdk/helpers.js';
+import { stallCases } from './stream-stall-cases.js';
 
 // streamChat against the real openai SDK and the chaos server (Chat Completions).
 
@@ -76,22 +76,17 @@ describe('streamChat: a stream resolves only when it really finished', () => {
 });
 
 describe('streamChat: stalls', () => {
-  it('stall after the first chunk: StallError (idle) within idleMs + 50 ms, and the socket is closed', async () => {
-    await chat(rule({ kind: 'stall', afterEvents: 2 }), async (chaos, client) => {
-      let lastEventAt = performance.now();
-      const reference = idleReference(300);
-      const onEvent = () => {
-        lastEventAt = performance.now();
-        reference.rearm();
-      };
-      const { error } = await outcome(streamChat(client, body(), { idleMs: 300, onEvent }));
-      const endedAt = performance.now();
-      expect(isStallError(error)).toBe(true);
-      expect((error as StallError).phase).toBe('idle');
-      expect(endedAt - lastEventAt).toBeGreaterThanOrEqual(295);
-      expect(reference.lateAt(endedAt)).toBeLessThan(50);
-      expect(await socketsClosed(chaos, 100)).toBeLessThan(100);
-    });
+  stallCases({
+    unit: 'chunk',
+    run: (client, options) => streamChat(client, body(), options),
+    stallAfter: 2,
+    keepaliveAfter: 2,
+    // Chat wire: a role chunk, then text chunks …; the stall fault stops after `afterEvents` of them.
+    defaults: [
+      { afterEvents: 3, limitMs: 60_000, phase: 'idle', why: 'silent after a text chunk' },
+      { afterEvents: 1, limitMs: 300_000, phase: 'idle', why: 'quiet after the role chunk (no text yet)' },
+      { afterEvents: 0, limitMs: 300_000, phase: 'first-item', why: 'no first chunk' },
+    ],
   });
 
   it('no first chunk (headers, then nothing): StallError first-item; firstEventMs is a deprecated alias', async () => {
@@ -104,42 +99,9 @@ describe('streamChat: stalls', () => {
     });
   });
 
-  it('keep-alive comments are not progress: a ping-only stream stalls', async () => {
-    await chat(rule({ kind: 'keepalive', afterEvents: 2, intervalMs: 50 }), async (chaos, client) => {
-      await expect(streamChat(client, body(), { idleMs: 300 })).rejects.toMatchObject({ name: 'StallError', phase: 'idle' });
-      await socketsClosed(chaos);
-    });
-  });
-
   it('totalMs bounds a stream that keeps making slow progress', async () => {
     await chat(rule({ kind: 'slow', perEventMs: 100 }), async (chaos, client) => {
       await expect(streamChat(client, body(), { idleMs: 1000, totalMs: 350 })).rejects.toMatchObject({ name: 'StallError', phase: 'total' });
-      await socketsClosed(chaos);
-    });
-  });
-
-  // Chat wire: a role chunk, then text chunks …; the stall fault stops after `afterEvents` of them.
-  it.each([
-    { afterEvents: 3, limitMs: 60_000, phase: 'idle', why: 'silent after a text chunk' },
-    { afterEvents: 1, limitMs: 300_000, phase: 'idle', why: 'quiet after the role chunk (no text yet)' },
-    { afterEvents: 0, limitMs: 300_000, phase: 'first-item', why: 'no first chunk' },
-  ])('with no options, a stream $why stalls after $limitMs ms ($phase)', async ({ afterEvents, limitMs, phase }) => {
-    await chat(rule({ kind: 'stall', afterEvents }), async (chaos, client) => {
-      const clock = new VirtualClock();
-      let seen = 0;
-      const state: { done: boolean; error?: unknown } = { done: false };
-      streamChat(client, body(), { clock, onEvent: () => seen++ }).then(
-        () => (state.done = true),
-        (error: unknown) => Object.assign(state, { done: true, error }),
-      );
-      await until(() => chaos.requests.length === 1 && seen === afterEvents && clock.pending > 0);
-      await new Promise((resolve) => setTimeout(resolve, 50)); // nothing else is coming
-      expect(seen).toBe(afterEvents);
-      await clock.advance(limitMs - 1);
-      expect(state.done).toBe(false);
-      await clock.advance(1);
-      await until(() => state.done);
-      expect(state.error).toMatchObject({ name: 'StallError', phase, limitMs });
       await socketsClosed(chaos);
     });
   });

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import type { ChaosServer, ChaosServerOptions, Fault } from '../../src/chaos/index.js';
-import { classify, constant, isStallError, retry, type StallError } from '../../src/index.js';
+import { classify, constant, retry, } from '../../src/index.js';
 import { isResponseFailedError, type OpenAIResponsesLike, openAIClientOptions, ResponseFailedError, streamResponse } from '../../src/openai/index.js';
-import { VirtualClock } from '../../src/testing/index.js';
-import { idleReference, outcome, socketsClosed, until, withChaos } from '../ai-sdk/helpers.js';
+import { outcome, socketsClosed, withChaos } from '../ai-sdk/helpers.js';
+import { stallCases } from './stream-stall-cases.js';
 
 // streamResponse against the real openai SDK and the chaos server (Responses API).
 
@@ -94,56 +94,17 @@ describe('streamResponse: resolves only on a real finish', () => {
 });
 
 describe('streamResponse: stalls', () => {
-  it('stall after the first events: StallError (idle) within idleMs + 50 ms, and the socket is closed', async () => {
-    await responses(rule({ kind: 'stall', afterEvents: 6 }), async (chaos, client) => {
-      let lastEventAt = performance.now();
-      const reference = idleReference(300);
-      const onEvent = () => {
-        lastEventAt = performance.now();
-        reference.rearm();
-      };
-      const { error } = await outcome(streamResponse(client, body(), { idleMs: 300, onEvent }));
-      const endedAt = performance.now();
-      expect(isStallError(error)).toBe(true);
-      expect((error as StallError).phase).toBe('idle');
-      expect(endedAt - lastEventAt).toBeGreaterThanOrEqual(295);
-      expect(reference.lateAt(endedAt)).toBeLessThan(50);
-      expect(await socketsClosed(chaos, 100)).toBeLessThan(100);
-    });
-  });
-
-  it('keep-alive comments are not progress; a keepalive event is not either', async () => {
-    await responses(rule({ kind: 'keepalive', afterEvents: 3, intervalMs: 50 }), async (chaos, client) => {
-      await expect(streamResponse(client, body(), { idleMs: 300 })).rejects.toMatchObject({ name: 'StallError', phase: 'idle' });
-      await socketsClosed(chaos);
-    });
-  });
-
-  // Responses wire: response.created, response.in_progress, output_item.added, content_part.added, text deltas …
-  it.each([
-    { afterEvents: 5, limitMs: 60_000, phase: 'idle', why: 'silent after a text delta' },
-    { afterEvents: 2, limitMs: 300_000, phase: 'idle', why: 'quiet before any text (reasoning, a tool call)' },
-    { afterEvents: 0, limitMs: 300_000, phase: 'first-item', why: 'no first event' },
-  ])('with no options, a stream $why stalls after $limitMs ms ($phase)', async ({ afterEvents, limitMs, phase }) => {
-    await responses(rule({ kind: 'stall', afterEvents }), async (chaos, client) => {
-      const clock = new VirtualClock();
-      const types: string[] = [];
-      const state: { done: boolean; error?: unknown } = { done: false };
-      streamResponse(client, body(), { clock, onEvent: (e) => types.push(e.type) }).then(
-        () => (state.done = true),
-        (error: unknown) => Object.assign(state, { done: true, error }),
-      );
-      await until(() => chaos.requests.length === 1 && types.length === afterEvents && clock.pending > 0);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(types).toHaveLength(afterEvents);
-      if (afterEvents === 5) expect(types.at(-1)).toBe('response.output_text.delta');
-      await clock.advance(limitMs - 1);
-      expect(state.done).toBe(false);
-      await clock.advance(1);
-      await until(() => state.done);
-      expect(state.error).toMatchObject({ name: 'StallError', phase, limitMs });
-      await socketsClosed(chaos);
-    });
+  stallCases({
+    unit: 'event',
+    run: (client, options) => streamResponse(client, body(), options),
+    stallAfter: 6,
+    keepaliveAfter: 3,
+    // Responses wire: response.created, response.in_progress, output_item.added, content_part.added, text deltas …
+    defaults: [
+      { afterEvents: 5, limitMs: 60_000, phase: 'idle', why: 'silent after a text delta', lastType: 'response.output_text.delta' },
+      { afterEvents: 2, limitMs: 300_000, phase: 'idle', why: 'quiet before any text (reasoning, a tool call)' },
+      { afterEvents: 0, limitMs: 300_000, phase: 'first-item', why: 'no first event' },
+    ],
   });
 
   it('caller abort closes the socket; option errors name the option', async () => {
