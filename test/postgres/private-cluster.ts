@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../helpers/free-port.js';
 
 const run = promisify(execFile);
 
@@ -15,14 +15,6 @@ export function postgresBin(): string | undefined {
     .filter((d) => existsSync(join(root, d, 'bin', 'initdb')))
     .sort((a, b) => Number(b) - Number(a));
   return majors[0] === undefined ? undefined : join(root, majors[0], 'bin');
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
 }
 
 /**

@@ -1,21 +1,12 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from '../helpers/free-port.js';
 
 /** True when a `redis-server` binary is on PATH. */
 export const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;
-
-/** A TCP port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 /**
  * A `redis-server` of a test's own, on a free port, its files in a temp dir — to kill and restart

@@ -5,7 +5,8 @@ import { driverError } from '../../src/redis/driver-error.js';
 import { redisStore } from '../../src/redis/index.js';
 import type { Store } from '../../src/store/store.js';
 import type { BreakerRecord } from '../../src/transitions/breaker-record.js';
-import { freePort, PrivateRedis, redisServerInstalled } from './private-redis.js';
+import { PrivateRedis, redisServerInstalled } from './private-redis.js';
+import { freePort } from '../helpers/free-port.js';
 import { deletePrefixes, REDIS_URL, redisAvailable, storeOnOwnClient, uniquePrefix } from './redis-helpers.js';
 import { collectGarbage } from '../helpers/collect-garbage.js';
 
