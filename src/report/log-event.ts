@@ -1,4 +1,4 @@
-import type { RecourseEventMap } from '../events/event-types.js';
+import { EVENT_TYPES } from '../events/event-types.js';
 import type { ExplainedError } from '../telemetry/explain.js';
 
 /** An error as a log line carries it (jsonLogger's `error` field), redacted: an explain node's own fields. */
@@ -43,47 +43,11 @@ export interface LogEvent {
 }
 
 /**
- * Every event type a log may hold: the keys of `RecourseEventMap`, spelled out so the compiler
- * fails here when an event is added and the report does not know it yet.
+ * Event types the report draws: every event recourse publishes (`EVENT_TYPES`, checked against
+ * the event map by the compiler). Lines of other types (another program's, a newer recourse's)
+ * are listed as skipped (the page says so), never guessed at.
  */
-const EVENT_TYPES: Record<keyof RecourseEventMap, true> = {
-  retry: true,
-  giveup: true,
-  state: true,
-  reject: true,
-  fallback: true,
-  served: true,
-  timeout: true,
-  probe_late: true,
-  store_unavailable: true,
-  store_recovered: true,
-  stall: true,
-  hedge: true,
-  invalid: true,
-  call: true,
-  attempt: true,
-  degradation: true,
-  model_fallback: true,
-  ledger_takeover: true,
-  ledger_unrecorded: true,
-  route: true,
-  alert: true,
-  alert_failed: true,
-  replan: true,
-  stop: true,
-  escalation: true,
-  rate_limit_wait: true,
-  rate_limit_learned: true,
-  budget_exceeded: true,
-  spend_rate_exceeded: true,
-  resume: true,
-};
-
-/**
- * Event types the report draws: every event recourse emits. Lines of other types (another
- * program's, a newer recourse's) are listed as skipped (the page says so), never guessed at.
- */
-export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(EVENT_TYPES));
+export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 /** Types whose hover card the report words itself (describeEvent); others show the line's `msg`. */
 export const DESCRIBED_TYPES: ReadonlySet<string> = new Set(['retry', 'giveup', 'call', 'attempt', 'state', 'reject', 'fallback', 'served', 'stall', 'degradation']);
