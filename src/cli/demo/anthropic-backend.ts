@@ -3,7 +3,7 @@ import { anthropicClientOptions } from '../../anthropic/client-options.js';
 import { streamMessage } from '../../anthropic/stream-message.js';
 import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
 import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
-import { demoHedge, demoStallLimits, governorLine } from './demo-governor.js';
+import { demoHedge, demoStreamStallLimits, governorLine } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
 import { DEEP_MODEL, QUICK_MODEL, seedScenario, seedScenarioLine } from './seed-scenario.js';
 
@@ -40,7 +40,7 @@ export async function anthropicBackend(o: AnthropicBackendOptions): Promise<Demo
     chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed) });
     client = new Anthropic(anthropicClientOptions({ apiKey: 'sk-ant-demo-offline', baseURL: chaos.url }));
   }
-  const stall = o.live ? demoStallLimits(5_000, 20_000, 60_000) : demoStallLimits(500, 1_000, 3_000);
+  const stall = demoStreamStallLimits(o.live);
   const hedge = demoHedge(o.live);
   const subagent =
     (model: string, role: string, maxTokens: number): Subagent =>

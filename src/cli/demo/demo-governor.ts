@@ -49,6 +49,18 @@ export function demoStallLimits(floorMs: number, capMs: number, firstItemCapMs: 
 }
 
 /**
+ * The stall limits of the model-stream backends (Anthropic, OpenAI, AI SDK): against the chaos
+ * server a 500 ms floor, 1 s cap and 3 s first-item cap (its streams are quick); against the real
+ * API 5 s, 20 s and 60 s.
+ *
+ * @example
+ * const stall = demoStreamStallLimits(false) // floor 500, cap 1000, first item 3000
+ */
+export function demoStreamStallLimits(live: boolean): DemoStallLimits {
+  return live ? demoStallLimits(5_000, 20_000, 60_000) : demoStallLimits(500, 1_000, 3_000);
+}
+
+/**
  * The hedge of the SDK backends: against the chaos server, after 1 s without a first event (a
  * healthy deep answer starts within about 0.9 s, the scenario's tail after about 2.1 s); against
  * the real API, after the learned p95. At most 15% extra requests either way (a demo run is short: the allowance

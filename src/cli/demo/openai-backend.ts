@@ -3,7 +3,7 @@ import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
 import { openAIClientOptions } from '../../openai/client-options.js';
 import { streamChat } from '../../openai/stream-chat.js';
 import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
-import { demoHedge, demoStallLimits, governorLine } from './demo-governor.js';
+import { demoHedge, demoStreamStallLimits, governorLine } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
 import { type DemoModels, seedScenario, seedScenarioLine } from './seed-scenario.js';
 
@@ -47,7 +47,7 @@ export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBacken
     chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed, models) });
     client = new OpenAI(openAIClientOptions({ apiKey: 'sk-demo-offline', baseURL: `${chaos.url}/v1` }));
   }
-  const stall = o.live ? demoStallLimits(5_000, 20_000, 60_000) : demoStallLimits(500, 1_000, 3_000);
+  const stall = demoStreamStallLimits(o.live);
   const hedge = demoHedge(o.live);
   const subagent =
     (model: string, role: string, maxTokens: number): Subagent =>
