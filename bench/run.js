@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, USAGE } from './lib/args.js';
+import { parseArgs, selectCases, USAGE } from './lib/args.js';
 import { textTable } from './lib/format.js';
 import { evaluateGoals, GOAL_COLUMNS } from './lib/goals.js';
 import { machineInfo } from './lib/machine.js';
@@ -23,8 +23,9 @@ import * as rateLimit from './cases/rate-limit.js';
 import * as hedgeCase from './cases/hedge.js';
 import * as adaptiveStall from './cases/adaptive-stall.js';
 import * as cluster from './cases/cluster.js';
+import * as instructions from './cases/instructions.js';
 
-const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos, report, resume, rateLimit, hedgeCase, adaptiveStall, cluster];
+const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos, report, resume, rateLimit, hedgeCase, adaptiveStall, cluster, instructions];
 
 let args;
 try {
@@ -38,16 +39,13 @@ if (args.help) {
   process.exit(0);
 }
 
-const selected = args.only === undefined
-  ? CASES
-  : args.only.map((key) => {
-      const c = CASES.find((x, i) => x.id === key || String(i + 1) === key);
-      if (c === undefined) {
-        console.error(`unknown case ${key}\n${USAGE}`);
-        process.exit(2);
-      }
-      return c;
-    });
+let selected;
+try {
+  selected = selectCases(CASES, args.only);
+} catch (error) {
+  console.error(`${error.message}\n${USAGE}`);
+  process.exit(2);
+}
 
 // Every worker of this run loads the same build: a snapshot of dist/ taken now (other work may
 // rebuild dist/ while the bench runs). RECOURSE_DIST, when set, names another build to measure.

@@ -6,7 +6,8 @@ export const USAGE = `usage: npm run bench -- [--quick] [--node PATH]... [--only
                  side by side with the Node running run.js (repeatable)
   --only CASES   comma-separated case ids or numbers: 1 overhead, 2 watch, 3 stall, 4 memory,
                  5 amplification, 6 jitter, 7 chaos, 8 report, 9 resume, 10 rate-limit, 11 hedge,
-                 12 adaptive-stall, 13 cluster
+                 12 adaptive-stall, 13 cluster; and only when named, 14 instructions (valgrind's
+                 count of instructions per call for cases 1 and 2, about 10 minutes)
   --merge        keep the other cases of the results file (with --only: refresh some cases of a run)
   --rounds N     fresh processes per variant for the per-call cases (default 7; --quick 3)
   --out FILE     where to write the results (default bench/results.json)`;
@@ -32,4 +33,17 @@ export function parseArgs(argv) {
     else throw new Error(`unknown option ${a}\n${USAGE}`);
   }
   return o;
+}
+
+/**
+ * The cases a run measures: those named by --only (by id or number), or else every case that is
+ * not `optional` (a case that needs a tool the machine may lack runs only when named).
+ */
+export function selectCases(cases, only) {
+  if (only === undefined) return cases.filter((c) => !c.optional);
+  return only.map((key) => {
+    const c = cases.find((x, i) => x.id === key || String(i + 1) === key);
+    if (c === undefined) throw new Error(`unknown case ${key}`);
+    return c;
+  });
 }

@@ -92,3 +92,21 @@ describe('bench/run.js --merge', () => {
     }
   }, 60_000);
 });
+
+describe('bench/run.js case selection', () => {
+  it('runs an optional case (valgrind counts) only when --only names it, by id or number', async () => {
+    // @ts-expect-error a JavaScript module of the benchmark, without type declarations
+    const { selectCases } = await import('../../bench/lib/args.js');
+    // @ts-expect-error a JavaScript module of the benchmark, without type declarations
+    const instructions = await import('../../bench/cases/instructions.js');
+    expect(instructions.optional).toBe(true);
+    const overhead = { id: 'overhead' };
+    const watch = { id: 'watch' };
+    const cases = [overhead, watch, instructions];
+    expect(selectCases(cases, undefined)).toEqual([overhead, watch]);
+    expect(selectCases(cases, ['instructions', '1'])).toEqual([instructions, overhead]);
+    expect(selectCases(cases, ['3'])).toEqual([instructions]);
+    expect(() => selectCases(cases, ['instruction'])).toThrow('unknown case instruction');
+    expect(benchCaseIds()).toContain('instructions');
+  });
+});
