@@ -2,10 +2,10 @@
 // of the case-1 and case-2 variants, counted by valgrind (callgrind), not timed.
 //
 // The time cases move by a tenth from one fresh process to the next on this machine (the same
-// bare `for await` runs at about 190 or about 340 ns per item); a count of instructions does not.
-// It is what shows whether a goal in ns sits below what the least possible design costs: the
-// "floor" variants are the least any wrapper can do, so a goal they miss in instructions too is
-// out of reach of a better implementation on that runtime.
+// bare `for await` runs at about 190 or about 340 ns per item); a count of instructions moves by a
+// few percent. It tells a change of a few instructions from noise, and shows how far recourse is
+// from the "floor" variants (the least any wrapper can do) on each runtime. Counts are not time (a
+// promise hook or an allocation costs more than its count says): the goals stay in ns.
 //
 // Each variant runs in a fresh process under `valgrind --tool=callgrind`, with V8 on one thread
 // (`--single-threaded`: no background compiler or GC thread whose share would vary), twice: with
@@ -20,7 +20,7 @@ import { WATCH_VARIANTS } from './watch-variants.js';
 export const id = 'instructions';
 export const title = '14. Instructions per call, counted by valgrind (cases 1 and 2)';
 export const perRuntime = true;
-/** Not part of a plain `npm run bench`: it needs valgrind and about 10 minutes. */
+/** Not part of a plain `npm run bench`: it needs valgrind and about 9 minutes per runtime. */
 export const optional = true;
 
 const CASES = fileURLToPath(new URL('./', import.meta.url));
