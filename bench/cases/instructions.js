@@ -14,6 +14,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { fmt, ratio, withSpread } from '../lib/format.js';
+import { summarize } from '../lib/stats.js';
 import { byName } from './overhead-variants.js';
 import { WATCH_VARIANTS } from './watch-variants.js';
 
@@ -67,8 +68,7 @@ async function perCall(node, kind, variant, p) {
     const [small, large] = await Promise.all([run(p.small), run(p.large)]);
     samples.push((large - small) / (p.large - p.small));
   }
-  samples.sort((a, b) => a - b);
-  return { n: samples.length, median: samples[Math.floor(samples.length / 2)], min: samples[0], max: samples[samples.length - 1], samples };
+  return { ...summarize(samples), samples };
 }
 
 export async function run(ctx) {
