@@ -157,7 +157,7 @@ export { type ExplainedError, explain, explainJSON } from './telemetry/explain.j
 export { type InstrumentedPolicy, type InstrumentOptions, instrument, type Per } from './telemetry/instrument.js';
 export { type JsonLoggerOptions, jsonLogger, type LogLevel, type LogLine } from './telemetry/json-logger.js';
 export { isSecretKey, REDACTED, type RedactOptions, redact, redactText } from './telemetry/redact.js';
-// durable state (stores with drivers live in their own entries: recourse/sqlite)
+// durable state (stores with drivers live in their own entries: agent-recourse/sqlite)
 export { canonicalJson } from './canonical/canonical-json.js';
 export { idempotencyKey } from './canonical/idempotency-key.js';
 export { isNotSerializableError, NotSerializableError } from './canonical/not-serializable-error.js';

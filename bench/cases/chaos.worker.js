@@ -138,7 +138,7 @@ if (api === 'ai-sdk' && arm === 'sdk') {
   } else {
     const { openAIClientOptions, streamChat } = await loadEntry('openai/index.js');
     const client = new OpenAI(openAIClientOptions({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' }));
-    adapter = 'recourse/openai streamChat(client, body, { signal: ctx.signal, idleMs, firstItemMs })';
+    adapter = 'agent-recourse/openai streamChat(client, body, { signal: ctx.signal, idleMs, firstItemMs })';
     streamOnce = async (ctx, id, i) => (await streamChat(client, chatBody(id, i), { signal: ctx.signal, idleMs, firstItemMs })).choices[0]?.message.content ?? '';
   }
   const [primary, secondary] = api === 'openai' ? ['gpt-primary', 'gpt-fallback'] : ['claude-primary', 'claude-fallback'];
@@ -171,7 +171,7 @@ if (api === 'ai-sdk' && arm === 'sdk') {
   let streamText;
   let validateLayer = [];
   if (adapterModule?.streamMessage) {
-    adapter = 'recourse/anthropic streamMessage(client, body, { signal: ctx.signal, idleMs, firstItemMs, validate })';
+    adapter = 'agent-recourse/anthropic streamMessage(client, body, { signal: ctx.signal, idleMs, firstItemMs, validate })';
     const textOf = (message) => message.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
     streamText = async (ctx, model, i) => {
       const message = await adapterModule.streamMessage(client, params(model, i), {

@@ -1,6 +1,6 @@
 // Case 13: cluster state — breakers, the ledger and the retry budget shared by processes through a
 // store, one column group per store available on this machine (SQLite always; PostgreSQL and Redis
-// when reachable, Redis once recourse/redis is built). Every number comes from real processes.
+// when reachable, Redis once agent-recourse/redis is built). Every number comes from real processes.
 import { clusterBackends } from '../lib/cluster-stores.js';
 import { fmt } from '../lib/format.js';
 import { runWorker } from '../lib/spawn.js';

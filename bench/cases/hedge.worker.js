@@ -1,6 +1,6 @@
 // Hedge case worker: one arm of the heavy-tail workload, against its own chaos server.
 //   hedge.worker.js <arm: plain | p95 | fixed> <calls> <concurrency> <seed> <afterMs (fixed arm)>
-// Every arm streams with recourse/anthropic's streamMessage over the real @anthropic-ai/sdk; the
+// Every arm streams with agent-recourse/anthropic's streamMessage over the real @anthropic-ai/sdk; the
 // hedged arms run it under hedge({ afterMs, maxExtra: 0.05 }). Time to first event is measured
 // from the call's start to the first event its caller sees.
 import { performance } from 'node:perf_hooks';

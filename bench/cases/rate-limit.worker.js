@@ -1,6 +1,6 @@
 // Case rate-limit worker: one arm of the burst against a rate-limited chaos server.
 //   rate-limit.worker.js <arm: retry-after | limiter> <calls> <requestsPerMinute>
-// Both arms: the real @anthropic-ai/sdk (maxRetries 0) through recourse/anthropic's streamMessage,
+// Both arms: the real @anthropic-ai/sdk (maxRetries 0) through agent-recourse/anthropic's streamMessage,
 // every call started at once, the chaos server enforcing requestsPerMinute with its token buckets
 // (real 429s with retry-after and rate-limit headers). Server, retry and limiter share one
 // VirtualClock, moved to the next timer whenever the network is quiet: the times are simulated

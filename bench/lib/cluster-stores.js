@@ -28,7 +28,7 @@ async function redisProblem() {
   try {
     await loadEntry('redis/index.js');
   } catch {
-    return 'recourse/redis is not in this build';
+    return 'agent-recourse/redis is not in this build';
   }
   const { default: Redis } = await import('ioredis');
   const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000 });

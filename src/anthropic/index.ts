@@ -1,5 +1,5 @@
 /**
- * `recourse/anthropic`: `@anthropic-ai/sdk` under recourse. `streamMessage` streams a message with
+ * `agent-recourse/anthropic`: `@anthropic-ai/sdk` under recourse. `streamMessage` streams a message with
  * stall detection (first event, idle, total), aborts the HTTP request on stall or abort, and
  * rejects a truncated stream instead of returning partial text; `anthropicClientOptions` /
  * `withoutSdkRetries` keep the SDK's own retries from multiplying recourse's. The SDK's error
@@ -7,7 +7,7 @@
  * `@anthropic-ai/sdk`.
  *
  * @example
- * import { anthropicClientOptions, streamMessage } from 'recourse/anthropic'
+ * import { anthropicClientOptions, streamMessage } from 'agent-recourse/anthropic'
  * const client = new Anthropic(anthropicClientOptions())
  * const message = await streamMessage(client, body, { idleMs: 15_000 })
  */

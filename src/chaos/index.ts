@@ -1,10 +1,10 @@
 /**
- * `recourse/chaos`: a local Anthropic- and OpenAI-compatible server (Messages, Chat Completions,
+ * `agent-recourse/chaos`: a local Anthropic- and OpenAI-compatible server (Messages, Chat Completions,
  * Responses) that injects faults, rate limits and pacing, to test an agent's resilience against
  * the failures real APIs have.
  *
  * @example
- * import { loadScenario, startChaosServer } from 'recourse/chaos'
+ * import { loadScenario, startChaosServer } from 'agent-recourse/chaos'
  * const chaos = await startChaosServer({ scenario: await loadScenario('chaos.json') })
  */
 export { FAULT_KINDS, loadScenario, parseScenario } from './scenario.js';

@@ -1,11 +1,11 @@
 /**
- * `recourse/claude-agent-sdk`: the Claude Agent SDK under recourse. `runQuery` runs `query()`
+ * `agent-recourse/claude-agent-sdk`: the Claude Agent SDK under recourse. `runQuery` runs `query()`
  * with stall detection, turns every failure shape of the SDK into an error `classify`
  * understands, and leaves no CLI process behind; `subagentPath` builds fallback ladders of
  * subagents. Needs the optional peer `@anthropic-ai/claude-agent-sdk`.
  *
  * @example
- * import { agentEnv, runQuery } from 'recourse/claude-agent-sdk'
+ * import { agentEnv, runQuery } from 'agent-recourse/claude-agent-sdk'
  * const result = await runQuery({ prompt, options: { env: agentEnv() } }, { idleMs: 30_000 })
  */
 export { agentEnv, type AgentEnvOptions } from './agent-env.js';

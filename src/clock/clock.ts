@@ -3,7 +3,7 @@ import { abortReason } from '../errors/abort-error.js';
 
 /**
  * The source of time for every time-dependent part of recourse. Inject a `VirtualClock`
- * (`recourse/testing`) to run policies on virtual time in tests.
+ * (`agent-recourse/testing`) to run policies on virtual time in tests.
  *
  * @example
  * const clock: Clock = { now: () => Date.now(), sleep: (ms, signal) => setTimeout(ms, undefined, { signal }) }

@@ -9,7 +9,7 @@ const NEVER: AbortSignal = new AbortController().signal;
 
 /**
  * @internal A typed key for a value that rides on the scope of a call, for extensions such as
- * telemetry (`recourse/otel` keeps the call's span in one). Compared by identity.
+ * telemetry (`agent-recourse/otel` keeps the call's span in one). Compared by identity.
  */
 export class ScopeSlot<T> {
   declare readonly __value?: T;

@@ -98,7 +98,7 @@ export interface RecourseEventMap {
   attempt: { outcome: CallOutcome; durationMs: number; attempt: number; error?: unknown };
   /** A degradation controller changed level; `level` is the index of `to` (0 = normal). */
   degradation: { from: string; to: string; level: number; direction: DegradationDirection; errorRate: number; calls: number };
-  /** The Claude Agent SDK's CLI switched models mid-query (`recourse/claude-agent-sdk`). */
+  /** The Claude Agent SDK's CLI switched models mid-query (`agent-recourse/claude-agent-sdk`). */
   model_fallback: ModelFallbackEvent;
   /**
    * An `IdempotencyLedger` took `key` over from `previousOwner`, which stopped renewing its claim
@@ -143,8 +143,8 @@ export interface RecourseEventMap {
    */
   spend_rate_exceeded: { name: string; unit: 'usd' | 'tokens'; rate: number; limit: number; perMs: number; breaker: string };
   /**
-   * A model stream broke after content began and is continued (`recourse/anthropic`,
-   * `recourse/ai-sdk`): `attempt` is the continuation request (1 = the first), `keptChars` the
+   * A model stream broke after content began and is continued (`agent-recourse/anthropic`,
+   * `agent-recourse/ai-sdk`): `attempt` is the continuation request (1 = the first), `keptChars` the
    * characters of text kept and sent back as the prefill, `reason` the break's `classify` reason.
    * `mode` `restart` when no prefill is possible (extended thinking on, a provider that takes no
    * trailing assistant message): the request is sent again from scratch.

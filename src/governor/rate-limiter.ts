@@ -380,7 +380,7 @@ function checkPerMinute(name: string, value: unknown): number | undefined {
  *
  * As a policy (in `pipeline(retry(), limiter, …)`) it reads headers from results and errors (SDK
  * `APIError.headers`, the AI SDK's `responseHeaders` and `response.headers`, `withResponse()`
- * results); `streamMessage` (`recourse/anthropic`) and `streamChat` (`recourse/openai`) report the
+ * results); `streamMessage` (`agent-recourse/anthropic`) and `streamChat` (`agent-recourse/openai`) report the
  * raw response's headers to it, and take `rateLimiter` as an option to reserve tokens from the
  * request body. Use one limiter per model (providers limit each model apart). With `store`
  * (`redisStore`, `postgresStore`), every process using the same store and `name` shares one set of

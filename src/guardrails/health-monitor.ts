@@ -118,7 +118,7 @@ export const UNNAMED_DEPENDENCY = 'unnamed';
 
 /**
  * Where a health monitor counts dependencies past `maxDependencies`, and the label value
- * `recourse/prometheus` uses past `maxLabelValues`.
+ * `agent-recourse/prometheus` uses past `maxLabelValues`.
  *
  * @example
  * health.snapshot().dependencies[OTHER_DEPENDENCY]?.calls // calls of names past the limit

@@ -1,5 +1,5 @@
 /**
- * `recourse/openai`: the `openai` SDK (5 and later) under recourse. `streamChat` (Chat
+ * `agent-recourse/openai`: the `openai` SDK (5 and later) under recourse. `streamChat` (Chat
  * Completions) and `streamResponse` (Responses API) stream with stall detection (first event,
  * idle, total), abort the HTTP request on stall or abort, and reject a stream cut short instead of
  * returning a partial answer; `openAIClientOptions` / `withoutSdkRetries` keep the SDK's own
@@ -7,7 +7,7 @@
  * `classify` reads them. Needs the optional peer `openai`.
  *
  * @example
- * import { openAIClientOptions, streamChat } from 'recourse/openai'
+ * import { openAIClientOptions, streamChat } from 'agent-recourse/openai'
  * const client = new OpenAI(openAIClientOptions())
  * const completion = await streamChat(client, { model: 'gpt-5', messages }, { idleMs: 15_000 })
  */

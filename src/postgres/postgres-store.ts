@@ -611,8 +611,8 @@ async function insertLedger(client: PgClientLike, table: string, id: Buffer, e: 
  *
  * @example
  * import pg from 'pg'
- * import { circuitBreaker, IdempotencyLedger } from 'recourse'
- * import { postgresStore } from 'recourse/postgres'
+ * import { circuitBreaker, IdempotencyLedger } from 'agent-recourse'
+ * import { postgresStore } from 'agent-recourse/postgres'
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL })
  * const store = postgresStore({ pool })

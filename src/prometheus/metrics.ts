@@ -177,7 +177,7 @@ const subscriptions = new WeakMap<Registry, Map<string, Shared>>();
 
 function warnCardinality(label: string, max: number): void {
   process.emitWarning(
-    `recourse/prometheus: label "${label}" reached ${max} distinct values; further values are counted as "${OTHER_LABEL_VALUE}". Name dependencies by kind, not by request (a tool-call id, a URL), or raise maxLabelValues.`,
+    `agent-recourse/prometheus: label "${label}" reached ${max} distinct values; further values are counted as "${OTHER_LABEL_VALUE}". Name dependencies by kind, not by request (a tool-call id, a URL), or raise maxLabelValues.`,
     'RecourseCardinalityWarning',
   );
 }

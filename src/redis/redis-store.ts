@@ -498,8 +498,8 @@ function keepPx(keepUntil: number, now: number): number {
  *
  * @example
  * import { Redis } from 'ioredis'
- * import { circuitBreaker, IdempotencyLedger } from 'recourse'
- * import { redisStore } from 'recourse/redis'
+ * import { circuitBreaker, IdempotencyLedger } from 'agent-recourse'
+ * import { redisStore } from 'agent-recourse/redis'
  *
  * const client = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
  * const store = redisStore({ client })

@@ -509,7 +509,7 @@ class SqliteStore implements Store {
  * to `busyTimeoutMs` (transitions are short, so waits are too). Defaults: busyTimeoutMs 5000.
  *
  * @example
- * import { sqliteStore } from 'recourse/sqlite'
+ * import { sqliteStore } from 'agent-recourse/sqlite'
  * const store = sqliteStore({ path: '.agent/state.db' })
  * const ledger = new IdempotencyLedger(store)
  */

@@ -56,7 +56,7 @@ type Closable = BreakerStore & { close?: () => Promise<void> };
  *
  * @example
  * import { afterEach, beforeEach, describe, expect, it } from 'vitest'
- * import { breakerStoreConformance } from 'recourse/testing'
+ * import { breakerStoreConformance } from 'agent-recourse/testing'
  * breakerStoreConformance('map', () => mapBreakerStore(), { describe, it, expect, beforeEach, afterEach })
  */
 export function breakerStoreConformance(

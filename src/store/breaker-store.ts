@@ -32,9 +32,9 @@ export type BreakerChangeListener = (name: string, record: BreakerRecord) => voi
  * - to force a state (`breakerForce`, from `isolate()` / `reset()`);
  * - to re-read the record (`breakerGet`) when it starts, on an interval, and after an outage.
  *
- * Contract for implementers (the conformance suite in `recourse/testing` checks all of it):
+ * Contract for implementers (the conformance suite in `agent-recourse/testing` checks all of it):
  * - **Atomic**: `breakerAdmit`, `breakerRecord` and `breakerForce` each read the record, apply the
- *   pure transition exported by `recourse` (`admitTransition`, `recordTransition`,
+ *   pure transition exported by `agent-recourse` (`admitTransition`, `recordTransition`,
  *   `forceTransition`) and write the result as **one** atomic step (a transaction, one Lua script),
  *   so among any number of concurrent callers in any number of processes exactly one gets the probe.
  * - **A name never stored** reads as `newBreakerRecord()` (closed, epoch 0); `breakerGet` returns

@@ -6,9 +6,9 @@ import type { BudgetGrant, BudgetLimits, BudgetRecord, BudgetTake } from '../tra
  * (a local lease) and spends them synchronously; it calls the store to report its requests, give
  * back unused tokens and take more, in one `budgetTake` call, a few times a second at most.
  *
- * Contract for implementers (the conformance suite in `recourse/testing` checks all of it):
+ * Contract for implementers (the conformance suite in `agent-recourse/testing` checks all of it):
  * - **Atomic**: `budgetTake` reads the record (a fresh `newBudgetRecord(now, limits)` when none is
- *   stored), applies `budgetTakeTransition` exported by `recourse` and writes the result as **one**
+ *   stored), applies `budgetTakeTransition` exported by `agent-recourse` and writes the result as **one**
  *   atomic step (a transaction, one Lua script), so concurrent takers in any number of processes
  *   never get more tokens in total than the budget holds.
  * - **Time** (`now`, `returnedAt`) comes from the callers' clock, one wall-clock scale for every

@@ -63,7 +63,7 @@ function countKinds(kinds: string[]): Record<string, number> {
  *
  * @example
  * import { afterEach, beforeEach, describe, expect, it } from 'vitest'
- * import { storeConformance } from 'recourse/testing'
+ * import { storeConformance } from 'agent-recourse/testing'
  * storeConformance('sqlite', () => sqliteStore({ path: freshPath() }), { describe, it, expect, beforeEach, afterEach })
  */
 export function storeConformance(

@@ -75,7 +75,7 @@ export interface EscalationQuery {
  * Where escalations to a person live, so a decision given on one machine (the CLI: `recourse
  * escalations approve ID`) is seen by an agent on another, also after it restarted. A backend
  * implements each method as one atomic transition (one transaction, or one script), applying
- * `recourse`'s `escalationOpenTransition`, `escalationDecideTransition` and
+ * `agent-recourse`'s `escalationOpenTransition`, `escalationDecideTransition` and
  * `escalationReopenTransition` to the record's row, so of two people deciding at once exactly one
  * decision is kept. A backend that cannot reach its storage rejects with `StoreError`.
  *

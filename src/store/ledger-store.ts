@@ -35,7 +35,7 @@ export type LedgerClaim =
 /**
  * Where an `IdempotencyLedger` keeps claims and results. A backend implements each method as one
  * atomic transition (one transaction, or one script), applying the pure functions of
- * `recourse`'s `ledgerClaimTransition` & co. to the key's row, so of many callers racing on one
+ * `agent-recourse`'s `ledgerClaimTransition` & co. to the key's row, so of many callers racing on one
  * key, in one process or many, exactly one gets `claimed`. A fresh key costs the ledger two calls
  * (`ledgerClaim`, then `ledgerComplete` or `ledgerRelease`); `ledgerRenew` runs only for
  * operations longer than a third of the lease. Every `now`, `leaseUntil` and `expiresAt` is in the

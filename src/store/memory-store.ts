@@ -250,7 +250,7 @@ class MemoryStore implements Store, RateLimitStore {
  * A store in this process's memory: breakers, ledger, checkpoints, saga logs, escalations, retry
  * budgets and rate limiters shared by
  * everything in the process that uses this object, atomic per call, and lost when the process
- * exits. Use `sqliteStore` (`recourse/sqlite`) to share state between processes or survive a crash.
+ * exits. Use `sqliteStore` (`agent-recourse/sqlite`) to share state between processes or survive a crash.
  *
  * @example
  * const store = memoryStore()

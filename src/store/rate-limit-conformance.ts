@@ -85,8 +85,8 @@ class Model {
  *
  * @example
  * import { afterEach, beforeEach, describe, expect, it } from 'vitest'
- * import { memoryStore } from 'recourse'
- * import { rateLimitStoreConformance } from 'recourse/testing'
+ * import { memoryStore } from 'agent-recourse'
+ * import { rateLimitStoreConformance } from 'agent-recourse/testing'
  * rateLimitStoreConformance('memory', () => memoryStore(), { describe, it, expect, beforeEach, afterEach })
  */
 export function rateLimitStoreConformance(

@@ -2,13 +2,13 @@ import type { RateLimitAnswer, RateLimitRecord, RateLimitUpdate } from '../trans
 
 /**
  * Where a rate limiter shared by many processes (`rateLimiter({ store })`) keeps its buckets and
- * queue: one small record per limiter name. `redisStore()` (`recourse/redis`) and
- * `postgresStore()` (`recourse/postgres`) share it between processes; `memoryStore()` between the
+ * queue: one small record per limiter name. `redisStore()` (`agent-recourse/redis`) and
+ * `postgresStore()` (`agent-recourse/postgres`) share it between processes; `memoryStore()` between the
  * limiters of one process.
  *
- * Contract for implementers (`rateLimitStoreConformance` in `recourse/testing` checks it):
+ * Contract for implementers (`rateLimitStoreConformance` in `agent-recourse/testing` checks it):
  * - **Atomic**: `rateLimitUpdate` reads the record (a fresh `newRateLimitRecord(now)` when none is
- *   stored), applies `rateLimitTransition` exported by `recourse` and writes the result as **one**
+ *   stored), applies `rateLimitTransition` exported by `agent-recourse` and writes the result as **one**
  *   atomic step (a lock, or a compare-and-swap that reads and applies again when another write
  *   came first), so concurrent callers in any number of processes get distinct send times.
  * - **Time** (`now`) comes from the callers' clock, one wall-clock scale for every process; the

@@ -30,7 +30,7 @@ export interface SagaLease {
  * or recovering it); `sagaAppend` and `sagaReset` are fenced: they write only for the current lease
  * holder, so a process that lost its lease (it hung past `leaseMs`) cannot corrupt the log. A
  * backend implements each method as one atomic transition (one transaction, or one script),
- * applying `recourse`'s `leaseAcquireTransition` / `leaseRenewTransition` /
+ * applying `agent-recourse`'s `leaseAcquireTransition` / `leaseRenewTransition` /
  * `leaseReleaseTransition` to the saga's lease row. Every `now` and `leaseUntil` is in the saga's
  * clock (`Date.now` by default), one scale for every process sharing the store. A backend that
  * cannot reach its storage rejects with `StoreError` (the saga then runs no further step).

@@ -9,7 +9,7 @@ import type { SagaLogStore } from './saga-log-store.js';
  * A backend for all durable state: breakers, the idempotency ledger, checkpoints, saga logs and
  * escalations to a person and retry budgets.
  * Every method is async and atomic. `memoryStore()` keeps it in this process; `sqliteStore()`
- * (`recourse/sqlite`) shares it between processes on one machine.
+ * (`agent-recourse/sqlite`) shares it between processes on one machine.
  *
  * @example
  * const store: Store = memoryStore()

@@ -90,7 +90,7 @@ class InstrumentPolicy extends BaseLayer {
 /**
  * Measures calls for telemetry: emits `call` (or, with `per: 'attempt'`, `attempt`) events
  * {outcome, durationMs, attempt, error?} that the health monitor, `jsonLogger` and
- * `recourse/prometheus` turn into error rates, latency percentiles and duration histograms. With a
+ * `agent-recourse/prometheus` turn into error rates, latency percentiles and duration histograms. With a
  * `name`, it also names the call: events of unnamed policies inside it (an unnamed retry, a `watch`
  * stall) carry that name (a named `pipeline` does the same without measuring). Costs nothing but
  * one check when no sink listens. Place the `'call'` one outermost and the `'attempt'` one inside

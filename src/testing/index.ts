@@ -1,4 +1,4 @@
-// recourse/testing: helpers for running policies on virtual time in tests.
+// agent-recourse/testing: helpers for running policies on virtual time in tests.
 export { VirtualClock } from './virtual-clock.js';
 export {
   type ConformanceMatchers,

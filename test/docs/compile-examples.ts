@@ -1,5 +1,5 @@
 // Type-checks markdown examples as a user's own files would be: each block is a module inside this
-// package, so `import … from 'recourse'` and `'recourse/anthropic'` resolve through package.json
+// package, so `import … from 'agent-recourse'` and `'agent-recourse/anthropic'` resolve through package.json
 // `exports` to the built dist/ (self-reference), and third-party packages from node_modules.
 // Compiler options are the project's tsconfig.json (strict, noUncheckedIndexedAccess,
 // exactOptionalPropertyTypes, verbatimModuleSyntax, module nodenext).

@@ -26,7 +26,7 @@ describe('TypeScript examples in the documentation', () => {
       '# page',
       '',
       `${fence}ts`,
-      "import { retry } from 'recourse'",
+      "import { retry } from 'agent-recourse'",
       'const ok = retry({ maxAttempts: 2 })',
       'const wrong: string = ok', // line 6
       fence,
@@ -56,7 +56,7 @@ describe('TypeScript examples in the documentation', () => {
   }, 120_000);
 
   it('compiles under the strict settings: an optional property given undefined is an error', () => {
-    const md = [`${fence}ts`, "import { retry } from 'recourse'", 'retry({ maxAttempts: undefined })', fence].join('\n');
+    const md = [`${fence}ts`, "import { retry } from 'agent-recourse'", 'retry({ maxAttempts: undefined })', fence].join('\n');
     const errors = compileExamples(markdownExamples('strict.md', md), `${dir}/strict`);
     expect(errors.map((e) => e.code)).toEqual([2379]); // exactOptionalPropertyTypes
   }, 120_000);

@@ -43,7 +43,7 @@ describe('runnable examples', () => {
         fence,
         '<!-- run {"stdout": "^servedBy: opus"} -->',
         `${fence}ts`,
-        "import { retry } from 'recourse'",
+        "import { retry } from 'agent-recourse'",
         "console.log('servedBy:', await retry().execute(() => 'haiku'))",
         fence,
         '<!-- run -->',

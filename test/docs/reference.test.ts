@@ -15,10 +15,10 @@ describe('the README install table', () => {
   const rows = tableAfter(read('README.md'), '## Install');
 
   it('lists every entry point of package.json exports', () => {
-    const listed = rows.map((r) => /^`(recourse(?:\/[\w-]+)?)`$/.exec(r[0] ?? '')?.[1]);
+    const listed = rows.map((r) => /^`(agent-recourse(?:\/[\w-]+)?)`$/.exec(r[0] ?? '')?.[1]);
     const entries = Object.keys(pkg.exports)
       .filter((k) => k !== './package.json' && !k.includes('*'))
-      .map((k) => (k === '.' ? 'recourse' : `recourse/${k.slice(2)}`));
+      .map((k) => (k === '.' ? 'agent-recourse' : `agent-recourse/${k.slice(2)}`));
     for (const entry of entries) expect(listed, `README.md "## Install": add a row for \`${entry}\``).toContain(entry);
     for (const entry of listed) expect(entries, `README.md lists ${entry}, which package.json does not export`).toContain(entry);
   });

@@ -18,7 +18,7 @@ const eventNames = (s: ReadableSpan): string[] => s.events.map((e) => e.name);
 
 afterAll(() => stopSpanEvents());
 
-describe('recourse/otel', () => {
+describe('agent-recourse/otel', () => {
   it('validates its options', () => {
     expect(() => traced({ name: '' })).toThrow(/name must be a non-empty string/);
     expect(() => traced({ name: 'x', per: 'span' as never })).toThrow(/per must be one of 'call', 'attempt', got "span"/);

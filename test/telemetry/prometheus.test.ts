@@ -33,7 +33,7 @@ function documentedMetrics(): Map<string, { type: string; labels: string[] }> {
   return rows;
 }
 
-describe('recourse/prometheus', () => {
+describe('agent-recourse/prometheus', () => {
   it('docs/observability.md documents exactly the metrics registered, with their types and labels', async () => {
     const registry = new Registry();
     const metrics = prometheusMetrics({ registry });
