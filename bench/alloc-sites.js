@@ -29,20 +29,29 @@ await run(100_000);
 const session = new Session();
 session.connect();
 await session.post('HeapProfiler.enable');
-await session.post('HeapProfiler.startSampling', { samplingInterval: 64, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+await session.post('HeapProfiler.startSampling', {
+  samplingInterval: 64,
+  includeObjectsCollectedByMajorGC: true,
+  includeObjectsCollectedByMinorGC: true,
+});
 await run(N);
 const { profile } = await session.post('HeapProfiler.stopSampling');
 session.disconnect();
 const sites = new Map();
 const walk = (node) => {
   const f = node.callFrame;
-  const where = f.url ? ` ${f.url.replace(/^.*\/(dist[^/]*|node_modules|bench)\//, '$1/').replace('node:internal/', '')}:${f.lineNumber + 1}` : '';
+  const where = f.url
+    ? ` ${f.url.replace(/^.*\/(dist[^/]*|node_modules|bench)\//, '$1/').replace('node:internal/', '')}:${f.lineNumber + 1}`
+    : '';
   const key = `${f.functionName || '(anonymous)'}${where}`;
   if (node.selfSize) sites.set(key, (sites.get(key) ?? 0) + node.selfSize);
   for (const c of node.children) walk(c);
 };
 walk(profile.head);
 const total = [...sites.values()].reduce((a, b) => a + b, 0);
-console.log(`${spec} on ${process.version}: ≈ ${(total / N).toFixed(0)} bytes per ${spec.startsWith('watch:') ? 'item' : 'call'} (sampled)`);
-for (const [k, v] of [...sites].sort((a, b) => b[1] - a[1]).filter(([, v]) => v / N >= 4)) console.log(`${(v / N).toFixed(0).padStart(6)} B  ${k}`);
+console.log(
+  `${spec} on ${process.version}: ≈ ${(total / N).toFixed(0)} bytes per ${spec.startsWith('watch:') ? 'item' : 'call'} (sampled)`,
+);
+for (const [k, v] of [...sites].sort((a, b) => b[1] - a[1]).filter(([, v]) => v / N >= 4))
+  console.log(`${(v / N).toFixed(0).padStart(6)} B  ${k}`);
 process.exit(0);

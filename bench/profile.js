@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 const args = process.argv.slice(2);
 const variant = args[0];
 if (!variant) {
-  console.error('usage: node bench/profile.js <case-1 variant | watch:<case-2 variant>> [--node PATH] [--iterations N] [--top N]\n(RECOURSE_DIST=path/to/index.js profiles a patched copy of dist)');
+  console.error(
+    'usage: node bench/profile.js <case-1 variant | watch:<case-2 variant>> [--node PATH] [--iterations N] [--top N]\n(RECOURSE_DIST=path/to/index.js profiles a patched copy of dist)',
+  );
   process.exit(2);
 }
 const opt = (name, fallback) => {
@@ -25,12 +27,20 @@ const top = Number(opt('--top', '25'));
 const dir = mkdtempSync(join(tmpdir(), 'recourse-prof-'));
 // A case-1 variant, or `watch:<variant>` for a case-2 one.
 const isWatch = variant.startsWith('watch:');
-const worker = fileURLToPath(new URL(isWatch ? './cases/watch.worker.js' : './cases/overhead.worker.js', import.meta.url));
-const workerArgs = isWatch ? [variant.slice(6), iterations, '100000'] : [variant, iterations, '100000', '100000', '2000', '0'];
-const r = spawnSync(node, ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', dir, worker, ...workerArgs], {
-  encoding: 'utf8',
-  env: process.env,
-});
+const worker = fileURLToPath(
+  new URL(isWatch ? './cases/watch.worker.js' : './cases/overhead.worker.js', import.meta.url),
+);
+const workerArgs = isWatch
+  ? [variant.slice(6), iterations, '100000']
+  : [variant, iterations, '100000', '100000', '2000', '0'];
+const r = spawnSync(
+  node,
+  ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', dir, worker, ...workerArgs],
+  {
+    encoding: 'utf8',
+    env: process.env,
+  },
+);
 if (r.status !== 0) {
   console.error(r.stderr);
   process.exit(1);
@@ -47,7 +57,9 @@ for (const s of profile.samples) selfSamples.set(s, (selfSamples.get(s) ?? 0) + 
 const total = profile.samples.length;
 const label = (n) => {
   const f = n.callFrame;
-  const where = f.url ? `${f.url.replace(/^.*\/(dist|node_modules)\//, '$1/')}:${f.lineNumber + 1}` : '';
+  const where = f.url
+    ? `${f.url.replace(/^.*\/(dist|node_modules)\//, '$1/')}:${f.lineNumber + 1}`
+    : '';
   return `${f.functionName || '(anonymous)'} ${where}`.trim();
 };
 const self = new Map();
@@ -67,6 +79,11 @@ for (const [id, count] of selfSamples) {
 const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, top);
 console.log(`\n${file} in ${dir}: ${total} samples (100 µs); self time by function:`);
 for (const [key, count] of rows) {
-  const via = [...(callers.get(key) ?? [])].sort((a, b) => b[1] - a[1]).slice(0, 2).map(([k, c]) => `${k} ${((100 * c) / count).toFixed(0)}%`);
-  console.log(`${((100 * count) / total).toFixed(1).padStart(5)}%  ${key}${via.length ? `   ← ${via.join(', ')}` : ''}`);
+  const via = [...(callers.get(key) ?? [])]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 2)
+    .map(([k, c]) => `${k} ${((100 * c) / count).toFixed(0)}%`);
+  console.log(
+    `${((100 * count) / total).toFixed(1).padStart(5)}%  ${key}${via.length ? `   ← ${via.join(', ')}` : ''}`,
+  );
 }

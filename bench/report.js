@@ -11,7 +11,8 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { updatedDocument } from './lib/benchmarks-doc.js';
 
-const USAGE = 'usage: node bench/report.js [results.json] [--update BENCHMARKS.md] [--update README.md]';
+const USAGE =
+  'usage: node bench/report.js [results.json] [--update BENCHMARKS.md] [--update README.md]';
 const TEMPLATE = fileURLToPath(new URL('./BENCHMARKS.template.md', import.meta.url));
 
 const args = process.argv.slice(2);

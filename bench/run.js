@@ -25,7 +25,22 @@ import * as adaptiveStall from './cases/adaptive-stall.js';
 import * as cluster from './cases/cluster.js';
 import * as instructions from './cases/instructions.js';
 
-const CASES = [overhead, watchCost, stall, memory, amplification, jitter, chaos, report, resume, rateLimit, hedgeCase, adaptiveStall, cluster, instructions];
+const CASES = [
+  overhead,
+  watchCost,
+  stall,
+  memory,
+  amplification,
+  jitter,
+  chaos,
+  report,
+  resume,
+  rateLimit,
+  hedgeCase,
+  adaptiveStall,
+  cluster,
+  instructions,
+];
 
 let args;
 try {
@@ -66,8 +81,15 @@ const out = args.out ?? fileURLToPath(new URL('./results.json', import.meta.url)
 function gitRevision() {
   try {
     const cwd = fileURLToPath(new URL('..', import.meta.url));
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd, encoding: 'utf8' }).trim() !== '';
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd,
+      encoding: 'utf8',
+    }).trim();
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'src'], {
+        cwd,
+        encoding: 'utf8',
+      }).trim() !== '';
     return dirty ? `${head} + uncommitted changes under src/` : head;
   } catch {
     return 'unknown';
@@ -96,14 +118,24 @@ if (args.merge) {
   }
   for (const [id, c] of Object.entries(previous.cases ?? {})) {
     if (selected.some((x) => x.id === id)) continue;
-    results.cases[id] = { ...c, measured: c.measured ?? { date: previous.date, revision: previous.revision, command: previous.command } };
+    results.cases[id] = {
+      ...c,
+      measured: c.measured ?? {
+        date: previous.date,
+        revision: previous.revision,
+        command: previous.command,
+      },
+    };
   }
-  for (const rt of previous.runtimes ?? []) if (!runtimes.some((x) => x.version === rt.version)) runtimes.push(rt);
+  for (const rt of previous.runtimes ?? [])
+    if (!runtimes.some((x) => x.version === rt.version)) runtimes.push(rt);
   if (previous.notes !== undefined) results.notes = previous.notes;
 }
 
 const started = Date.now();
-console.log(`recourse bench (${results.mode}) on ${results.machine.cpu}, ${results.machine.cores} cores; Node ${runtimes.map((r) => r.version).join(', ')}`);
+console.log(
+  `recourse bench (${results.mode}) on ${results.machine.cpu}, ${results.machine.cores} cores; Node ${runtimes.map((r) => r.version).join(', ')}`,
+);
 for (const c of selected) {
   const t0 = Date.now();
   console.log(`\n${c.title}`);
@@ -137,17 +169,14 @@ const order = (id) => {
   const i = CASES.findIndex((c) => c.id === id);
   return i === -1 ? CASES.length : i;
 };
-results.cases = Object.fromEntries(Object.entries(results.cases).sort(([a], [b]) => order(a) - order(b)));
+results.cases = Object.fromEntries(
+  Object.entries(results.cases).sort(([a], [b]) => order(a) - order(b)),
+);
 results.machine.loadavgAtEnd = machineInfo().loadavgAtStart;
 results.goals = evaluateGoals(results);
 if (results.goals.length > 0) {
   console.log('\nGoals');
-  console.log(
-    textTable(
-      GOAL_COLUMNS,
-      results.goals,
-    ),
-  );
+  console.log(textTable(GOAL_COLUMNS, results.goals));
 }
 results.seconds = (Date.now() - started) / 1000;
 if (ownSnapshot) await rm(snapshot, { recursive: true, force: true });

@@ -22,7 +22,12 @@ import { agentEnv, runQuery } from '../dist/claude-agent-sdk/index.js';
 const STARTUP_RUNS = 5;
 const round = (ms) => Math.round(ms);
 const report = (name, value) => console.log(JSON.stringify({ name, ...value }));
-const kindOf = (m) => (m.type === 'stream_event' ? `stream_event/${m.event.type}` : m.subtype ? `${m.type}/${m.subtype}` : m.type);
+const kindOf = (m) =>
+  m.type === 'stream_event'
+    ? `stream_event/${m.event.type}`
+    : m.subtype
+      ? `${m.type}/${m.subtype}`
+      : m.type;
 
 /** Runs one query against a chaos server and returns every message with its arrival time. */
 async function timeline(serverOptions, prompt, extra = {}) {
@@ -33,7 +38,14 @@ async function timeline(serverOptions, prompt, extra = {}) {
   try {
     const q = query({
       prompt,
-      options: { env: agentEnv({ baseUrl: chaos.url, home }), cwd: home, persistSession: false, settingSources: [], includePartialMessages: true, ...extra },
+      options: {
+        env: agentEnv({ baseUrl: chaos.url, home }),
+        cwd: home,
+        persistSession: false,
+        settingSources: [],
+        includePartialMessages: true,
+        ...extra,
+      },
     });
     for await (const m of q) {
       rows.push({ at: performance.now() - t0, kind: kindOf(m), message: m });
@@ -64,42 +76,92 @@ for (let i = 0; i < STARTUP_RUNS; i++) {
   firsts.push(round(rows[0].at));
   inits.push(round(rows.find((r) => r.kind === 'system/init').at));
 }
-report('cli-startup', { runs: STARTUP_RUNS, firstMessageMs: firsts, initMs: inits, maxMs: Math.max(...inits) });
+report('cli-startup', {
+  runs: STARTUP_RUNS,
+  firstMessageMs: firsts,
+  initMs: inits,
+  maxMs: Math.max(...inits),
+});
 
 // (2) a slow API: 45 s before the first event (headers first), and 45 s before the headers
 for (const headersFirst of [true, false]) {
-  const rows = await timeline({ scenario: { rules: [{ fault: { kind: 'latency', ms: 45_000, headersFirst }, times: 1 }] } }, 'hi');
+  const rows = await timeline(
+    { scenario: { rules: [{ fault: { kind: 'latency', ms: 45_000, headersFirst }, times: 1 }] } },
+    'hi',
+  );
   const init = rows.find((r) => r.kind === 'system/init');
   report(`cli-api-wait-${headersFirst ? 'after-headers' : 'before-headers'}`, {
     initMs: round(init.at),
     longestGap: longestGap(rows),
-    messagesDuringWait: rows.filter((r) => r.at > init.at + 100 && r.at < init.at + 44_000).map((r) => r.kind),
+    messagesDuringWait: rows
+      .filter((r) => r.at > init.at + 100 && r.at < init.at + 44_000)
+      .map((r) => r.kind),
   });
 }
 
 // (3) tool runs: Bash counting 25 s and 65 s (a bare `sleep N` is refused by the CLI)
 for (const seconds of [25, 65]) {
-  const toolUse = { name: 'Bash', input: { command: `for i in $(seq 1 ${seconds}); do sleep 1; done; echo done`, description: `count to ${seconds}` } };
-  const rows = await timeline({ answers: { '*': { text: 'Running it.', toolUse } } }, 'run it', { allowedTools: ['Bash'] });
+  const toolUse = {
+    name: 'Bash',
+    input: {
+      command: `for i in $(seq 1 ${seconds}); do sleep 1; done; echo done`,
+      description: `count to ${seconds}`,
+    },
+  };
+  const rows = await timeline({ answers: { '*': { text: 'Running it.', toolUse } } }, 'run it', {
+    allowedTools: ['Bash'],
+  });
   const start = rows.findIndex((r) => r.kind === 'stream_event/message_stop');
   const end = rows.findIndex((r) => r.kind === 'user');
   const during = rows.slice(start, end + 1);
   report(`cli-tool-run-${seconds}s`, {
-    messages: during.map((r) => ({ atMs: round(r.at - rows[start].at), kind: r.kind, ...(r.message.type === 'tool_progress' ? { elapsedS: r.message.elapsed_time_seconds } : {}) })),
+    messages: during.map((r) => ({
+      atMs: round(r.at - rows[start].at),
+      kind: r.kind,
+      ...(r.message.type === 'tool_progress' ? { elapsedS: r.message.elapsed_time_seconds } : {}),
+    })),
     longestGap: longestGap(during),
   });
 }
 
 // (4) paced streams with thinking-like silences, default limits: no stall may be reported
-const pacing = [{ firstEventMs: 500, betweenEventsMs: { mix: [{ weight: 97, ms: 20 }, { weight: 3, ms: 3000 }] } }];
-const slowThink = { pacing, rules: [{ fault: { kind: 'latency', ms: 40_000, headersFirst: true }, times: 1 }] };
+const pacing = [
+  {
+    firstEventMs: 500,
+    betweenEventsMs: {
+      mix: [
+        { weight: 97, ms: 20 },
+        { weight: 3, ms: 3000 },
+      ],
+    },
+  },
+];
+const slowThink = {
+  pacing,
+  rules: [{ fault: { kind: 'latency', ms: 40_000, headersFirst: true }, times: 1 }],
+};
 {
-  const chaos = await startChaosServer({ port: 0, scenario: { seed: 7, ...slowThink }, answers: { '*': { textTokens: 120 } } });
+  const chaos = await startChaosServer({
+    port: 0,
+    scenario: { seed: 7, ...slowThink },
+    answers: { '*': { textTokens: 120 } },
+  });
   const home = mkdtempSync(join(tmpdir(), 'recourse-gaps-'));
   const t0 = performance.now();
   try {
-    const result = await runQuery({ prompt: 'hi', options: { env: agentEnv({ baseUrl: chaos.url, home }), cwd: home, persistSession: false, settingSources: [] } });
-    report('runQuery-defaults-paced', { ok: result.subtype === 'success', ms: round(performance.now() - t0) });
+    const result = await runQuery({
+      prompt: 'hi',
+      options: {
+        env: agentEnv({ baseUrl: chaos.url, home }),
+        cwd: home,
+        persistSession: false,
+        settingSources: [],
+      },
+    });
+    report('runQuery-defaults-paced', {
+      ok: result.subtype === 'success',
+      ms: round(performance.now() - t0),
+    });
   } catch (error) {
     report('runQuery-defaults-paced', { ok: false, error: String(error) });
   } finally {
@@ -108,8 +170,14 @@ const slowThink = { pacing, rules: [{ fault: { kind: 'latency', ms: 40_000, head
   }
 }
 {
-  const chaos = await startChaosServer({ port: 0, scenario: { seed: 7, ...slowThink }, answers: { '*': { textTokens: 120 } } });
-  const client = new Anthropic(anthropicClientOptions({ baseURL: chaos.url, apiKey: 'test', logLevel: 'off' }));
+  const chaos = await startChaosServer({
+    port: 0,
+    scenario: { seed: 7, ...slowThink },
+    answers: { '*': { textTokens: 120 } },
+  });
+  const client = new Anthropic(
+    anthropicClientOptions({ baseURL: chaos.url, apiKey: 'test', logLevel: 'off' }),
+  );
   const gaps = [];
   let last = performance.now();
   try {
@@ -124,7 +192,11 @@ const slowThink = { pacing, rules: [{ fault: { kind: 'latency', ms: 40_000, head
         },
       },
     );
-    report('streamMessage-defaults-paced', { ok: message.stop_reason === 'end_turn', events: gaps.length, longestGapMs: round(Math.max(...gaps)) });
+    report('streamMessage-defaults-paced', {
+      ok: message.stop_reason === 'end_turn',
+      events: gaps.length,
+      longestGapMs: round(Math.max(...gaps)),
+    });
   } catch (error) {
     report('streamMessage-defaults-paced', { ok: false, error: String(error) });
   } finally {

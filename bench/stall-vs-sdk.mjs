@@ -45,14 +45,32 @@ const waitGone = async (pid, capMs) => {
   return alive(pid) ? null : now() - start;
 };
 
-const stall = { seed: 1, rules: [{ match: { model: 'claude-stall' }, fault: { kind: 'stall', afterEvents: 1 } }] };
+const stall = {
+  seed: 1,
+  rules: [{ match: { model: 'claude-stall' }, fault: { kind: 'stall', afterEvents: 1 } }],
+};
 const requests = [];
-const chaos = await startChaosServer({ port: 0, scenario: stall, onRequest: (r) => requests.push({ at: now(), stream: r.stream }) });
+const chaos = await startChaosServer({
+  port: 0,
+  scenario: stall,
+  onRequest: (r) => requests.push({ at: now(), stream: r.stream }),
+});
 const home = mkdtempSync(join(tmpdir(), 'recourse-bench-'));
-const baseOptions = (model) => ({ env: agentEnv({ baseUrl: chaos.url, home }), cwd: home, persistSession: false, settingSources: [], model });
+const baseOptions = (model) => ({
+  env: agentEnv({ baseUrl: chaos.url, home }),
+  cwd: home,
+  persistSession: false,
+  settingSources: [],
+  model,
+});
 // A spawn that records the CLI's pid; runQuery still owns stopping it.
 const recordingSpawn = (pids) => (o) => {
-  const child = spawn(o.command, o.args, { cwd: o.cwd, env: o.env, signal: o.signal, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(o.command, o.args, {
+    cwd: o.cwd,
+    env: o.env,
+    signal: o.signal,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   child.on('error', () => {});
   pids.push(child.pid);
   return child;
@@ -67,13 +85,20 @@ try {
     let init = 0;
     await runQuery(
       { prompt: 'Say hi.', options: baseOptions('claude-healthy') },
-      { idleMs: 10_000, onMessage: (m) => (init ||= m.type === 'system' && m.subtype === 'init' ? now() : 0) },
+      {
+        idleMs: 10_000,
+        onMessage: (m) => (init ||= m.type === 'system' && m.subtype === 'init' ? now() : 0),
+      },
     );
     startups.push(init - t0);
     turns.push(now() - t0);
   }
   report('agent-sdk.startup', {
-    initMs: { min: round(Math.min(...startups)), median: round(median(startups)), max: round(Math.max(...startups)) },
+    initMs: {
+      min: round(Math.min(...startups)),
+      median: round(median(startups)),
+      max: round(Math.max(...startups)),
+    },
     healthyTurnMs: round(median(turns)),
   });
 
@@ -83,7 +108,10 @@ try {
     let lastProgress = 0;
     const t0 = now();
     const error = await runQuery(
-      { prompt: 'Say hi.', options: { ...baseOptions('claude-stall'), spawnClaudeCodeProcess: recordingSpawn(pids) } },
+      {
+        prompt: 'Say hi.',
+        options: { ...baseOptions('claude-stall'), spawnClaudeCodeProcess: recordingSpawn(pids) },
+      },
       { idleMs: IDLE_MS, onMessage: () => (lastProgress = now()) },
     ).catch((e) => e);
     const rejected = now();
@@ -103,7 +131,12 @@ try {
     requests.length = 0;
     const q = query({
       prompt: 'Say hi.',
-      options: { ...baseOptions('claude-stall'), includePartialMessages: true, abortController, spawnClaudeCodeProcess: recordingSpawn(pids) },
+      options: {
+        ...baseOptions('claude-stall'),
+        includePartialMessages: true,
+        abortController,
+        spawnClaudeCodeProcess: recordingSpawn(pids),
+      },
     });
     let messageStartAt = 0;
     let watchdogAt = 0;
@@ -114,11 +147,19 @@ try {
       (async () => {
         try {
           for await (const m of q) {
-            if (m.type === 'stream_event' && m.event.type === 'message_start' && messageStartAt === 0) messageStartAt = now();
+            if (
+              m.type === 'stream_event' &&
+              m.event.type === 'message_start' &&
+              messageStartAt === 0
+            )
+              messageStartAt = now();
             else if (messageStartAt !== 0 && watchdogAt === 0) {
               // The first sign of life after the stall is the watchdog abandoning the stream.
               watchdogAt = now();
-              watchdogSaw = m.type === 'stream_event' ? `stream_event ${m.event.type}${m.abandoned_blocks ? ' (abandoned)' : ''}` : m.type;
+              watchdogSaw =
+                m.type === 'stream_event'
+                  ? `stream_event ${m.event.type}${m.abandoned_blocks ? ' (abandoned)' : ''}`
+                  : m.type;
             }
             if (m.type === 'result') {
               resultAt = now();
@@ -139,22 +180,45 @@ try {
     const goneMs = await waitGone(pids[0], 15_000);
     report('agent-sdk.alone', {
       watchdogAfterSilenceMs: watchdogAt === 0 ? null : round(watchdogAt - messageStartAt),
-      watchdogSaw: watchdogAt === 0 ? `nothing within ${capS} s${full ? '' : ' (cap; --full waits 660 s)'}` : watchdogSaw,
-      thenRequested: retry === undefined ? null : `${retry.stream ? 'streaming' : 'non-streaming'} retry after ${round(retry.at - messageStartAt)} ms`,
+      watchdogSaw:
+        watchdogAt === 0
+          ? `nothing within ${capS} s${full ? '' : ' (cap; --full waits 660 s)'}`
+          : watchdogSaw,
+      thenRequested:
+        retry === undefined
+          ? null
+          : `${retry.stream ? 'streaming' : 'non-streaming'} retry after ${round(retry.at - messageStartAt)} ms`,
       outcome: outcome ?? `no result after ${capS} s`,
       resultAfterSilenceMs: resultAt === 0 ? null : round(resultAt - messageStartAt),
       totalMs: round(now() - t0),
-      cliGoneAfterAbortCloseMs: resultAt !== 0 ? 'n/a: the CLI ended the turn by itself' : goneMs === null ? 'still alive after 15 s' : round(goneMs),
+      cliGoneAfterAbortCloseMs:
+        resultAt !== 0
+          ? 'n/a: the CLI ended the turn by itself'
+          : goneMs === null
+            ? 'still alive after 15 s'
+            : round(goneMs),
     });
   }
 
   // 4. @anthropic-ai/sdk: streamMessage with idleMs 2000 vs messages.stream() alone.
   {
-    const client = new Anthropic(anthropicClientOptions({ baseURL: chaos.url, apiKey: 'bench', logLevel: 'off' }));
-    const body = { model: 'claude-stall', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] };
+    const client = new Anthropic(
+      anthropicClientOptions({ baseURL: chaos.url, apiKey: 'bench', logLevel: 'off' }),
+    );
+    const body = {
+      model: 'claude-stall',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'hi' }],
+    };
     let last = 0;
-    const error = await streamMessage(client, body, { idleMs: IDLE_MS, onEvent: () => (last = now()) }).catch((e) => e);
-    report('anthropic-sdk.recourse', { error: `${error.name}(${error.phase})`, detectedAfterSilenceMs: round(now() - last) });
+    const error = await streamMessage(client, body, {
+      idleMs: IDLE_MS,
+      onEvent: () => (last = now()),
+    }).catch((e) => e);
+    report('anthropic-sdk.recourse', {
+      error: `${error.name}(${error.phase})`,
+      detectedAfterSilenceMs: round(now() - last),
+    });
 
     const alone = client.messages.stream(body);
     alone.done().catch(() => {});
@@ -172,7 +236,9 @@ try {
     ]);
     alone.abort();
     report('anthropic-sdk.alone', {
-      outcome: outcome ?? `nothing after ${Math.min(capS, 20)} s of silence: no idle timeout once headers arrive (the 10 min timeout covers headers only)`,
+      outcome:
+        outcome ??
+        `nothing after ${Math.min(capS, 20)} s of silence: no idle timeout once headers arrive (the 10 min timeout covers headers only)`,
       detectedAfterSilenceMs: outcome === null ? null : round(now() - lastAlone),
     });
   }
@@ -183,11 +249,17 @@ try {
 
 const r = results;
 console.log('\nsummary (idleMs 2000, stall after message_start)');
-console.log(`  CLI start-up (query → system/init): median ${r['agent-sdk.startup'].initMs.median} ms (min ${r['agent-sdk.startup'].initMs.min}, max ${r['agent-sdk.startup'].initMs.max})`);
-console.log(`  Agent SDK + recourse runQuery: StallError ${r['agent-sdk.recourse'].detectedAfterSilenceMs} ms after the last message; CLI gone ${r['agent-sdk.recourse'].cliGoneAfterMs} ms later`);
+console.log(
+  `  CLI start-up (query → system/init): median ${r['agent-sdk.startup'].initMs.median} ms (min ${r['agent-sdk.startup'].initMs.min}, max ${r['agent-sdk.startup'].initMs.max})`,
+);
+console.log(
+  `  Agent SDK + recourse runQuery: StallError ${r['agent-sdk.recourse'].detectedAfterSilenceMs} ms after the last message; CLI gone ${r['agent-sdk.recourse'].cliGoneAfterMs} ms later`,
+);
 const alone = r['agent-sdk.alone'];
 console.log(
   `  Agent SDK alone: ${alone.watchdogAfterSilenceMs === null ? alone.watchdogSaw : `the CLI's watchdog fired ${alone.watchdogAfterSilenceMs} ms after the last message (${alone.watchdogSaw}${alone.thenRequested ? `, then a ${alone.thenRequested}` : ''}); ${alone.resultAfterSilenceMs === null ? alone.outcome : `${alone.outcome}… ${alone.resultAfterSilenceMs} ms after the last message`}`}; after abort()+close() the CLI is gone in ${alone.cliGoneAfterAbortCloseMs} ms`,
 );
-console.log(`  Anthropic SDK + recourse streamMessage: StallError ${r['anthropic-sdk.recourse'].detectedAfterSilenceMs} ms after the last event`);
+console.log(
+  `  Anthropic SDK + recourse streamMessage: StallError ${r['anthropic-sdk.recourse'].detectedAfterSilenceMs} ms after the last event`,
+);
 console.log(`  Anthropic SDK alone: ${r['anthropic-sdk.alone'].outcome}`);

@@ -9,21 +9,56 @@ export type { Clock } from './clock/clock.js';
 export { systemClock } from './clock/clock.js';
 export { wallClock } from './clock/wall-clock.js';
 export type { CallContext, ExecuteOptions, Work } from './context/call-context.js';
-export { BreakerRegistry, type BreakerRegistryOptions } from './circuit-breaker/breaker-registry.js';
+export {
+  BreakerRegistry,
+  type BreakerRegistryOptions,
+} from './circuit-breaker/breaker-registry.js';
 export type { BreakerOptions, BreakerWindow } from './circuit-breaker/breaker-options.js';
-export { type BreakerEventType, type CircuitBreaker, circuitBreaker } from './circuit-breaker/circuit-breaker.js';
+export {
+  type BreakerEventType,
+  type CircuitBreaker,
+  circuitBreaker,
+} from './circuit-breaker/circuit-breaker.js';
 export { abortReason, isAbortError } from './errors/abort-error.js';
-export { AllPathsFailedError, isAllPathsFailedError, type PathFailure } from './errors/all-paths-failed-error.js';
+export {
+  AllPathsFailedError,
+  isAllPathsFailedError,
+  type PathFailure,
+} from './errors/all-paths-failed-error.js';
 export { CircuitOpenError, isCircuitOpenError } from './errors/circuit-open-error.js';
-export { InvalidResultError, isInvalidResultError, type ResultIssue } from './errors/invalid-result-error.js';
-export { isRecourseError, RecourseError, type RecourseErrorOptions } from './errors/recourse-error.js';
-export { type GiveUpReason, isRetriesExhaustedError, RetriesExhaustedError } from './errors/retries-exhausted-error.js';
+export {
+  InvalidResultError,
+  isInvalidResultError,
+  type ResultIssue,
+} from './errors/invalid-result-error.js';
+export {
+  isRecourseError,
+  RecourseError,
+  type RecourseErrorOptions,
+} from './errors/recourse-error.js';
+export {
+  type GiveUpReason,
+  isRetriesExhaustedError,
+  RetriesExhaustedError,
+} from './errors/retries-exhausted-error.js';
 export { isStallError, StallError, type StallPhase } from './errors/stall-error.js';
 export { isTimeoutError, TimeoutError } from './errors/timeout-error.js';
-export { isReplanRequiredError, ReplanRequiredError, type ReplanRequiredErrorOptions } from './errors/replan-required-error.js';
+export {
+  isReplanRequiredError,
+  ReplanRequiredError,
+  type ReplanRequiredErrorOptions,
+} from './errors/replan-required-error.js';
 export { isRunStoppedError, RunStoppedError } from './errors/run-stopped-error.js';
-export { EscalationRequiredError, type EscalationRequiredErrorOptions, isEscalationRequiredError } from './errors/escalation-required-error.js';
-export { EscalationDeniedError, type EscalationDeniedErrorOptions, isEscalationDeniedError } from './errors/escalation-denied-error.js';
+export {
+  EscalationRequiredError,
+  type EscalationRequiredErrorOptions,
+  isEscalationRequiredError,
+} from './errors/escalation-required-error.js';
+export {
+  EscalationDeniedError,
+  type EscalationDeniedErrorOptions,
+  isEscalationDeniedError,
+} from './errors/escalation-denied-error.js';
 export {
   EscalationDecisionError,
   type EscalationDecisionProblem,
@@ -49,11 +84,24 @@ export type {
 export { subscribe } from './events/subscribe.js';
 export { type Fallback, type FallbackPath, fallback, type Served } from './fallback/fallback.js';
 export { type PipelineOptions, pipeline } from './pipeline/pipeline.js';
-export type { EventedPolicy, EventsOf, PipelineOf, Policy, ResultOf, ResultPolicy } from './policy/policy.js';
+export type {
+  EventedPolicy,
+  EventsOf,
+  PipelineOf,
+  Policy,
+  ResultOf,
+  ResultPolicy,
+} from './policy/policy.js';
 export { type RetryOptions, retry } from './retry/retry.js';
 // recovery by error class, graceful stop
 export { type AlertInfo, type ByClass, type ByClassOptions, byClass } from './recovery/by-class.js';
-export { type Shutdown, type ShutdownOptions, type StopReport, type StopStepResult, shutdown } from './recovery/shutdown.js';
+export {
+  type Shutdown,
+  type ShutdownOptions,
+  type StopReport,
+  type StopStepResult,
+  shutdown,
+} from './recovery/shutdown.js';
 // escalation to a person
 export {
   type AskOptions,
@@ -64,9 +112,19 @@ export {
   type EscalationVerdict,
   escalate,
 } from './recovery/escalate.js';
-export { type DecideOptions, type Escalations, type EscalationsOptions, escalations, type ListOptions } from './recovery/escalations.js';
+export {
+  type DecideOptions,
+  type Escalations,
+  type EscalationsOptions,
+  escalations,
+  type ListOptions,
+} from './recovery/escalations.js';
 export type { RetryBudget } from './retry/retry-budget.js';
-export type { BreakerChangeListener, BreakerStore, StoredAdmission } from './store/breaker-store.js';
+export type {
+  BreakerChangeListener,
+  BreakerStore,
+  StoredAdmission,
+} from './store/breaker-store.js';
 export { type TimeoutOptions, timeout } from './timeout/timeout.js';
 // pure state transitions, for third-party stores
 export {
@@ -78,7 +136,11 @@ export {
   newBreakerRecord,
   sameBreakerRecord,
 } from './transitions/breaker-record.js';
-export { admitTransition, forceTransition, recordTransition } from './transitions/breaker-transitions.js';
+export {
+  admitTransition,
+  forceTransition,
+  recordTransition,
+} from './transitions/breaker-transitions.js';
 export type { ResultCheck, ResultValidator } from './validate/check-result.js';
 export { validate } from './validate/validate.js';
 export type { AdaptiveStallOptions } from './watch/adaptive-limits.js';
@@ -110,9 +172,18 @@ export {
   rateLimiter,
 } from './governor/rate-limiter.js';
 export type { RateLimitStore } from './store/rate-limit-store.js';
-export { type ModelPrice, type SpendLimit, type SpendLimitOptions, spendLimit } from './governor/spend-limit.js';
+export {
+  type ModelPrice,
+  type SpendLimit,
+  type SpendLimitOptions,
+  spendLimit,
+} from './governor/spend-limit.js';
 export type { SpendRateOptions } from './governor/spend-rate.js';
-export { BudgetExceededError, type BudgetExceededErrorOptions, isBudgetExceededError } from './errors/budget-exceeded-error.js';
+export {
+  BudgetExceededError,
+  type BudgetExceededErrorOptions,
+  isBudgetExceededError,
+} from './errors/budget-exceeded-error.js';
 export {
   copyRateLimitRecord,
   newRateLimitRecord,
@@ -150,20 +221,55 @@ export {
   UNNAMED_DEPENDENCY,
 } from './guardrails/health-monitor.js';
 export type { LatencyStats } from './guardrails/latency-histogram.js';
-export { type RetryBudgetHandle, type RetryBudgetOptions, type RetryBudgetStats, retryBudget } from './guardrails/retry-budget.js';
-export type { SharedRetryBudgetEventMap, SharedRetryBudgetHandle } from './guardrails/shared-retry-budget.js';
+export {
+  type RetryBudgetHandle,
+  type RetryBudgetOptions,
+  type RetryBudgetStats,
+  retryBudget,
+} from './guardrails/retry-budget.js';
+export type {
+  SharedRetryBudgetEventMap,
+  SharedRetryBudgetHandle,
+} from './guardrails/shared-retry-budget.js';
 export { type ErrorSummary, summarizeError } from './telemetry/error-summary.js';
 export { type ExplainedError, explain, explainJSON } from './telemetry/explain.js';
-export { type InstrumentedPolicy, type InstrumentOptions, instrument, type Per } from './telemetry/instrument.js';
-export { type JsonLoggerOptions, jsonLogger, type LogLevel, type LogLine } from './telemetry/json-logger.js';
-export { isSecretKey, REDACTED, type RedactOptions, redact, redactText } from './telemetry/redact.js';
+export {
+  type InstrumentedPolicy,
+  type InstrumentOptions,
+  instrument,
+  type Per,
+} from './telemetry/instrument.js';
+export {
+  type JsonLoggerOptions,
+  jsonLogger,
+  type LogLevel,
+  type LogLine,
+} from './telemetry/json-logger.js';
+export {
+  isSecretKey,
+  REDACTED,
+  type RedactOptions,
+  redact,
+  redactText,
+} from './telemetry/redact.js';
 // durable state (stores with drivers live in their own entries: agent-recourse/sqlite)
 export { canonicalJson } from './canonical/canonical-json.js';
 export { idempotencyKey } from './canonical/idempotency-key.js';
-export { isNotSerializableError, NotSerializableError } from './canonical/not-serializable-error.js';
+export {
+  isNotSerializableError,
+  NotSerializableError,
+} from './canonical/not-serializable-error.js';
 export { sha256Hex } from './canonical/sha256.js';
-export { CheckpointCorruptError, isCheckpointCorruptError } from './checkpoint/checkpoint-corrupt-error.js';
-export { Checkpointer, type CheckpointerOptions, checkpointChecksum, type Recovery } from './checkpoint/checkpointer.js';
+export {
+  CheckpointCorruptError,
+  isCheckpointCorruptError,
+} from './checkpoint/checkpoint-corrupt-error.js';
+export {
+  Checkpointer,
+  type CheckpointerOptions,
+  checkpointChecksum,
+  type Recovery,
+} from './checkpoint/checkpointer.js';
 export { type RunStepsOptions, runSteps, type Step } from './checkpoint/run-steps.js';
 export {
   IdempotencyLedger,
@@ -172,7 +278,11 @@ export {
   type LedgerRunOptions,
   type Reconciliation,
 } from './idempotency/idempotency-ledger.js';
-export { type CompensationFailure, isSagaFailedError, SagaFailedError } from './saga/saga-failed-error.js';
+export {
+  type CompensationFailure,
+  isSagaFailedError,
+  SagaFailedError,
+} from './saga/saga-failed-error.js';
 export { Saga, type SagaOptions, type SagaRecoverOptions } from './saga/saga.js';
 export { isSagaStateError, SagaStateError } from './saga/saga-state-error.js';
 export type { RetryBudgetStore } from './store/budget-store.js';
@@ -189,7 +299,12 @@ export type { LedgerClaim, LedgerEntry, LedgerStore } from './store/ledger-store
 export { memoryStore } from './store/memory-store.js';
 export type { SagaLease, SagaLogEntry, SagaLogStore } from './store/saga-log-store.js';
 export type { Store } from './store/store.js';
-export { isStoreError, StoreError, type StoreErrorCode, type StoreErrorOptions } from './store/store-error.js';
+export {
+  isStoreError,
+  StoreError,
+  type StoreErrorCode,
+  type StoreErrorOptions,
+} from './store/store-error.js';
 // pure transitions a third-party store applies inside its own transactions
 export {
   type LeaseAcquisition,

@@ -8,18 +8,36 @@ export const title = '12. Adaptive vs fixed stall limits (thinking and fast mode
 
 export async function run(ctx) {
   const p = ctx.quick ? { streams: 1000, seed: 5 } : { streams: 4000, seed: 5 };
-  const r = await runWorker({ node: ctx.main.path, worker: 'adaptive-stall.worker.js', args: [p.streams, p.seed], timeoutMs: 600_000 });
+  const r = await runWorker({
+    node: ctx.main.path,
+    worker: 'adaptive-stall.worker.js',
+    args: [p.streams, p.seed],
+    timeoutMs: 600_000,
+  });
   const summarize = (a) => ({
     falseStalls: a.falseStalls,
     missed: a.missed,
     stalls: a.detections.length,
     median: quantile(a.detections, 0.5),
     mean: mean(a.detections),
-    byKind: Object.fromEntries(Object.entries(a.detectionsByKind).map(([k, v]) => [k, { n: v.length, median: v.length ? quantile(v, 0.5) : null }])),
+    byKind: Object.fromEntries(
+      Object.entries(a.detectionsByKind).map(([k, v]) => [
+        k,
+        { n: v.length, median: v.length ? quantile(v, 0.5) : null },
+      ]),
+    ),
   });
   const fixed = summarize(r.fixed);
   const adaptive = summarize(r.adaptive);
-  const data = { fixedMs: r.fixedMs, longestGapMs: r.longest, fixed, adaptive, fasterMedian: fixed.median / adaptive.median, fasterMean: fixed.mean / adaptive.mean, learned: r.learned };
+  const data = {
+    fixedMs: r.fixedMs,
+    longestGapMs: r.longest,
+    fixed,
+    adaptive,
+    fasterMedian: fixed.median / adaptive.median,
+    fasterMean: fixed.mean / adaptive.mean,
+    learned: r.learned,
+  };
   const columns = [
     { key: 'arm', label: 'arm', align: 'left' },
     { key: 'falseStalls', label: 'false stalls' },
@@ -31,7 +49,13 @@ export async function run(ctx) {
     Object.entries(d.byKind)
       .map(([k, v]) => `${k} ${v.median === null ? '—' : fmt(v.median / 1000, 1)} (${v.n})`)
       .join(', ');
-  const row = (name, d) => ({ arm: name, falseStalls: String(d.falseStalls), median: fmt(d.median / 1000, 1), mean: fmt(d.mean / 1000, 1), kinds: kinds(d) });
+  const row = (name, d) => ({
+    arm: name,
+    falseStalls: String(d.falseStalls),
+    median: fmt(d.median / 1000, 1),
+    mean: fmt(d.mean / 1000, 1),
+    kinds: kinds(d),
+  });
   const rows = [
     row(`fixed: watch({ idleMs: ${r.fixedMs} }) (just above the longest healthy gap)`, fixed),
     row("adaptive: watch({ idleMs: 'adaptive', floorMs: 2000, capMs: 180000, model })", adaptive),

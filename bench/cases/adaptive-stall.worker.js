@@ -15,8 +15,14 @@ const random = seededRandom(Number(seedArg));
 const between = (lo, hi) => lo + random() * (hi - lo);
 
 const MODELS = {
-  thinker: { first: () => between(5_000, 90_000), gap: () => (random() < 0.03 ? between(2_000, 8_000) : between(10, 50)) },
-  fast: { first: () => between(200, 1_000), gap: () => (random() < 0.02 ? between(200, 1_000) : between(5, 35)) },
+  thinker: {
+    first: () => between(5_000, 90_000),
+    gap: () => (random() < 0.03 ? between(2_000, 8_000) : between(10, 50)),
+  },
+  fast: {
+    first: () => between(200, 1_000),
+    gap: () => (random() < 0.02 ? between(200, 1_000) : between(5, 35)),
+  },
 };
 
 // The workload, drawn once and replayed for both arms.
@@ -24,7 +30,10 @@ const work = Array.from({ length: streams }, (_, i) => {
   const model = i % 2 === 0 ? 'thinker' : 'fast';
   const m = MODELS[model];
   const items = 5 + Math.floor(random() * 40);
-  const gaps = [Math.round(m.first()), ...Array.from({ length: items - 1 }, () => Math.round(m.gap()))];
+  const gaps = [
+    Math.round(m.first()),
+    ...Array.from({ length: items - 1 }, () => Math.round(m.gap())),
+  ];
   const stallAfter = random() < 0.05 ? Math.floor(random() * items) : undefined;
   return { model, gaps, stallAfter };
 });
@@ -50,12 +59,23 @@ function source(w, clock) {
 
 async function arm(options) {
   const clock = new VirtualClock();
-  const out = { falseStalls: 0, detections: [], detectionsByKind: { 'thinker first-item': [], 'thinker idle': [], 'fast first-item': [], 'fast idle': [] }, missed: 0 };
+  const out = {
+    falseStalls: 0,
+    detections: [],
+    detectionsByKind: {
+      'thinker first-item': [],
+      'thinker idle': [],
+      'fast first-item': [],
+      'fast idle': [],
+    },
+    missed: 0,
+  };
   for (const w of work) {
     let waitFrom = clock.now();
     const run = (async () => {
       try {
-        for await (const _ of r.watch(source(w, clock), { clock, ...options(w) })) waitFrom = clock.now();
+        for await (const _ of r.watch(source(w, clock), { clock, ...options(w) }))
+          waitFrom = clock.now();
         return undefined;
       } catch (error) {
         if (!r.isStallError(error)) throw error;
@@ -77,6 +97,13 @@ async function arm(options) {
 
 const learner = r.stallLearner();
 const fixed = await arm(() => ({ idleMs: fixedMs }));
-const adaptive = await arm((w) => ({ idleMs: 'adaptive', floorMs: 2_000, capMs: 180_000, name: 'llm', model: w.model, learner }));
+const adaptive = await arm((w) => ({
+  idleMs: 'adaptive',
+  floorMs: 2_000,
+  capMs: 180_000,
+  name: 'llm',
+  model: w.model,
+  learner,
+}));
 report({ streams, fixedMs, longest, fixed, adaptive, learned: learner.limits() });
 process.exit(0);

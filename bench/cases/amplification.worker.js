@@ -20,17 +20,35 @@ const dead = async () => {
 
 const pRetryOptions = { retries: 2, minTimeout: 0, maxTimeout: 0, factor: 1, randomize: false };
 const recourseRetry = () => r.retry({ maxAttempts: 3, backoff: r.constant(0) });
-const cockatielRetry = () => c.retry(c.handleAll, { maxAttempts: 2, backoff: new c.ConstantBackoff(0) });
+const cockatielRetry = () =>
+  c.retry(c.handleAll, { maxAttempts: 2, backoff: new c.ConstantBackoff(0) });
 
 const VARIANTS = [
   { name: 'p-retry', label: 'p-retry(3)', call: () => pRetry(dead, pRetryOptions) },
-  { name: 'cockatiel', label: 'cockatiel retry(3)', call: ((p) => () => p.execute(dead))(cockatielRetry()) },
-  { name: 'recourse', label: 'recourse retry(3)', call: ((p) => () => p.execute(dead))(recourseRetry()) },
+  {
+    name: 'cockatiel',
+    label: 'cockatiel retry(3)',
+    call: (
+      (p) => () =>
+        p.execute(dead)
+    )(cockatielRetry()),
+  },
+  {
+    name: 'recourse',
+    label: 'recourse retry(3)',
+    call: (
+      (p) => () =>
+        p.execute(dead)
+    )(recourseRetry()),
+  },
   {
     name: 'recourse-breaker',
     label: 'recourse pipeline(breaker, retry(3))',
     sequential: true,
-    call: ((p) => () => p.execute(dead))(r.pipeline(r.circuitBreaker({ failureThreshold: 5, cooldownMs: 30_000 }), recourseRetry())),
+    call: (
+      (p) => () =>
+        p.execute(dead)
+    )(r.pipeline(r.circuitBreaker({ failureThreshold: 5, cooldownMs: 30_000 }), recourseRetry())),
   },
   {
     name: 'p-retry-nested',
@@ -40,12 +58,18 @@ const VARIANTS = [
   {
     name: 'cockatiel-nested',
     label: 'cockatiel retry(3) inside retry(3)',
-    call: ((outer, inner) => () => outer.execute(() => inner.execute(dead)))(cockatielRetry(), cockatielRetry()),
+    call: (
+      (outer, inner) => () =>
+        outer.execute(() => inner.execute(dead))
+    )(cockatielRetry(), cockatielRetry()),
   },
   {
     name: 'recourse-nested',
     label: 'recourse retry(3) inside retry(3)',
-    call: ((outer, inner) => () => outer.execute(() => inner.execute(dead)))(recourseRetry(), recourseRetry()),
+    call: (
+      (outer, inner) => () =>
+        outer.execute(() => inner.execute(dead))
+    )(recourseRetry(), recourseRetry()),
   },
 ];
 
@@ -74,7 +98,15 @@ for (const v of VARIANTS) {
     };
     await Promise.all(Array.from({ length: 50 }, lane));
   }
-  results.push({ name: v.name, label: v.label, logicalCalls: count, reached, perCall: reached / count, errors: Object.fromEntries(errors), ms: performance.now() - t0 });
+  results.push({
+    name: v.name,
+    label: v.label,
+    logicalCalls: count,
+    reached,
+    perCall: reached / count,
+    errors: Object.fromEntries(errors),
+    ms: performance.now() - t0,
+  });
 }
 report({ node: process.version, results });
 process.exit(0);

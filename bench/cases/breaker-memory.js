@@ -8,9 +8,22 @@ export const perRuntime = true;
 
 const VARIANTS = [
   { name: 'recourse-registry', label: 'recourse BreakerRegistry.get(name)', count: 100_000 },
-  { name: 'recourse-registry-used', label: 'recourse BreakerRegistry, after one call each', count: 100_000 },
-  { name: 'recourse-registry-per-request', label: 'recourse BreakerRegistry (default maxBreakers), 300,000 per-request names: bytes per name', count: 300_000 },
-  { name: 'recourse-standalone', label: 'recourse circuitBreaker({ name }) in a Map', count: 100_000 },
+  {
+    name: 'recourse-registry-used',
+    label: 'recourse BreakerRegistry, after one call each',
+    count: 100_000,
+  },
+  {
+    name: 'recourse-registry-per-request',
+    label:
+      'recourse BreakerRegistry (default maxBreakers), 300,000 per-request names: bytes per name',
+    count: 300_000,
+  },
+  {
+    name: 'recourse-standalone',
+    label: 'recourse circuitBreaker({ name }) in a Map',
+    count: 100_000,
+  },
   { name: 'cockatiel', label: 'cockatiel circuitBreaker in a Map', count: 100_000 },
   // opossum keeps a rolling-statistics timer per breaker: 10,000 keep the run short.
   { name: 'opossum', label: 'opossum CircuitBreaker in a Map', count: 10_000 },
@@ -25,7 +38,11 @@ export async function run(ctx) {
     runtimes: ctx.runtimes,
     variants: VARIANTS.map((v) => v.name),
     rounds: p.rounds,
-    command: (_rt, v) => ({ worker: 'memory.worker.js', flags: ['--expose-gc'], args: [v, counts[v]] }),
+    command: (_rt, v) => ({
+      worker: 'memory.worker.js',
+      flags: ['--expose-gc'],
+      args: [v, counts[v]],
+    }),
     value: (r) => r.bytesPerBreaker,
     log: ctx.log,
     seed: 44,
@@ -35,13 +52,25 @@ export async function run(ctx) {
     const t = m.get(rt.version);
     const ck = t.get('cockatiel').summary.median;
     data[rt.version] = Object.fromEntries(
-      VARIANTS.map((v) => [v.name, { label: v.label, count: v.count, bytesPerBreaker: t.get(v.name).summary, samples: t.get(v.name).samples, timesCockatiel: t.get(v.name).summary.median / ck }]),
+      VARIANTS.map((v) => [
+        v.name,
+        {
+          label: v.label,
+          count: v.count,
+          bytesPerBreaker: t.get(v.name).summary,
+          samples: t.get(v.name).samples,
+          timesCockatiel: t.get(v.name).summary.median / ck,
+        },
+      ]),
     );
   }
   const columns = [{ key: 'label', label: 'breakers', align: 'left' }];
   for (const rt of ctx.runtimes) {
     const n = rt.version.split('.')[0];
-    columns.push({ key: `b${n}`, label: `${n} bytes/breaker${p.rounds > 1 ? ' (min–max)' : ''}` }, { key: `x${n}`, label: `${n} ×cockatiel` });
+    columns.push(
+      { key: `b${n}`, label: `${n} bytes/breaker${p.rounds > 1 ? ' (min–max)' : ''}` },
+      { key: `x${n}`, label: `${n} ×cockatiel` },
+    );
   }
   const rows = VARIANTS.map((v) => {
     const row = { label: v.label };

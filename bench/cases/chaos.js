@@ -4,7 +4,8 @@ import { runWorker } from '../lib/spawn.js';
 import { quantile } from '../lib/stats.js';
 
 export const id = 'chaos';
-export const title = '7. Chaos workload (@anthropic-ai/sdk, the Vercel AI SDK and the openai SDK against the chaos server)';
+export const title =
+  '7. Chaos workload (@anthropic-ai/sdk, the Vercel AI SDK and the openai SDK against the chaos server)';
 
 export async function run(ctx) {
   const p = ctx.quick
@@ -14,7 +15,16 @@ export async function run(ctx) {
   // Per SDK, the two arms run side by side, each in its own process with its own chaos server
   // (same seed); the SDKs one after the other, so two processes share the machine at a time.
   const pair = (api) =>
-    Promise.all(['sdk', 'recourse'].map((arm) => runWorker({ node: ctx.main.path, worker: 'chaos.worker.js', args: args(arm, api), timeoutMs: 180_000 })));
+    Promise.all(
+      ['sdk', 'recourse'].map((arm) =>
+        runWorker({
+          node: ctx.main.path,
+          worker: 'chaos.worker.js',
+          args: args(arm, api),
+          timeoutMs: 180_000,
+        }),
+      ),
+    );
   const [sdk, recourse] = await pair('anthropic');
   const [aiSdk, aiSdkRecourse] = await pair('ai-sdk');
   const [openai, openaiRecourse] = await pair('openai');
@@ -61,10 +71,11 @@ export async function run(ctx) {
     p50: fmt(d.p50),
     p99: fmt(d.p99),
     rpc: fmt(d.requestsPerCall, 2),
-    outcomes: Object.entries(d.outcomes)
-      .sort((a, b) => b[1] - a[1])
-      .map(([k, n]) => `${k} ${n}`)
-      .join(', ') + (d.servedByFallback ? ` (${d.servedByFallback} served by the fallback)` : ''),
+    outcomes:
+      Object.entries(d.outcomes)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ') + (d.servedByFallback ? ` (${d.servedByFallback} served by the fallback)` : ''),
   });
   const sdkOnly = 'SDK retries only (maxRetries 2)';
   const ladder = 'recourse ladder';
@@ -72,15 +83,26 @@ export async function run(ctx) {
     row('@anthropic-ai/sdk', sdkOnly, data.sdk),
     row('@anthropic-ai/sdk', `${ladder} over streamMessage (idleMs ${p.idleMs})`, data.recourse),
     row('ai + @ai-sdk/anthropic', sdkOnly, data['ai-sdk'].sdk),
-    row('ai + @ai-sdk/anthropic', `${ladder} over streamText + recourseMiddleware (idleMs ${p.idleMs})`, data['ai-sdk'].recourse),
+    row(
+      'ai + @ai-sdk/anthropic',
+      `${ladder} over streamText + recourseMiddleware (idleMs ${p.idleMs})`,
+      data['ai-sdk'].recourse,
+    ),
     row('openai (Chat Completions)', sdkOnly, data.openai.sdk),
-    row('openai (Chat Completions)', `${ladder} over streamChat (idleMs ${p.idleMs})`, data.openai.recourse),
+    row(
+      'openai (Chat Completions)',
+      `${ladder} over streamChat (idleMs ${p.idleMs})`,
+      data.openai.recourse,
+    ),
   ];
   const notes = [
     `${p.calls} logical calls per arm, ${p.concurrency} in flight, streaming (SSE); faults per request: 10% 529, 5% 429 (retry-after 1 s), 3% stall after the first text delta, 2% empty answer (scenario seed ${p.seed}); the two arms of an SDK run in parallel, each in its own process against its own chaos server; the SDKs one after the other.`,
-    'Success = a non-empty answer that really finished (message_stop; the AI SDK\'s finish part with reason stop; a finish_reason on OpenAI\'s last chunk). requests/call counts every POST the chaos server received on the API\'s path (retries and fallback included).',
+    "Success = a non-empty answer that really finished (message_stop; the AI SDK's finish part with reason stop; a finish_reason on OpenAI's last chunk). requests/call counts every POST the chaos server received on the API's path (retries and fallback included).",
     `Every call has a ${p.deadlineMs / 1000} s harness deadline. recourse ladder = fallback([primary, fallback model]), each path pipeline(breaker, retry(3), timeout(10 s), validate non-empty), the SDK's retries off; firstItemMs 5 s: ${data.recourse.adapter}; ${data['ai-sdk'].recourse.adapter}; ${data.openai.recourse.adapter}.`,
   ];
-  if (ctx.quick) notes.push(`--quick: ${p.calls} calls and a ${p.deadlineMs / 1000} s harness deadline instead of 500 and 30 s.`);
+  if (ctx.quick)
+    notes.push(
+      `--quick: ${p.calls} calls and a ${p.deadlineMs / 1000} s harness deadline instead of 500 and 30 s.`,
+    );
   return { params: p, data, tables: [{ title, columns, rows, notes }] };
 }

@@ -18,7 +18,8 @@ import OpenAI from 'openai';
 import { loadEntry, loadRecourse } from '../lib/recourse.js';
 import { report } from '../lib/spawn.js';
 
-const [arm, callsArg, concurrencyArg, deadlineArg, idleArg, seedArg, apiArg = 'anthropic'] = process.argv.slice(2);
+const [arm, callsArg, concurrencyArg, deadlineArg, idleArg, seedArg, apiArg = 'anthropic'] =
+  process.argv.slice(2);
 const calls = Number(callsArg);
 const concurrency = Number(concurrencyArg);
 const deadlineMs = Number(deadlineArg);
@@ -41,9 +42,24 @@ globalThis.AI_SDK_LOG_WARNINGS = false;
 const scenario = {
   seed,
   rules: [
-    { name: 'overloaded', match: { path: PATH }, fault: { kind: 'status', status: 529 }, probability: 0.1 },
-    { name: 'rate-limited', match: { path: PATH }, fault: { kind: 'status', status: 429, retryAfterS: 1 }, probability: 0.05 / 0.9 },
-    { name: 'stall', match: { path: PATH }, fault: { kind: 'stall', afterEvents: STALL_AFTER }, probability: 0.03 / 0.85 },
+    {
+      name: 'overloaded',
+      match: { path: PATH },
+      fault: { kind: 'status', status: 529 },
+      probability: 0.1,
+    },
+    {
+      name: 'rate-limited',
+      match: { path: PATH },
+      fault: { kind: 'status', status: 429, retryAfterS: 1 },
+      probability: 0.05 / 0.9,
+    },
+    {
+      name: 'stall',
+      match: { path: PATH },
+      fault: { kind: 'stall', afterEvents: STALL_AFTER },
+      probability: 0.03 / 0.85,
+    },
     { name: 'empty', match: { path: PATH }, fault: { kind: 'empty' }, probability: 0.02 / 0.82 },
   ],
 };
@@ -52,7 +68,11 @@ const { startChaosServer } = await loadEntry('chaos/index.js');
 const chaos = await startChaosServer({ port: 0, scenario });
 const r = await loadRecourse();
 
-const params = (model, i) => ({ model, max_tokens: 256, messages: [{ role: 'user', content: `task ${i}: summarise the findings` }] });
+const params = (model, i) => ({
+  model,
+  max_tokens: 256,
+  messages: [{ role: 'user', content: `task ${i}: summarise the findings` }],
+});
 const body = (model, i) => ({ ...params(model, i), stream: true });
 
 // The text of a streamed answer. The SDK ends the iteration quietly when its request is aborted,
@@ -61,7 +81,8 @@ async function collect(stream) {
   let text = '';
   let complete = false;
   for await (const event of stream) {
-    if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text;
+    if (event.type === 'content_block_delta' && event.delta.type === 'text_delta')
+      text += event.delta.text;
     else if (event.type === 'message_stop') complete = true;
   }
   if (!complete) throw new Error('the stream ended without message_stop');
@@ -75,7 +96,14 @@ const REAL_FINISH = new Set(['stop', 'length', 'tool-calls', 'content-filter']);
 
 // The text of an AI SDK stream; an error part is thrown (the SDK's `text` would say only "no output").
 async function aiSdkText(model, i, signal, maxRetries) {
-  const result = aiStreamText({ model, prompt: prompt(i), maxOutputTokens: 256, abortSignal: signal, onError: () => {}, ...(maxRetries === undefined ? {} : { maxRetries }) });
+  const result = aiStreamText({
+    model,
+    prompt: prompt(i),
+    maxOutputTokens: 256,
+    abortSignal: signal,
+    onError: () => {},
+    ...(maxRetries === undefined ? {} : { maxRetries }),
+  });
   let text = '';
   let finish;
   for await (const part of result.fullStream) {
@@ -101,13 +129,17 @@ async function chatText(stream) {
   return text;
 }
 
-const chatBody = (model, i) => ({ model, max_completion_tokens: 256, messages: [{ role: 'user', content: prompt(i) }] });
+const chatBody = (model, i) => ({
+  model,
+  max_completion_tokens: 256,
+  messages: [{ role: 'user', content: prompt(i) }],
+});
 
 // The recourse arms' failed attempts by error (and a stall's phase): what the extra requests were.
 const attemptFailures = {};
 const tally = (attempt) =>
   attempt.catch((error) => {
-    const key = `${error?.name ?? 'error'}${error?.phase ? ` ${error.phase}` : ''}${error?.statusCode ?? error?.status ? ` ${error.statusCode ?? error.status}` : ''}`;
+    const key = `${error?.name ?? 'error'}${error?.phase ? ` ${error.phase}` : ''}${(error?.statusCode ?? error?.status) ? ` ${error.statusCode ?? error.status}` : ''}`;
     attemptFailures[key] = (attemptFailures[key] ?? 0) + 1;
     throw error;
   });
@@ -117,11 +149,22 @@ let adapter = 'direct: client.messages.create({ stream: true }) under watch()';
 if (api === 'ai-sdk' && arm === 'sdk') {
   const provider = createAnthropic({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' });
   adapter = 'streamText({ model: anthropic(…), maxRetries: 2 })';
-  callOnce = async (i, signal) => ({ text: await aiSdkText(provider('claude-primary'), i, signal), servedBy: 'primary' });
+  callOnce = async (i, signal) => ({
+    text: await aiSdkText(provider('claude-primary'), i, signal),
+    servedBy: 'primary',
+  });
 } else if (api === 'openai' && arm === 'sdk') {
   const client = new OpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' });
   adapter = 'client.chat.completions.create({ stream: true }), maxRetries 2';
-  callOnce = async (i, signal) => ({ text: await chatText(await client.chat.completions.create({ ...chatBody('gpt-primary', i), stream: true }, { signal })), servedBy: 'primary' });
+  callOnce = async (i, signal) => ({
+    text: await chatText(
+      await client.chat.completions.create(
+        { ...chatBody('gpt-primary', i), stream: true },
+        { signal },
+      ),
+    ),
+    servedBy: 'primary',
+  });
 } else if (api !== 'anthropic') {
   // recourse over the AI SDK or the openai SDK: the same ladder as the Anthropic arm below.
   let streamOnce;
@@ -130,23 +173,42 @@ if (api === 'ai-sdk' && arm === 'sdk') {
     const provider = createAnthropic({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' });
     const models = new Map();
     const model = (id) => {
-      if (!models.has(id)) models.set(id, wrapLanguageModel({ model: provider(id), middleware: recourseMiddleware({ name: id, idleMs, firstItemMs }) }));
+      if (!models.has(id))
+        models.set(
+          id,
+          wrapLanguageModel({
+            model: provider(id),
+            middleware: recourseMiddleware({ name: id, idleMs, firstItemMs }),
+          }),
+        );
       return models.get(id);
     };
-    adapter = 'streamText({ model: wrapLanguageModel({ model, middleware: recourseMiddleware({ idleMs, firstItemMs }) }), maxRetries: 0, abortSignal: ctx.signal })';
+    adapter =
+      'streamText({ model: wrapLanguageModel({ model, middleware: recourseMiddleware({ idleMs, firstItemMs }) }), maxRetries: 0, abortSignal: ctx.signal })';
     streamOnce = (ctx, id, i) => aiSdkText(model(id), i, ctx.signal, 0);
   } else {
     const { openAIClientOptions, streamChat } = await loadEntry('openai/index.js');
-    const client = new OpenAI(openAIClientOptions({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' }));
-    adapter = 'agent-recourse/openai streamChat(client, body, { signal: ctx.signal, idleMs, firstItemMs })';
-    streamOnce = async (ctx, id, i) => (await streamChat(client, chatBody(id, i), { signal: ctx.signal, idleMs, firstItemMs })).choices[0]?.message.content ?? '';
+    const client = new OpenAI(
+      openAIClientOptions({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' }),
+    );
+    adapter =
+      'agent-recourse/openai streamChat(client, body, { signal: ctx.signal, idleMs, firstItemMs })';
+    streamOnce = async (ctx, id, i) =>
+      (await streamChat(client, chatBody(id, i), { signal: ctx.signal, idleMs, firstItemMs }))
+        .choices[0]?.message.content ?? '';
   }
-  const [primary, secondary] = api === 'openai' ? ['gpt-primary', 'gpt-fallback'] : ['claude-primary', 'claude-fallback'];
+  const [primary, secondary] =
+    api === 'openai' ? ['gpt-primary', 'gpt-fallback'] : ['claude-primary', 'claude-fallback'];
   const breakers = new r.BreakerRegistry({ failureThreshold: 5, cooldownMs: 10_000 });
   const path = (name, id) => ({
     name,
     run: (ctx) => tally(streamOnce(ctx, id, ctx.idempotencyKey)),
-    policy: r.pipeline(breakers.get(name), r.retry({ maxAttempts: 3 }), r.timeout(10_000), r.validate(nonEmpty)),
+    policy: r.pipeline(
+      breakers.get(name),
+      r.retry({ maxAttempts: 3 }),
+      r.timeout(10_000),
+      r.validate(nonEmpty),
+    ),
   });
   const ladder = r.fallback([path('primary', primary), path('fallback', secondary)]);
   callOnce = async (i, signal) => {
@@ -171,8 +233,13 @@ if (api === 'ai-sdk' && arm === 'sdk') {
   let streamText;
   let validateLayer = [];
   if (adapterModule?.streamMessage) {
-    adapter = 'agent-recourse/anthropic streamMessage(client, body, { signal: ctx.signal, idleMs, firstItemMs, validate })';
-    const textOf = (message) => message.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
+    adapter =
+      'agent-recourse/anthropic streamMessage(client, body, { signal: ctx.signal, idleMs, firstItemMs, validate })';
+    const textOf = (message) =>
+      message.content
+        .filter((b) => b.type === 'text')
+        .map((b) => b.text)
+        .join('');
     streamText = async (ctx, model, i) => {
       const message = await adapterModule.streamMessage(client, params(model, i), {
         signal: ctx.signal,
@@ -193,9 +260,17 @@ if (api === 'ai-sdk' && arm === 'sdk') {
   const path = (name, model) => ({
     name,
     run: (ctx) => tally(streamText(ctx, model, ctx.idempotencyKey)),
-    policy: r.pipeline(breakers.get(name), r.retry({ maxAttempts: 3 }), r.timeout(10_000), ...validateLayer),
+    policy: r.pipeline(
+      breakers.get(name),
+      r.retry({ maxAttempts: 3 }),
+      r.timeout(10_000),
+      ...validateLayer,
+    ),
   });
-  const ladder = r.fallback([path('primary', 'claude-primary'), path('fallback', 'claude-fallback')]);
+  const ladder = r.fallback([
+    path('primary', 'claude-primary'),
+    path('fallback', 'claude-fallback'),
+  ]);
   callOnce = async (i, signal) => {
     const served = await ladder.execute({ signal, idempotencyKey: `task-${i}` });
     return { text: served.value, servedBy: served.servedBy };
@@ -213,7 +288,10 @@ async function lane() {
     let outcome;
     try {
       const { text, servedBy } = await callOnce(i, signal);
-      outcome = text.trim().length > 0 ? { ok: true, kind: 'ok', servedBy } : { ok: false, kind: 'empty answer' };
+      outcome =
+        text.trim().length > 0
+          ? { ok: true, kind: 'ok', servedBy }
+          : { ok: false, kind: 'empty answer' };
     } catch (error) {
       const kind = signal.aborted ? 'harness deadline' : (error?.name ?? 'error');
       outcome = { ok: false, kind, message: String(error?.message ?? error).slice(0, 160) };
@@ -227,5 +305,19 @@ const requests = chaos.requests.filter((q) => q.path === PATH);
 const faults = {};
 for (const q of requests) faults[q.fault ?? 'none'] = (faults[q.fault ?? 'none'] ?? 0) + 1;
 await chaos.close();
-report({ arm, api, adapter, node: process.version, calls, concurrency, deadlineMs, idleMs, wallMs, requests: requests.length, faults, attemptFailures, outcomes });
+report({
+  arm,
+  api,
+  adapter,
+  node: process.version,
+  calls,
+  concurrency,
+  deadlineMs,
+  idleMs,
+  wallMs,
+  requests: requests.length,
+  faults,
+  attemptFailures,
+  outcomes,
+});
 process.exit(0);

@@ -13,7 +13,11 @@ const WORKER = 'cluster.worker.js';
 
 /** Runs `count` workers of one measurement at once; resolves with their reports. */
 function fleet(ctx, count, args) {
-  return Promise.all(Array.from({ length: count }, (_, i) => runWorker({ node: ctx.main.path, worker: WORKER, args: args(i) })));
+  return Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      runWorker({ node: ctx.main.path, worker: WORKER, args: args(i) }),
+    ),
+  );
 }
 
 export async function run(ctx) {
@@ -39,7 +43,17 @@ export async function run(ctx) {
     for (const b of backends) {
       const d = (data[b.name] = {});
       ctx.log(`${b.name}: closed-state cost`);
-      const closed = await runWorker({ node: ctx.main.path, worker: WORKER, args: ['closed', JSON.stringify(b.fresh('closed')), p.closedCalls, p.naiveCalls, p.closedRounds] });
+      const closed = await runWorker({
+        node: ctx.main.path,
+        worker: WORKER,
+        args: [
+          'closed',
+          JSON.stringify(b.fresh('closed')),
+          p.closedCalls,
+          p.naiveCalls,
+          p.closedRounds,
+        ],
+      });
       const s = closed.samples;
       d.closed = { localNs: median(s.local), sharedNs: median(s.shared), naiveNs: median(s.naive) };
       d.closed.overNs = d.closed.sharedNs - d.closed.localNs;
@@ -49,7 +63,11 @@ export async function run(ctx) {
       const tripSpec = JSON.stringify(b.fresh('trip'));
       const startAt = Date.now() + 5_000;
       const tripArgs = [startAt, p.trips, p.tripPeriodMs];
-      const [tripper, ...followers] = await fleet(ctx, p.tripProcesses, (i) => [i === 0 ? 'tripper' : 'follower', tripSpec, ...tripArgs]);
+      const [tripper, ...followers] = await fleet(ctx, p.tripProcesses, (i) => [
+        i === 0 ? 'tripper' : 'follower',
+        tripSpec,
+        ...tripArgs,
+      ]);
       const delays = [];
       let missed = 0;
       for (const f of followers) {
@@ -61,14 +79,36 @@ export async function run(ctx) {
           else delays.push(seen - at);
         }
       }
-      d.trip = { samples: delays.length, missed, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), max: Math.max(...delays) };
+      d.trip = {
+        samples: delays.length,
+        missed,
+        p50: quantile(delays, 0.5),
+        p99: quantile(delays, 0.99),
+        max: Math.max(...delays),
+      };
 
       ctx.log(`${b.name}: ledger round trips and throughput`);
-      const fresh = await runWorker({ node: ctx.main.path, worker: WORKER, args: ['trips', JSON.stringify(b.fresh('trips')), p.freshKeys] });
-      d.freshKey = { storeCalls: fresh.storeCallsPerRun, roundTrips: fresh.roundTripsPerRun, calls: fresh.calls, p50Ms: quantile(fresh.ms, 0.5), p99Ms: quantile(fresh.ms, 0.99) };
+      const fresh = await runWorker({
+        node: ctx.main.path,
+        worker: WORKER,
+        args: ['trips', JSON.stringify(b.fresh('trips')), p.freshKeys],
+      });
+      d.freshKey = {
+        storeCalls: fresh.storeCallsPerRun,
+        roundTrips: fresh.roundTripsPerRun,
+        calls: fresh.calls,
+        p50Ms: quantile(fresh.ms, 0.5),
+        p99Ms: quantile(fresh.ms, 0.99),
+      };
       const ledgerSpec = JSON.stringify(b.fresh('ledger'));
       const ledgerAt = Date.now() + 5_000;
-      const ledger = await fleet(ctx, p.ledgerProcesses, () => ['ledger', ledgerSpec, ledgerAt, p.ledgerMs, p.ledgerLanes]);
+      const ledger = await fleet(ctx, p.ledgerProcesses, () => [
+        'ledger',
+        ledgerSpec,
+        ledgerAt,
+        p.ledgerMs,
+        p.ledgerLanes,
+      ]);
       d.ledger = {
         runs: ledger.reduce((n, x) => n + x.done, 0),
         failed: ledger.reduce((n, x) => n + x.failed, 0),
@@ -76,37 +116,80 @@ export async function run(ctx) {
         maxLateMs: Math.max(...ledger.map((x) => x.lateMs)),
       };
 
-      ctx.log(`${b.name}: retry amplification, ${p.budgetProcesses} processes and a dead dependency`);
+      ctx.log(
+        `${b.name}: retry amplification, ${p.budgetProcesses} processes and a dead dependency`,
+      );
       for (const variant of ['shared', 'none']) {
         const budgetSpec = JSON.stringify(b.fresh('budget'));
         const budgetAt = Date.now() + 5_000;
-        const runs = await fleet(ctx, p.budgetProcesses, () => ['budget', budgetSpec, budgetAt, p.budgetCalls, p.budgetLanes, variant]);
+        const runs = await fleet(ctx, p.budgetProcesses, () => [
+          'budget',
+          budgetSpec,
+          budgetAt,
+          p.budgetCalls,
+          p.budgetLanes,
+          variant,
+        ]);
         const calls = runs.reduce((n, x) => n + x.calls, 0);
         const attempts = runs.reduce((n, x) => n + x.attempts, 0);
-        d[variant === 'shared' ? 'budget' : 'noBudget'] = { calls, attempts, perCall: attempts / calls, seconds: Math.max(...runs.map((x) => x.seconds)) };
+        d[variant === 'shared' ? 'budget' : 'noBudget'] = {
+          calls,
+          attempts,
+          perCall: attempts / calls,
+          seconds: Math.max(...runs.map((x) => x.seconds)),
+        };
       }
     }
   } finally {
-    for (const b of backends) await b.cleanup().catch((error) => ctx.log(`cleanup of ${b.name} failed: ${error.message}`));
+    for (const b of backends)
+      await b.cleanup().catch((error) => ctx.log(`cleanup of ${b.name} failed: ${error.message}`));
   }
 
   const names = Object.keys(data);
-  const perStore = (label, value) => ({ label, ...Object.fromEntries(names.map((n) => [n, value(data[n], n)])) });
-  const columns = [{ key: 'label', label: '', align: 'left' }, ...names.map((n) => ({ key: n, label: n }))];
+  const perStore = (label, value) => ({
+    label,
+    ...Object.fromEntries(names.map((n) => [n, value(data[n], n)])),
+  });
+  const columns = [
+    { key: 'label', label: '', align: 'left' },
+    ...names.map((n) => ({ key: n, label: n })),
+  ];
   const notifies = Object.fromEntries(backends.map((b) => [b.name, b.notifies]));
   const rows = [
     perStore('closed state: in-process breaker, ns/call', (d) => fmt(d.closed.localNs)),
     perStore('closed state: shared breaker, ns/call', (d) => fmt(d.closed.sharedNs)),
     perStore('  shared over in-process (goal ≤ 2,000 ns)', (d) => `${fmt(d.closed.overNs)} ns`),
-    perStore('  naive design (store call per admit and per record)', (d) => `${fmt(d.closed.naiveOverNs)} ns`),
-    perStore(`trip → CircuitOpenError in ${p.tripProcesses - 1} other processes, p50`, (d) => `${fmt(d.trip.p50)} ms`),
-    perStore('  p99 (goal ≤ 100 ms with notifications) / max', (d) => `${fmt(d.trip.p99)} / ${fmt(d.trip.max)} ms`),
+    perStore(
+      '  naive design (store call per admit and per record)',
+      (d) => `${fmt(d.closed.naiveOverNs)} ns`,
+    ),
+    perStore(
+      `trip → CircuitOpenError in ${p.tripProcesses - 1} other processes, p50`,
+      (d) => `${fmt(d.trip.p50)} ms`,
+    ),
+    perStore(
+      '  p99 (goal ≤ 100 ms with notifications) / max',
+      (d) => `${fmt(d.trip.p99)} / ${fmt(d.trip.max)} ms`,
+    ),
     perStore('  trips not seen within the period', (d) => fmt(d.trip.missed)),
-    perStore('ledger.run, fresh key: store calls / round trips', (d) => `${fmt(d.freshKey.storeCalls, 1)} / ${fmt(d.freshKey.roundTrips, 1)}`),
-    perStore('  latency p50 / p99', (d) => `${fmt(d.freshKey.p50Ms, 1)} / ${fmt(d.freshKey.p99Ms, 1)} ms`),
-    perStore(`ledger.run, ${p.ledgerProcesses} processes on distinct keys, runs/s`, (d) => fmt(d.ledger.perSecond)),
-    perStore(`  vs sqlite`, (d) => (data.sqlite ? `${fmt(d.ledger.perSecond / data.sqlite.ledger.perSecond, 2)}×` : '—')),
-    perStore(`dead dependency, ${p.budgetProcesses} processes: attempts per call, shared budget (goal ≤ 1.1)`, (d) => fmt(d.budget.perCall, 3)),
+    perStore(
+      'ledger.run, fresh key: store calls / round trips',
+      (d) => `${fmt(d.freshKey.storeCalls, 1)} / ${fmt(d.freshKey.roundTrips, 1)}`,
+    ),
+    perStore(
+      '  latency p50 / p99',
+      (d) => `${fmt(d.freshKey.p50Ms, 1)} / ${fmt(d.freshKey.p99Ms, 1)} ms`,
+    ),
+    perStore(`ledger.run, ${p.ledgerProcesses} processes on distinct keys, runs/s`, (d) =>
+      fmt(d.ledger.perSecond),
+    ),
+    perStore(`  vs sqlite`, (d) =>
+      data.sqlite ? `${fmt(d.ledger.perSecond / data.sqlite.ledger.perSecond, 2)}×` : '—',
+    ),
+    perStore(
+      `dead dependency, ${p.budgetProcesses} processes: attempts per call, shared budget (goal ≤ 1.1)`,
+      (d) => fmt(d.budget.perCall, 3),
+    ),
     perStore('  retry(3) without a budget', (d) => fmt(d.noBudget.perCall, 3)),
   ];
   const notes = [

@@ -45,7 +45,8 @@ async function closed(n, naiveN, rounds) {
     naive: { calls: naiveN, run: naive },
   };
   const samples = { local: [], shared: [], naive: [] };
-  for (const v of Object.values(variants)) for (let i = 0; i < Math.min(v.calls, 1000); i++) await v.run(); // warm up
+  for (const v of Object.values(variants))
+    for (let i = 0; i < Math.min(v.calls, 1000); i++) await v.run(); // warm up
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ['local', 'shared', 'naive'] : ['naive', 'shared', 'local'];
     for (const name of order) {
@@ -61,7 +62,13 @@ async function closed(n, naiveN, rounds) {
 
 async function tripper(startAt, trips, periodMs) {
   const store = await openStore(spec);
-  const breaker = r.circuitBreaker({ name: 'trip', store, failureThreshold: 1, cooldownMs: 600_000, ...sync });
+  const breaker = r.circuitBreaker({
+    name: 'trip',
+    store,
+    failureThreshold: 1,
+    cooldownMs: 600_000,
+    ...sync,
+  });
   await breaker.execute(async () => 'warm');
   const failedAt = [];
   for (let k = 0; k < trips; k++) {
@@ -82,7 +89,13 @@ async function tripper(startAt, trips, periodMs) {
 
 async function follower(startAt, trips, periodMs) {
   const store = await openStore(spec);
-  const breaker = r.circuitBreaker({ name: 'trip', store, failureThreshold: 1, cooldownMs: 600_000, ...sync });
+  const breaker = r.circuitBreaker({
+    name: 'trip',
+    store,
+    failureThreshold: 1,
+    cooldownMs: 600_000,
+    ...sync,
+  });
   await breaker.execute(async () => 'warm');
   const rejectedAt = [];
   let armed = false;

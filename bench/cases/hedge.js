@@ -4,15 +4,26 @@ import { runWorker } from '../lib/spawn.js';
 import { quantile } from '../lib/stats.js';
 
 export const id = 'hedge';
-export const title = '11. Hedged calls: time to first event on a heavy tail (@anthropic-ai/sdk against the chaos server)';
+export const title =
+  '11. Hedged calls: time to first event on a heavy tail (@anthropic-ai/sdk against the chaos server)';
 
 export async function run(ctx) {
-  const p = ctx.quick ? { calls: 300, concurrency: 10, seed: 11, afterMs: 400 } : { calls: 1500, concurrency: 10, seed: 11, afterMs: 400 };
+  const p = ctx.quick
+    ? { calls: 300, concurrency: 10, seed: 11, afterMs: 400 }
+    : { calls: 1500, concurrency: 10, seed: 11, afterMs: 400 };
   const args = (arm) => [arm, p.calls, p.concurrency, p.seed, p.afterMs];
   // Side by side in one run, one arm after the other (in parallel the 2 cores' contention, not the
   // fault, would make the tail), each in its own process against its own chaos server (same seed).
   const arms = [];
-  for (const arm of ['plain', 'p95', 'fixed']) arms.push(await runWorker({ node: ctx.main.path, worker: 'hedge.worker.js', args: args(arm), timeoutMs: 600_000 }));
+  for (const arm of ['plain', 'p95', 'fixed'])
+    arms.push(
+      await runWorker({
+        node: ctx.main.path,
+        worker: 'hedge.worker.js',
+        args: args(arm),
+        timeoutMs: 600_000,
+      }),
+    );
   const summarize = (r) => ({
     calls: r.calls,
     failures: r.failures,

@@ -18,7 +18,14 @@ const seed = Number(seedArg);
 const scenario = {
   seed,
   pacing: [{ firstEventMs: { uniform: [160, 240] }, betweenEventsMs: 2 }],
-  rules: [{ name: 'slow-first-event', match: { path: '/v1/messages' }, probability: 0.05, fault: { kind: 'latency', ms: 1800, headersFirst: true } }],
+  rules: [
+    {
+      name: 'slow-first-event',
+      match: { path: '/v1/messages' },
+      probability: 0.05,
+      fault: { kind: 'latency', ms: 1800, headersFirst: true },
+    },
+  ],
 };
 
 const { startChaosServer } = await loadEntry('chaos/index.js');
@@ -26,9 +33,16 @@ const { streamMessage } = await loadEntry('anthropic/index.js');
 const r = await loadRecourse();
 const chaos = await startChaosServer({ port: 0, scenario });
 const client = new Anthropic({ baseURL: chaos.url, apiKey: 'bench-key', maxRetries: 0 });
-const body = (i) => ({ model: 'claude-bench', max_tokens: 64, messages: [{ role: 'user', content: `task ${i}` }] });
+const body = (i) => ({
+  model: 'claude-bench',
+  max_tokens: 64,
+  messages: [{ role: 'user', content: `task ${i}` }],
+});
 
-const h = arm === 'plain' ? undefined : r.hedge({ afterMs: arm === 'p95' ? 'p95' : Number(afterArg), maxExtra: 0.05 });
+const h =
+  arm === 'plain'
+    ? undefined
+    : r.hedge({ afterMs: arm === 'p95' ? 'p95' : Number(afterArg), maxExtra: 0.05 });
 let hedged = 0;
 let loserTokens = 0;
 h?.on('hedge', (e) => {
@@ -46,7 +60,8 @@ async function one(i) {
     first ??= performance.now() - started;
   };
   try {
-    const call = (ctx) => streamMessage(client, body(i), { signal: ctx?.signal, onEvent, idleMs: 30_000 });
+    const call = (ctx) =>
+      streamMessage(client, body(i), { signal: ctx?.signal, onEvent, idleMs: 30_000 });
     await (h === undefined ? call(undefined) : h.execute(call));
     ttfe.push(first);
     total.push(performance.now() - started);

@@ -25,7 +25,15 @@ export const perRuntime = true;
 export const optional = true;
 
 const CASES = fileURLToPath(new URL('./', import.meta.url));
-const OVERHEAD = ['bare', 'floor-then', 'floor-race', 'als-run', 'floor-pipeline3', 'recourse-pipeline2', 'recourse-pipeline3'];
+const OVERHEAD = [
+  'bare',
+  'floor-then',
+  'floor-race',
+  'als-run',
+  'floor-pipeline3',
+  'recourse-pipeline2',
+  'recourse-pipeline3',
+];
 const WATCH = ['bare', 'floor', 'watch', 'refresh', 'naive-rearm'];
 
 function hasValgrind() {
@@ -42,7 +50,14 @@ function count(node, worker, args) {
   return new Promise((resolve, reject) => {
     const child = spawn(
       'valgrind',
-      ['--tool=callgrind', '--callgrind-out-file=/dev/null', node, '--single-threaded', CASES + worker, ...args.map(String)],
+      [
+        '--tool=callgrind',
+        '--callgrind-out-file=/dev/null',
+        node,
+        '--single-threaded',
+        CASES + worker,
+        ...args.map(String),
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';
@@ -50,7 +65,12 @@ function count(node, worker, args) {
     child.on('error', reject);
     child.on('close', (code) => {
       const m = /Collected : (\d+)/.exec(stderr);
-      if (code !== 0 || m === null) reject(new Error(`valgrind ${worker} ${args.join(' ')} exited with ${code}\n${stderr.slice(-1500)}`));
+      if (code !== 0 || m === null)
+        reject(
+          new Error(
+            `valgrind ${worker} ${args.join(' ')} exited with ${code}\n${stderr.slice(-1500)}`,
+          ),
+        );
       else resolve(Number(m[1]));
     });
   });
@@ -72,7 +92,8 @@ async function perCall(node, kind, variant, p) {
 }
 
 export async function run(ctx) {
-  if (!hasValgrind()) throw new Error('valgrind is not installed (Debian: apt-get install -y valgrind)');
+  if (!hasValgrind())
+    throw new Error('valgrind is not installed (Debian: apt-get install -y valgrind)');
   const p = ctx.quick
     ? { rounds: ctx.rounds ?? 1, small: 20_000, large: 60_000, warmup: 10_000 }
     : { rounds: ctx.rounds ?? 3, small: 100_000, large: 300_000, warmup: 20_000 };
@@ -85,7 +106,9 @@ export async function run(ctx) {
     ]) {
       for (const v of list) {
         d[kind][v] = await perCall(rt.path, kind, v, p);
-        ctx.log(`${rt.version} ${kind} ${v}: ${fmt(d[kind][v].median)} instructions per call (${d[kind][v].samples.map((x) => fmt(x)).join(', ')})`);
+        ctx.log(
+          `${rt.version} ${kind} ${v}: ${fmt(d[kind][v].median)} instructions per call (${d[kind][v].samples.map((x) => fmt(x)).join(', ')})`,
+        );
       }
     }
     data[rt.version] = d;
@@ -93,7 +116,11 @@ export async function run(ctx) {
   const columns = [{ key: 'label', label: 'variant', align: 'left' }];
   for (const rt of ctx.runtimes) {
     const n = rt.version.split('.')[0];
-    columns.push({ key: `i${n}`, label: `${n} instructions` }, { key: `o${n}`, label: `${n} +bare` }, { key: `x${n}`, label: `${n} ×bare` });
+    columns.push(
+      { key: `i${n}`, label: `${n} instructions` },
+      { key: `o${n}`, label: `${n} +bare` },
+      { key: `x${n}`, label: `${n} ×bare` },
+    );
   }
   const rows = (kind, list, label) =>
     list.map((v) => {
@@ -112,7 +139,9 @@ export async function run(ctx) {
     `${p.rounds} ${p.rounds === 1 ? 'round' : 'rounds'} × 2 fresh processes per variant and runtime under valgrind --tool=callgrind, node --single-threaded; instructions per call = (total after ${fmt(p.large)} calls − total after ${fmt(p.small)}) / ${fmt(p.large - p.small)}, both after ${fmt(p.warmup)} warm-up calls; median (and min–max) of the rounds. Counts repeat within a few percent (V8 does not always optimise at the same call), not to the instruction.`,
   ];
   const reArm = (rt) => {
-    const w = Object.fromEntries(Object.entries(data[rt.version].watch).map(([k, x]) => [k, x.median]));
+    const w = Object.fromEntries(
+      Object.entries(data[rt.version].watch).map(([k, x]) => [k, x.median]),
+    );
     return `${rt.version}: re-arming costs ${ratio((w['naive-rearm'] - w.bare) / (w.watch - w.bare))} watch's instructions over bare, ${ratio((w['naive-rearm'] - w.bare) / (w.floor - w.bare))} the floor's`;
   };
   return {
@@ -120,7 +149,12 @@ export async function run(ctx) {
     data,
     tables: [
       { title, columns, rows: rows('overhead', OVERHEAD, (v) => byName.get(v).label), notes },
-      { title: 'Per item of case 2 (for await over an async generator)', columns, rows: rows('watch', WATCH, watchLabel), notes: ctx.runtimes.map(reArm) },
+      {
+        title: 'Per item of case 2 (for await over an async generator)',
+        columns,
+        rows: rows('watch', WATCH, watchLabel),
+        notes: ctx.runtimes.map(reArm),
+      },
     ],
   };
 }

@@ -15,20 +15,56 @@ const LABELS = {
 };
 
 export async function run(ctx) {
-  const p = { clients: 100, sims: ctx.quick ? 30 : 100, seed: 1, rerunSeed: 2, baseMs: 5, capMs: 2000, network: '|N(10 ms, 2 ms)| per message' };
-  const main = await runWorker({ node: ctx.main.path, worker: 'jitter.worker.js', args: [p.seed, p.sims, p.clients, 'recourse'] });
-  const rerun = await runWorker({ node: ctx.main.path, worker: 'jitter.worker.js', args: [p.rerunSeed, p.sims, p.clients, 'recourse'] });
-  const brooker = await runWorker({ node: ctx.main.path, worker: 'jitter.worker.js', args: [p.rerunSeed, p.sims, p.clients, 'brooker'] });
+  const p = {
+    clients: 100,
+    sims: ctx.quick ? 30 : 100,
+    seed: 1,
+    rerunSeed: 2,
+    baseMs: 5,
+    capMs: 2000,
+    network: '|N(10 ms, 2 ms)| per message',
+  };
+  const main = await runWorker({
+    node: ctx.main.path,
+    worker: 'jitter.worker.js',
+    args: [p.seed, p.sims, p.clients, 'recourse'],
+  });
+  const rerun = await runWorker({
+    node: ctx.main.path,
+    worker: 'jitter.worker.js',
+    args: [p.rerunSeed, p.sims, p.clients, 'recourse'],
+  });
+  const brooker = await runWorker({
+    node: ctx.main.path,
+    worker: 'jitter.worker.js',
+    args: [p.rerunSeed, p.sims, p.clients, 'brooker'],
+  });
   const algorithms = Object.keys(main.results);
-  const data = { main: main.results, rerun: rerun.results, brooker: brooker.results, diffRerun: {}, diffBrooker: {} };
+  const data = {
+    main: main.results,
+    rerun: rerun.results,
+    brooker: brooker.results,
+    diffRerun: {},
+    diffBrooker: {},
+  };
   for (const a of algorithms) {
-    data.diffRerun[a] = { calls: relDiff(main.results[a].calls, rerun.results[a].calls), time: relDiff(main.results[a].timeMs, rerun.results[a].timeMs) };
-    data.diffBrooker[a] = { calls: relDiff(main.results[a].calls, brooker.results[a].calls), time: relDiff(main.results[a].timeMs, brooker.results[a].timeMs) };
+    data.diffRerun[a] = {
+      calls: relDiff(main.results[a].calls, rerun.results[a].calls),
+      time: relDiff(main.results[a].timeMs, rerun.results[a].timeMs),
+    };
+    data.diffBrooker[a] = {
+      calls: relDiff(main.results[a].calls, brooker.results[a].calls),
+      time: relDiff(main.results[a].timeMs, brooker.results[a].timeMs),
+    };
   }
   const none = main.results.none.calls;
   data.fullOverNone = main.results.full.calls / none;
-  data.maxDiffRerun = Math.max(...algorithms.flatMap((a) => [data.diffRerun[a].calls, data.diffRerun[a].time]));
-  data.maxDiffBrooker = Math.max(...algorithms.flatMap((a) => [data.diffBrooker[a].calls, data.diffBrooker[a].time]));
+  data.maxDiffRerun = Math.max(
+    ...algorithms.flatMap((a) => [data.diffRerun[a].calls, data.diffRerun[a].time]),
+  );
+  data.maxDiffBrooker = Math.max(
+    ...algorithms.flatMap((a) => [data.diffBrooker[a].calls, data.diffBrooker[a].time]),
+  );
   const pct = (x) => `${fmt(x * 100, 1)}%`;
   const columns = [
     { key: 'label', label: 'backoff (recourse exponential())', align: 'left' },

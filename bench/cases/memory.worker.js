@@ -16,7 +16,11 @@ const builders = {
   async 'recourse-registry'() {
     const { BreakerRegistry } = await loadRecourse();
     return async () => {
-      const registry = new BreakerRegistry({ failureThreshold: 5, cooldownMs: 30_000, maxBreakers: count });
+      const registry = new BreakerRegistry({
+        failureThreshold: 5,
+        cooldownMs: 30_000,
+        maxBreakers: count,
+      });
       for (const name of names) registry.get(name);
       return registry;
     };
@@ -25,7 +29,11 @@ const builders = {
   async 'recourse-registry-used'() {
     const { BreakerRegistry } = await loadRecourse();
     return async () => {
-      const registry = new BreakerRegistry({ failureThreshold: 5, cooldownMs: 30_000, maxBreakers: count });
+      const registry = new BreakerRegistry({
+        failureThreshold: 5,
+        cooldownMs: 30_000,
+        maxBreakers: count,
+      });
       for (const name of names) await registry.get(name).execute(work);
       return registry;
     };
@@ -44,7 +52,8 @@ const builders = {
     const { circuitBreaker } = await loadRecourse();
     return async () => {
       const map = new Map();
-      for (const name of names) map.set(name, circuitBreaker({ name, failureThreshold: 5, cooldownMs: 30_000 }));
+      for (const name of names)
+        map.set(name, circuitBreaker({ name, failureThreshold: 5, cooldownMs: 30_000 }));
       return map;
     };
   },
@@ -52,7 +61,14 @@ const builders = {
     const c = await import('cockatiel');
     return async () => {
       const map = new Map();
-      for (const name of names) map.set(name, c.circuitBreaker(c.handleAll, { halfOpenAfter: 30_000, breaker: new c.ConsecutiveBreaker(5) }));
+      for (const name of names)
+        map.set(
+          name,
+          c.circuitBreaker(c.handleAll, {
+            halfOpenAfter: 30_000,
+            breaker: new c.ConsecutiveBreaker(5),
+          }),
+        );
       return map;
     };
   },
@@ -60,7 +76,8 @@ const builders = {
     const { default: CircuitBreaker } = await import('opossum');
     return async () => {
       const map = new Map();
-      for (const name of names) map.set(name, new CircuitBreaker(work, { name, resetTimeout: 30_000 }));
+      for (const name of names)
+        map.set(name, new CircuitBreaker(work, { name, resetTimeout: 30_000 }));
       return map;
     };
   },

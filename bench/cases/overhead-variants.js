@@ -15,7 +15,8 @@ const recourse = loadRecourse;
 async function cockatiel() {
   const c = await import('cockatiel');
   const retry = () => c.retry(c.handleAll, { maxAttempts: 2, backoff: new c.ExponentialBackoff() });
-  const breaker = () => c.circuitBreaker(c.handleAll, { halfOpenAfter: 30_000, breaker: new c.ConsecutiveBreaker(5) });
+  const breaker = () =>
+    c.circuitBreaker(c.handleAll, { halfOpenAfter: 30_000, breaker: new c.ConsecutiveBreaker(5) });
   const timeout = (o = c.TimeoutStrategy.Aggressive) => c.timeout(30_000, o);
   return { c, retry, breaker, timeout };
 }
@@ -76,7 +77,8 @@ export const VARIANTS = [
   {
     name: 'als-resource',
     lib: 'baseline',
-    label: 'bare `await` of fn entered through an AsyncResource (`enterWith` inside `runInAsyncScope`)',
+    label:
+      'bare `await` of fn entered through an AsyncResource (`enterWith` inside `runInAsyncScope`)',
     extra: true,
     // Node 24 keeps AsyncLocalStorage stores in AsyncContextFrame maps: als.run copies the map to
     // enter and again to restore; an AsyncResource restores the caller's frame itself, so this
@@ -112,7 +114,9 @@ export const VARIANTS = [
         als.enterWith(entry);
         return work();
       };
-      const inScope = hooks ? (entry) => als.run(entry, work) : (entry) => new AsyncResource('bench').runInAsyncScope(enterAndWork, undefined, entry);
+      const inScope = hooks
+        ? (entry) => als.run(entry, work)
+        : (entry) => new AsyncResource('bench').runInAsyncScope(enterAndWork, undefined, entry);
       const onOk = (value) => value;
       const onErr = (error) => {
         throw error;
@@ -138,7 +142,13 @@ export const VARIANTS = [
     },
   },
   // ---- recourse ----
-  { name: 'recourse-retry', lib: 'recourse', label: 'recourse retry()', equiv: 'cockatiel-retry', setup: async () => exec((await recourse()).retry()) },
+  {
+    name: 'recourse-retry',
+    lib: 'recourse',
+    label: 'recourse retry()',
+    equiv: 'cockatiel-retry',
+    setup: async () => exec((await recourse()).retry()),
+  },
   {
     name: 'recourse-breaker',
     lib: 'recourse',
@@ -181,12 +191,29 @@ export const VARIANTS = [
     // The dependency's name rides on the call's scope: no extra context switch, no cost per layer.
     setup: async () => {
       const r = await recourse();
-      return exec(r.pipeline({ name: 'search' }, r.circuitBreaker({ name: 'search' }), r.retry(), r.timeout(30_000)));
+      return exec(
+        r.pipeline(
+          { name: 'search' },
+          r.circuitBreaker({ name: 'search' }),
+          r.retry(),
+          r.timeout(30_000),
+        ),
+      );
     },
   },
   // ---- cockatiel ----
-  { name: 'cockatiel-retry', lib: 'cockatiel', label: 'cockatiel retry', setup: async () => exec((await cockatiel()).retry()) },
-  { name: 'cockatiel-breaker', lib: 'cockatiel', label: 'cockatiel circuitBreaker', setup: async () => exec((await cockatiel()).breaker()) },
+  {
+    name: 'cockatiel-retry',
+    lib: 'cockatiel',
+    label: 'cockatiel retry',
+    setup: async () => exec((await cockatiel()).retry()),
+  },
+  {
+    name: 'cockatiel-breaker',
+    lib: 'cockatiel',
+    label: 'cockatiel circuitBreaker',
+    setup: async () => exec((await cockatiel()).breaker()),
+  },
   {
     name: 'cockatiel-wrap2',
     lib: 'cockatiel',
@@ -212,7 +239,13 @@ export const VARIANTS = [
     extra: true,
     setup: async () => {
       const k = await cockatiel();
-      return exec(k.c.wrap(k.retry(), k.breaker(), k.timeout({ strategy: k.c.TimeoutStrategy.Aggressive, abortOnReturn: false })));
+      return exec(
+        k.c.wrap(
+          k.retry(),
+          k.breaker(),
+          k.timeout({ strategy: k.c.TimeoutStrategy.Aggressive, abortOnReturn: false }),
+        ),
+      );
     },
   },
   // ---- opossum ----

@@ -10,8 +10,22 @@ export const perRuntime = true;
 
 export async function run(ctx) {
   const p = ctx.quick
-    ? { rounds: ctx.rounds ?? 3, iterations: 100_000, warmup: 20_000, warmupMs: 150, budgetMs: 200, allocIterations: 2_000 }
-    : { rounds: ctx.rounds ?? 7, iterations: 1_000_000, warmup: 100_000, warmupMs: 500, budgetMs: 2_000, allocIterations: 5_000 };
+    ? {
+        rounds: ctx.rounds ?? 3,
+        iterations: 100_000,
+        warmup: 20_000,
+        warmupMs: 150,
+        budgetMs: 200,
+        allocIterations: 2_000,
+      }
+    : {
+        rounds: ctx.rounds ?? 7,
+        iterations: 1_000_000,
+        warmup: 100_000,
+        warmupMs: 500,
+        budgetMs: 2_000,
+        allocIterations: 5_000,
+      };
   const variants = VARIANTS.filter((v) => !(ctx.quick && v.extra)).map((v) => v.name);
   const timing = await runInterleaved({
     runtimes: ctx.runtimes,
@@ -31,7 +45,11 @@ export async function run(ctx) {
   for (const rt of ctx.runtimes) {
     const m = new Map();
     for (const v of variants) {
-      const b = timing.get(rt.version).get(v).results.map((r) => r.bytesPerCall).filter((x) => x !== null);
+      const b = timing
+        .get(rt.version)
+        .get(v)
+        .results.map((r) => r.bytesPerCall)
+        .filter((x) => x !== null);
       m.set(v, b.length > 0 ? median(b) : Number.NaN);
     }
     bytes.set(rt.version, m);
@@ -91,7 +109,7 @@ export async function run(ctx) {
   });
   const notes = [
     `${p.rounds} rounds × 1 fresh process per variant and runtime, order shuffled each round; ${fmt(p.iterations)} sequential awaits per process after ${fmt(p.warmup)} warm-up calls (fewer for variants so slow that the loop would take over ${p.budgetMs / 1000} s; the count per process is in results.json).`,
-    '+bare = median − median of bare `await fn()`; ×ck = median / median of cockatiel\'s equivalent; ×ck (+bare) = the same ratio on the overhead above bare.',
+    "+bare = median − median of bare `await fn()`; ×ck = median / median of cockatiel's equivalent; ×ck (+bare) = the same ratio on the overhead above bare.",
     `B/call: in the same processes after the timed loop: heap growth over up to ${fmt(p.allocIterations)} calls after gc() (young generation, plus the other spaces when they grow), discarding any loop during which a GC ran, so every allocation is still on the heap; median of 3 loops, then of the rounds. Bare await allocates too (its promise and the await's reaction).`,
   ];
   for (const rt of ctx.runtimes) {

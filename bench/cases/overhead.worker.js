@@ -38,7 +38,10 @@ while (warmed < warmup) {
 const warmNsPerCall = lastBatchNs / 1000;
 
 const budgetNs = Number(budgetArg) * 1e6;
-const iterations = Math.max(5_000, Math.min(Number(iterationsArg), Math.floor(budgetNs / warmNsPerCall)));
+const iterations = Math.max(
+  5_000,
+  Math.min(Number(iterationsArg), Math.floor(budgetNs / warmNsPerCall)),
+);
 const t0 = process.hrtime.bigint();
 await loop(iterations);
 const nsPerCall = Number(process.hrtime.bigint() - t0) / iterations;
@@ -56,7 +59,8 @@ if (typeof globalThis.gc === 'function' && allocIterations > 0) {
     let young = 0;
     let other = 0;
     for (const s of v8.getHeapSpaceStatistics()) {
-      if (s.space_name === 'new_space' || s.space_name === 'new_large_object_space') young += s.space_used_size;
+      if (s.space_name === 'new_space' || s.space_name === 'new_large_object_space')
+        young += s.space_used_size;
       else other += s.space_used_size;
     }
     return { young, other };
@@ -74,10 +78,20 @@ if (typeof globalThis.gc === 'function' && allocIterations > 0) {
       allocIterations = Math.max(200, Math.floor(allocIterations / 2));
       continue;
     }
-    samples.push((after.young - before.young + Math.max(0, after.other - before.other)) / allocIterations);
+    samples.push(
+      (after.young - before.young + Math.max(0, after.other - before.other)) / allocIterations,
+    );
   }
   observer.disconnect();
-  if (samples.length > 0) bytesPerCall = samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)];
+  if (samples.length > 0)
+    bytesPerCall = samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)];
 }
-report({ variant: name, node: process.version, iterations, nsPerCall, allocIterations, bytesPerCall });
+report({
+  variant: name,
+  node: process.version,
+  iterations,
+  nsPerCall,
+  allocIterations,
+  bytesPerCall,
+});
 process.exit(0);

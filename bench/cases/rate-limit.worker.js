@@ -22,7 +22,10 @@ const { VirtualClock } = await loadEntry('testing/index.js');
 const { streamMessage } = await loadEntry('anthropic/index.js');
 
 const clock = new VirtualClock();
-const chaos = await startChaosServer({ scenario: { rules: [], rateLimit: { requestsPerMinute: rpm } }, clock });
+const chaos = await startChaosServer({
+  scenario: { rules: [], rateLimit: { requestsPerMinute: rpm } },
+  clock,
+});
 const http = { waiting: 0 };
 const client = new Anthropic({
   baseURL: chaos.url,
@@ -38,10 +41,16 @@ const client = new Anthropic({
     }
   },
 });
-const layers = [r.retry({ clock, maxAttempts: 100, backoff: r.constant(0), maxRetryAfterMs: 600_000 })];
+const layers = [
+  r.retry({ clock, maxAttempts: 100, backoff: r.constant(0), maxRetryAfterMs: 600_000 }),
+];
 if (arm === 'limiter') layers.push(r.rateLimiter({ name: 'bench', clock }));
 const policy = r.pipeline(...layers);
-const body = { model: 'claude-sonnet-4-6', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
+const body = {
+  model: 'claude-sonnet-4-6',
+  max_tokens: 64,
+  messages: [{ role: 'user', content: 'Hello' }],
+};
 
 const t0 = performance.now();
 let settled = 0;
@@ -49,10 +58,12 @@ let lastDoneAt = 0;
 const outcomes = await (async () => {
   const all = Promise.allSettled(
     Array.from({ length: calls }, () =>
-      policy.execute((ctx) => streamMessage(client, body, { signal: ctx.signal })).finally(() => {
-        settled++;
-        lastDoneAt = clock.now();
-      }),
+      policy
+        .execute((ctx) => streamMessage(client, body, { signal: ctx.signal }))
+        .finally(() => {
+          settled++;
+          lastDoneAt = clock.now();
+        }),
     ),
   );
   let seen = '';

@@ -10,7 +10,17 @@ import { report } from '../lib/spawn.js';
 
 const [file, countArg] = process.argv.slice(2);
 const target = Number(countArg);
-const { BreakerRegistry, constant, fallback, instrument, jsonLogger, pipeline, retry, subscribe, watch } = await loadRecourse();
+const {
+  BreakerRegistry,
+  constant,
+  fallback,
+  instrument,
+  jsonLogger,
+  pipeline,
+  retry,
+  subscribe,
+  watch,
+} = await loadRecourse();
 
 const random = seededRandom(8);
 const out = createWriteStream(file);
@@ -22,7 +32,12 @@ const stop = subscribe((e) => {
 });
 
 const breakers = new BreakerRegistry({ failureThreshold: 4, cooldownMs: 40, probeTimeoutMs: 200 });
-const path = (name) => pipeline(instrument({ name }), breakers.get(name), retry({ name, maxAttempts: 2, backoff: constant(1) }));
+const path = (name) =>
+  pipeline(
+    instrument({ name }),
+    breakers.get(name),
+    retry({ name, maxAttempts: 2, backoff: constant(1) }),
+  );
 const deepPolicy = path('deep-research');
 const quickPolicy = path('quick-search');
 const research = instrument({ name: 'research' });

@@ -9,7 +9,8 @@ import { runWorker } from '../lib/spawn.js';
 import { summarize } from '../lib/stats.js';
 
 export const id = 'report';
-export const title = '8. recourse report on a log of 100,000 events (read + group + render + write)';
+export const title =
+  '8. recourse report on a log of 100,000 events (read + group + render + write)';
 
 export const EVENTS = 100_000;
 
@@ -19,10 +20,19 @@ export async function run(ctx) {
   try {
     const log = join(dir, 'run.jsonl');
     const html = join(dir, 'report.html');
-    const made = await runWorker({ node: ctx.main.path, worker: 'report-log.worker.js', args: [log, p.events] });
-    ctx.log(`log: ${fmt(made.events)} events of ${fmt(made.calls)} logical calls, written in ${fmt(made.seconds, 1)} s`);
+    const made = await runWorker({
+      node: ctx.main.path,
+      worker: 'report-log.worker.js',
+      args: [log, p.events],
+    });
+    ctx.log(
+      `log: ${fmt(made.events)} events of ${fmt(made.calls)} logical calls, written in ${fmt(made.seconds, 1)} s`,
+    );
     const runs = [];
-    for (let i = 0; i < p.rounds; i++) runs.push(await runWorker({ node: ctx.main.path, worker: 'report.worker.js', args: [log, html] }));
+    for (let i = 0; i < p.rounds; i++)
+      runs.push(
+        await runWorker({ node: ctx.main.path, worker: 'report.worker.js', args: [log, html] }),
+      );
     const s = (f) => summarize(runs.map(f));
     const first = runs[0];
     const data = {
@@ -38,7 +48,12 @@ export async function run(ctx) {
       rssMB: s((r) => r.rssMB),
     };
     if (existsSync('/usr/bin/chromium')) {
-      data.browser = await runWorker({ node: ctx.main.path, worker: 'report-browser.worker.js', args: [html], timeoutMs: 180_000 });
+      data.browser = await runWorker({
+        node: ctx.main.path,
+        worker: 'report-browser.worker.js',
+        args: [html],
+        timeoutMs: 180_000,
+      });
     } else {
       ctx.log('no /usr/bin/chromium: the page is not measured in a browser');
     }
@@ -47,7 +62,10 @@ export async function run(ctx) {
       { key: 'value', label: `median (min–max) of ${p.rounds} fresh process(es)`, align: 'left' },
     ];
     const rows = [
-      { what: 'log', value: `${fmt(data.events)} events, ${fmt(data.calls)} logical calls, ${fmt(data.logMB, 1)} MB` },
+      {
+        what: 'log',
+        value: `${fmt(data.events)} events, ${fmt(data.calls)} logical calls, ${fmt(data.logMB, 1)} MB`,
+      },
       { what: 'wall time, log to page on disk', value: `${withSpread(data.totalMs)} ms` },
       { what: '  of which read + parse', value: `${withSpread(data.parseMs)} ms` },
       { what: '  of which group + build', value: `${withSpread(data.buildMs)} ms` },
@@ -60,9 +78,15 @@ export async function run(ctx) {
       const b = data.browser;
       rows.push(
         { what: 'Chromium: load to first drawing', value: `${fmt(b.loadMs)} ms` },
-        { what: 'Chromium: drawing after a scroll (median of 30)', value: `${fmt(b.scrollMs, 1)} ms` },
+        {
+          what: 'Chromium: drawing after a scroll (median of 30)',
+          value: `${fmt(b.scrollMs, 1)} ms`,
+        },
         { what: 'Chromium: drawing after a zoom (median of 30)', value: `${fmt(b.zoomMs, 1)} ms` },
-        { what: 'Chromium: DOM elements / JS heap', value: `${fmt(b.domNodes)} / ${b.heapMB === null ? '—' : `${fmt(b.heapMB)} MB`}` },
+        {
+          what: 'Chromium: DOM elements / JS heap',
+          value: `${fmt(b.domNodes)} / ${b.heapMB === null ? '—' : `${fmt(b.heapMB)} MB`}`,
+        },
       );
     }
     const notes = [

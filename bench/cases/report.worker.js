@@ -32,5 +32,12 @@ report({
     const c = process.cpuUsage(cpu0);
     return (c.user + c.system) / 1000;
   })(),
-  ms: { read: t1 - t0, parse: t2 - t1, build: t3 - t2, render: t4 - t3, write: t5 - t4, total: t5 - t0 },
+  ms: {
+    read: t1 - t0,
+    parse: t2 - t1,
+    build: t3 - t2,
+    render: t4 - t3,
+    write: t5 - t4,
+    total: t5 - t0,
+  },
 });

@@ -4,7 +4,8 @@ import { runWorker } from '../lib/spawn.js';
 import { quantile } from '../lib/stats.js';
 
 export const id = 'resume';
-export const title = '9. Stream resumption (@anthropic-ai/sdk against the chaos server): resume versus restart';
+export const title =
+  '9. Stream resumption (@anthropic-ai/sdk against the chaos server): resume versus restart';
 
 const tokens = (chars) => Math.ceil(chars / 4);
 
@@ -12,19 +13,41 @@ export async function run(ctx) {
   const p = ctx.quick
     ? { calls: 60, concurrency: 10, idleMs: 250, seed: 14, textTokens: 600, betweenEventsMs: 4 }
     : { calls: 300, concurrency: 10, idleMs: 250, seed: 14, textTokens: 600, betweenEventsMs: 4 };
-  const args = (arm) => [arm, p.calls, p.concurrency, p.idleMs, p.seed, p.textTokens, p.betweenEventsMs];
+  const args = (arm) => [
+    arm,
+    p.calls,
+    p.concurrency,
+    p.idleMs,
+    p.seed,
+    p.textTokens,
+    p.betweenEventsMs,
+  ];
   // The arms run side by side, each in its own process with its own chaos server (same seed).
   const [resume, restart] = await Promise.all([
-    runWorker({ node: ctx.main.path, worker: 'resume.worker.js', args: args('resume'), timeoutMs: 600_000 }),
-    runWorker({ node: ctx.main.path, worker: 'resume.worker.js', args: args('restart'), timeoutMs: 600_000 }),
+    runWorker({
+      node: ctx.main.path,
+      worker: 'resume.worker.js',
+      args: args('resume'),
+      timeoutMs: 600_000,
+    }),
+    runWorker({
+      node: ctx.main.path,
+      worker: 'resume.worker.js',
+      args: args('restart'),
+      timeoutMs: 600_000,
+    }),
   ]);
   const summarize = (r) => {
     const ok = r.outcomes.filter((o) => o.ok);
     const broken = r.outcomes.filter((o) => o.requests > 1);
     const brokenOk = broken.filter((o) => o.ok);
-    const generated = (list) => list.reduce((sum, o) => sum + o.chars.reduce((s, c) => s + tokens(c), 0), 0);
+    const generated = (list) =>
+      list.reduce((sum, o) => sum + o.chars.reduce((s, c) => s + tokens(c), 0), 0);
     // recovery: what the requests after the first one of a broken call generated
-    const recovery = broken.reduce((sum, o) => sum + o.chars.slice(1).reduce((s, c) => s + tokens(c), 0), 0);
+    const recovery = broken.reduce(
+      (sum, o) => sum + o.chars.slice(1).reduce((s, c) => s + tokens(c), 0),
+      0,
+    );
     return {
       calls: r.calls,
       successRate: ok.length / r.calls,
@@ -36,9 +59,18 @@ export async function run(ctx) {
       tokensAll: generated(r.outcomes),
       tokensBroken: generated(broken),
       tokensRecovery: recovery,
-      p50Broken: quantile(brokenOk.map((o) => o.ms), 0.5),
-      p99Broken: quantile(brokenOk.map((o) => o.ms), 0.99),
-      p50All: quantile(ok.map((o) => o.ms), 0.5),
+      p50Broken: quantile(
+        brokenOk.map((o) => o.ms),
+        0.5,
+      ),
+      p99Broken: quantile(
+        brokenOk.map((o) => o.ms),
+        0.99,
+      ),
+      p50All: quantile(
+        ok.map((o) => o.ms),
+        0.5,
+      ),
       inexact: ok.filter((o) => !o.exact).length,
       shownInexact: ok.filter((o) => !o.shownExact).length,
       diffChars: ok.reduce((sum, o) => sum + o.diffChars, 0),
@@ -79,7 +111,10 @@ export async function run(ctx) {
     exact: `${d.diffChars} (${d.inexact + d.shownInexact} texts differ)`,
   });
   const rows = [
-    row(`resume: streamMessage(…, { idleMs: ${p.idleMs}, resume: { maxResumes: 4 } })`, data.resume),
+    row(
+      `resume: streamMessage(…, { idleMs: ${p.idleMs}, resume: { maxResumes: 4 } })`,
+      data.resume,
+    ),
     row(`restart: streamMessage(…, { idleMs: ${p.idleMs} }) under retry`, data.restart),
     {
       arm: 'resume / restart',

@@ -28,18 +28,43 @@ const answers = { '*': { textTokens } };
 const pacing = [{ firstEventMs: 40, betweenEventsMs }];
 const clean = await startChaosServer({ port: 0, answers, scenario: { seed } });
 // The unbroken answer's number of events, to draw break points over the whole of it.
-const probe = await (await fetch(`${clean.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-bench', max_tokens: 8192, stream: true, messages: [{ role: 'user', content: 'task probe' }] }) })).text();
+const probe = await (
+  await fetch(`${clean.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'claude-bench',
+      max_tokens: 8192,
+      stream: true,
+      messages: [{ role: 'user', content: 'task probe' }],
+    }),
+  })
+).text();
 const events = probe.split('\n\n').filter((f) => f.trim() !== '').length;
 // After message_start, content_block_start and ping (3 events) the text has begun.
 const after = { uniform: [4, events - 1] };
 const kinds = ['stall', 'truncate', 'reset', 'stream-error'];
 // The first rule that wins its roll applies: 5% each, unconditionally.
-const rules = kinds.map((kind, i) => ({ name: kind, match: { path: '/v1/messages' }, fault: { kind, afterEvents: after }, probability: 0.05 / (1 - 0.05 * i) }));
+const rules = kinds.map((kind, i) => ({
+  name: kind,
+  match: { path: '/v1/messages' },
+  fault: { kind, afterEvents: after },
+  probability: 0.05 / (1 - 0.05 * i),
+}));
 const chaos = await startChaosServer({ port: 0, answers, scenario: { seed, rules, pacing } });
 
-const client = new Anthropic({ baseURL: chaos.url, apiKey: 'bench-key', maxRetries: 0, logLevel: 'off' });
+const client = new Anthropic({
+  baseURL: chaos.url,
+  apiKey: 'bench-key',
+  maxRetries: 0,
+  logLevel: 'off',
+});
 const reference = new Anthropic({ baseURL: clean.url, apiKey: 'bench-key', maxRetries: 0 });
-const body = (i) => ({ model: 'claude-bench', max_tokens: 8192, messages: [{ role: 'user', content: `task ${i}: explain resumable streams` }] });
+const body = (i) => ({
+  model: 'claude-bench',
+  max_tokens: 8192,
+  messages: [{ role: 'user', content: `task ${i}: explain resumable streams` }],
+});
 const textOf = (m) => m.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 
 // Tokens generated: what the server streamed, request by request (text deltas seen by the SDK, 4 characters a token).
@@ -53,7 +78,8 @@ const tapped = {
       const at = list.push(0) - 1;
       generated.set(call, list);
       stream.on('streamEvent', (e) => {
-        if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') list[at] += e.delta.text.length;
+        if (e.type === 'content_block_delta' && e.delta.type === 'text_delta')
+          list[at] += e.delta.text.length;
       });
       return stream;
     },
@@ -80,18 +106,37 @@ async function lane() {
           idleMs,
           firstItemMs: 10_000,
           onEvent: (e) => {
-            if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') shown += e.delta.text;
+            if (e.type === 'content_block_delta' && e.delta.type === 'text_delta')
+              shown += e.delta.text;
           },
           ...(arm === 'resume' ? { resume: { maxResumes: 4, onResume: () => resumes++ } } : {}),
         });
       });
       const text = textOf(message);
-      outcome = { ok: true, exact: text === expected, shownExact: shown === expected, diffChars: Math.abs(text.length - expected.length) + Math.abs(shown.length - expected.length), outputTokens: message.usage.output_tokens };
+      outcome = {
+        ok: true,
+        exact: text === expected,
+        shownExact: shown === expected,
+        diffChars:
+          Math.abs(text.length - expected.length) + Math.abs(shown.length - expected.length),
+        outputTokens: message.usage.output_tokens,
+      };
     } catch (error) {
-      outcome = { ok: false, kind: error?.name ?? 'error', message: String(error?.message ?? error).slice(0, 160) };
+      outcome = {
+        ok: false,
+        kind: error?.name ?? 'error',
+        message: String(error?.message ?? error).slice(0, 160),
+      };
     }
     const perRequest = generated.get(body(i).messages[0].content) ?? [];
-    outcomes.push({ ...outcome, ms: performance.now() - t0, requests: perRequest.length, chars: perRequest, resumes, expectedChars: expected.length });
+    outcomes.push({
+      ...outcome,
+      ms: performance.now() - t0,
+      requests: perRequest.length,
+      chars: perRequest,
+      resumes,
+      expectedChars: expected.length,
+    });
   }
 }
 await Promise.all(Array.from({ length: concurrency }, lane));
@@ -100,5 +145,18 @@ const faults = {};
 for (const q of chaos.requests) faults[q.fault ?? 'none'] = (faults[q.fault ?? 'none'] ?? 0) + 1;
 await chaos.close();
 await clean.close();
-report({ arm, node: process.version, calls, concurrency, idleMs, events, textTokens, betweenEventsMs, wallMs, requests: chaos.requests.length, faults, outcomes });
+report({
+  arm,
+  node: process.version,
+  calls,
+  concurrency,
+  idleMs,
+  events,
+  textTokens,
+  betweenEventsMs,
+  wallMs,
+  requests: chaos.requests.length,
+  faults,
+  outcomes,
+});
 process.exit(0);

@@ -7,8 +7,14 @@ export const id = 'stall';
 export const title = '3. Stall-detection precision (watch idleMs 100, detection − 100 ms)';
 
 export async function run(ctx) {
-  const p = ctx.quick ? { count: 60, concurrency: 8, idleMs: 100 } : { count: 200, concurrency: 4, idleMs: 100 };
-  const r = await runWorker({ node: ctx.main.path, worker: 'stall.worker.js', args: [p.count, p.concurrency, p.idleMs] });
+  const p = ctx.quick
+    ? { count: 60, concurrency: 8, idleMs: 100 }
+    : { count: 200, concurrency: 4, idleMs: 100 };
+  const r = await runWorker({
+    node: ctx.main.path,
+    worker: 'stall.worker.js',
+    args: [p.count, p.concurrency, p.idleMs],
+  });
   const l = r.lateness;
   const data = {
     stalls: l.length,

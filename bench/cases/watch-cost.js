@@ -8,7 +8,9 @@ export const title = '2. Stall-watch cost per item (for await over 1,000,000 ite
 export const perRuntime = true;
 
 export async function run(ctx) {
-  const p = ctx.quick ? { rounds: ctx.rounds ?? 3, items: 100_000, warmup: 30_000 } : { rounds: ctx.rounds ?? 7, items: 1_000_000, warmup: 200_000 };
+  const p = ctx.quick
+    ? { rounds: ctx.rounds ?? 3, items: 100_000, warmup: 30_000 }
+    : { rounds: ctx.rounds ?? 7, items: 1_000_000, warmup: 200_000 };
   const variants = WATCH_VARIANTS.filter((v) => !(ctx.quick && v.extra)).map((v) => v.name);
   const timing = await runInterleaved({
     runtimes: ctx.runtimes,

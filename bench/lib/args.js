@@ -13,7 +13,15 @@ export const USAGE = `usage: npm run bench -- [--quick] [--node PATH]... [--only
   --out FILE     where to write the results (default bench/results.json)`;
 
 export function parseArgs(argv) {
-  const o = { quick: false, nodes: [], only: undefined, merge: false, rounds: undefined, out: undefined, help: false };
+  const o = {
+    quick: false,
+    nodes: [],
+    only: undefined,
+    merge: false,
+    rounds: undefined,
+    out: undefined,
+    help: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -24,10 +32,15 @@ export function parseArgs(argv) {
     if (a === '--quick') o.quick = true;
     else if (a === '--node') o.nodes.push(value());
     else if (a === '--merge') o.merge = true;
-    else if (a === '--only') o.only = value().split(',').map((s) => s.trim()).filter(Boolean);
+    else if (a === '--only')
+      o.only = value()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else if (a === '--rounds') {
       o.rounds = Number(value());
-      if (!Number.isInteger(o.rounds) || o.rounds < 1) throw new Error('--rounds must be an integer >= 1');
+      if (!Number.isInteger(o.rounds) || o.rounds < 1)
+        throw new Error('--rounds must be an integer >= 1');
     } else if (a === '--out') o.out = value();
     else if (a === '--help' || a === '-h') o.help = true;
     else throw new Error(`unknown option ${a}\n${USAGE}`);

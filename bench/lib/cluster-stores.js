@@ -31,7 +31,11 @@ async function redisProblem() {
     return 'agent-recourse/redis is not in this build';
   }
   const { default: Redis } = await import('ioredis');
-  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000 });
+  const client = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+  });
   try {
     await client.connect();
     await client.ping();
@@ -121,7 +125,10 @@ export async function openStore(spec, count) {
       const { postgresStore } = await loadEntry('postgres/index.js');
       const pool = new pg.Pool({ connectionString: spec.url, max: 8 });
       pool.on('error', () => {});
-      const store = postgresStore({ pool: count ? countingPool(pool, count) : pool, schema: spec.schema });
+      const store = postgresStore({
+        pool: count ? countingPool(pool, count) : pool,
+        schema: spec.schema,
+      });
       await store.ledgerGet('bench-warm-up'); // creates the schema before anything is measured
       const close = store.close.bind(store);
       store.close = async () => {
@@ -135,7 +142,11 @@ export async function openStore(spec, count) {
       const { redisStore } = await loadEntry('redis/index.js');
       const client = new Redis(spec.url);
       const subscriber = client.duplicate();
-      const store = redisStore({ client: count ? countingClient(client, count) : client, subscriber, prefix: spec.prefix });
+      const store = redisStore({
+        client: count ? countingClient(client, count) : client,
+        subscriber,
+        prefix: spec.prefix,
+      });
       await store.ledgerGet('bench-warm-up');
       const close = store.close.bind(store);
       store.close = async () => {
@@ -156,17 +167,19 @@ function countingPool(pool, count) {
     new Proxy(client, {
       get(target, key) {
         const value = Reflect.get(target, key);
-        if (key === 'query') return (...args) => {
-          count();
-          return value.apply(target, args);
-        };
+        if (key === 'query')
+          return (...args) => {
+            count();
+            return value.apply(target, args);
+          };
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
   return new Proxy(pool, {
     get(target, key) {
       const value = Reflect.get(target, key);
-      if (key === 'query') return (...args) => {
+      if (key === 'query')
+        return (...args) => {
           count();
           return value.apply(target, args);
         };
@@ -177,7 +190,21 @@ function countingPool(pool, count) {
 }
 
 // ioredis methods that are not commands sent to the server.
-const NOT_COMMANDS = new Set(['on', 'once', 'off', 'emit', 'removeListener', 'addListener', 'duplicate', 'quit', 'disconnect', 'connect', 'defineCommand', 'pipeline', 'multi']);
+const NOT_COMMANDS = new Set([
+  'on',
+  'once',
+  'off',
+  'emit',
+  'removeListener',
+  'addListener',
+  'duplicate',
+  'quit',
+  'disconnect',
+  'connect',
+  'defineCommand',
+  'pipeline',
+  'multi',
+]);
 
 /** An ioredis client that calls `count` on every command. */
 function countingClient(client, count) {
@@ -185,7 +212,8 @@ function countingClient(client, count) {
     get(target, key) {
       const value = Reflect.get(target, key);
       if (typeof value !== 'function') return value;
-      if (typeof key === 'string' && !NOT_COMMANDS.has(key)) return (...args) => {
+      if (typeof key === 'string' && !NOT_COMMANDS.has(key))
+        return (...args) => {
           count();
           return value.apply(target, args);
         };

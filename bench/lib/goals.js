@@ -6,7 +6,8 @@ const status = (ok) => (ok === undefined ? 'n/a' : ok ? 'met' : 'NOT met');
 
 export function evaluateGoals(results) {
   const goals = [];
-  const add = (goal, node, measured, ok) => goals.push({ goal, node, measured, status: status(ok), ok });
+  const add = (goal, node, measured, ok) =>
+    goals.push({ goal, node, measured, status: status(ok), ok });
   const c = results.cases;
 
   if (c.overhead?.data) {
@@ -14,7 +15,12 @@ export function evaluateGoals(results) {
       const p2 = d['recourse-pipeline2'];
       const p3 = d['recourse-pipeline3'];
       if (p2) {
-        add('pipeline(breaker, retry) <= 100 ns above bare await', node, `${fmt(p2.overheadNs)} ns`, p2.overheadNs <= 100);
+        add(
+          'pipeline(breaker, retry) <= 100 ns above bare await',
+          node,
+          `${fmt(p2.overheadNs)} ns`,
+          p2.overheadNs <= 100,
+        );
         add(
           "pipeline(breaker, retry) <= 0.5× cockatiel's wrap(retry, breaker)",
           node,
@@ -26,8 +32,15 @@ export function evaluateGoals(results) {
         const als = d['als-run']
           ? `; ALS alone: als.run per call ${signed(d['als-run'].overheadNs)} ns, ALS merely active ${signed(d['bare-als-active'].overheadNs)} ns per bare await`
           : '';
-        const timeoutPart = p2 ? `; timeout layer incl. ALS: ${fmt(p3.nsPerCall.median - p2.nsPerCall.median)} ns` : '';
-        add('pipeline(breaker, retry, timeout) <= 400 ns above bare (ALS included)', node, `${fmt(p3.overheadNs)} ns${timeoutPart}${als}`, p3.overheadNs <= 400);
+        const timeoutPart = p2
+          ? `; timeout layer incl. ALS: ${fmt(p3.nsPerCall.median - p2.nsPerCall.median)} ns`
+          : '';
+        add(
+          'pipeline(breaker, retry, timeout) <= 400 ns above bare (ALS included)',
+          node,
+          `${fmt(p3.overheadNs)} ns${timeoutPart}${als}`,
+          p3.overheadNs <= 400,
+        );
       }
     }
   }
@@ -46,7 +59,12 @@ export function evaluateGoals(results) {
     for (const [node, d] of Object.entries(c.watch.data)) {
       const w = d.watch;
       const n = d['naive-rearm'];
-      add('watch <= 1.5× a bare for await per item', node, `${fmt(w.timesBare, 2)}× (${fmt(w.overBare)} ns/item over bare)`, w.timesBare <= 1.5);
+      add(
+        'watch <= 1.5× a bare for await per item',
+        node,
+        `${fmt(w.timesBare, 2)}× (${fmt(w.overBare)} ns/item over bare)`,
+        w.timesBare <= 1.5,
+      );
       if (n) {
         add(
           'watch >= 5× cheaper than re-arming a timer per item',
@@ -59,14 +77,25 @@ export function evaluateGoals(results) {
   }
   if (c.stall?.data) {
     const d = c.stall.data;
-    add('stall detection p99 within 15 ms of idleMs', results.runtimes[0].version, `p99 ${fmt(d.p99, 2)} ms late (p50 ${fmt(d.p50, 2)}, max ${fmt(d.max, 2)}, early ${d.early})`, d.p99 <= 15 && d.early === 0);
+    add(
+      'stall detection p99 within 15 ms of idleMs',
+      results.runtimes[0].version,
+      `p99 ${fmt(d.p99, 2)} ms late (p50 ${fmt(d.p50, 2)}, max ${fmt(d.max, 2)}, early ${d.early})`,
+      d.p99 <= 15 && d.early === 0,
+    );
   }
   if (c.memory?.data) {
     for (const [node, d] of Object.entries(c.memory.data)) {
       const idle = d['recourse-registry'].bytesPerBreaker.median;
       const used = d['recourse-registry-used']?.bytesPerBreaker.median;
       add('<= 300 bytes per idle breaker (never called)', node, `${fmt(idle)} B`, idle <= 300);
-      if (used !== undefined) add('<= 300 bytes per idle breaker (called once, then idle)', node, `${fmt(used)} B`, used <= 300);
+      if (used !== undefined)
+        add(
+          '<= 300 bytes per idle breaker (called once, then idle)',
+          node,
+          `${fmt(used)} B`,
+          used <= 300,
+        );
     }
   }
   if (c.amplification?.data) {
@@ -80,7 +109,12 @@ export function evaluateGoals(results) {
   }
   if (c.jitter?.data) {
     const d = c.jitter.data;
-    add("Brooker: full jitter < half the calls of no-jitter exponential", results.runtimes[0].version, `${fmt(d.fullOverNone, 2)}×`, d.fullOverNone < 0.5);
+    add(
+      'Brooker: full jitter < half the calls of no-jitter exponential',
+      results.runtimes[0].version,
+      `${fmt(d.fullOverNone, 2)}×`,
+      d.fullOverNone < 0.5,
+    );
     add(
       'Brooker table within 15% of an independent re-run',
       results.runtimes[0].version,
@@ -90,7 +124,10 @@ export function evaluateGoals(results) {
   }
   if (c.hedge?.data) {
     const d = c.hedge.data;
-    for (const [arm, label] of [['p95', "hedge({ afterMs: 'p95' })"], ['fixed', `hedge({ afterMs: ${c.hedge.params?.afterMs} })`]]) {
+    for (const [arm, label] of [
+      ['p95', "hedge({ afterMs: 'p95' })"],
+      ['fixed', `hedge({ afterMs: ${c.hedge.params?.afterMs} })`],
+    ]) {
       const a = d[arm];
       add(
         `${label}: p99 time to first event >= 40% lower at <= 5% extra requests`,
@@ -173,7 +210,12 @@ export function evaluateGoals(results) {
         );
       }
       if (store === 'redis') {
-        add('ledger.run on Redis: <= 2 round trips for a fresh key', node, `${fmt(d.freshKey.roundTrips, 1)} commands`, d.freshKey.roundTrips <= 2);
+        add(
+          'ledger.run on Redis: <= 2 round trips for a fresh key',
+          node,
+          `${fmt(d.freshKey.roundTrips, 1)} commands`,
+          d.freshKey.roundTrips <= 2,
+        );
       }
       add(
         `dead dependency, 8 processes, shared retry budget (${store}): <= 1.1 attempts per logical call`,

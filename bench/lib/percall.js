@@ -16,14 +16,30 @@ import { summarize } from './stats.js';
  * @returns {Promise<Map<string, Map<string, { samples: number[], results: object[], summary: object }>>>}
  *   by runtime version, then by variant
  */
-export async function runInterleaved({ runtimes, variants, rounds, command, value, log, seed = 1 }) {
-  const out = new Map(runtimes.map((rt) => [rt.version, new Map(variants.map((v) => [v, { samples: [], results: [] }]))]));
+export async function runInterleaved({
+  runtimes,
+  variants,
+  rounds,
+  command,
+  value,
+  log,
+  seed = 1,
+}) {
+  const out = new Map(
+    runtimes.map((rt) => [
+      rt.version,
+      new Map(variants.map((v) => [v, { samples: [], results: [] }])),
+    ]),
+  );
   const random = mulberry32(seed);
   const total = rounds * runtimes.length * variants.length;
   let done = 0;
   const started = Date.now();
   for (let round = 1; round <= rounds; round++) {
-    const order = shuffle(runtimes.flatMap((rt) => variants.map((v) => [rt, v])), random);
+    const order = shuffle(
+      runtimes.flatMap((rt) => variants.map((v) => [rt, v])),
+      random,
+    );
     for (const [rt, v] of order) {
       const { worker, args, flags } = command(rt, v);
       const result = await runWorker({ node: rt.path, worker, args, flags });
@@ -32,8 +48,11 @@ export async function runInterleaved({ runtimes, variants, rounds, command, valu
       slot.samples.push(value(result));
       done++;
     }
-    log(`round ${round}/${rounds} done (${done}/${total} processes, ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    log(
+      `round ${round}/${rounds} done (${done}/${total} processes, ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    );
   }
-  for (const byVariant of out.values()) for (const slot of byVariant.values()) slot.summary = summarize(slot.samples);
+  for (const byVariant of out.values())
+    for (const slot of byVariant.values()) slot.summary = summarize(slot.samples);
   return out;
 }

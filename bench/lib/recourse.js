@@ -3,7 +3,9 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const url = process.env.RECOURSE_DIST ? pathToFileURL(resolve(process.env.RECOURSE_DIST)).href : new URL('../../dist/index.js', import.meta.url).href;
+const url = process.env.RECOURSE_DIST
+  ? pathToFileURL(resolve(process.env.RECOURSE_DIST)).href
+  : new URL('../../dist/index.js', import.meta.url).href;
 
 export const loadRecourse = () => import(url);
 /** A sibling entry of the built package, e.g. `chaos/index.js`. */

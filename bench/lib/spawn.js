@@ -25,15 +25,25 @@ export function runWorker({ node, worker, args = [], flags = [], timeoutMs = 300
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      const line = stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+      const line = stdout
+        .trim()
+        .split('\n')
+        .reverse()
+        .find((l) => l.startsWith('{'));
       if (code !== 0 || line === undefined) {
-        reject(new Error(`${worker} ${args.join(' ')} exited with ${signal ?? code}\n${stderr.slice(-2000)}`));
+        reject(
+          new Error(
+            `${worker} ${args.join(' ')} exited with ${signal ?? code}\n${stderr.slice(-2000)}`,
+          ),
+        );
         return;
       }
       try {
         resolve(JSON.parse(line));
       } catch (error) {
-        reject(new Error(`${worker}: cannot parse its output: ${line.slice(0, 200)} (${error.message})`));
+        reject(
+          new Error(`${worker}: cannot parse its output: ${line.slice(0, 200)} (${error.message})`),
+        );
       }
     });
   });
@@ -42,11 +52,17 @@ export function runWorker({ node, worker, args = [], flags = [], timeoutMs = 300
 /** Version information of a Node binary. */
 export async function describeNode(node) {
   const out = await new Promise((resolve, reject) => {
-    const child = spawn(node, ['-p', 'JSON.stringify({ version: process.version, v8: process.versions.v8 })'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      node,
+      ['-p', 'JSON.stringify({ version: process.version, v8: process.versions.v8 })'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let s = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (s += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(s) : reject(new Error(`${node} -p failed with ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(s) : reject(new Error(`${node} -p failed with ${code}`)),
+    );
   });
   return { path: node, ...JSON.parse(out) };
 }

@@ -15,7 +15,15 @@ export const median = (values) => quantile(values, 0.5);
 /** Median and spread of a sample: min–max and the interquartile range. */
 export function summarize(values) {
   const finite = values.filter((v) => Number.isFinite(v));
-  if (finite.length === 0) return { n: 0, median: Number.NaN, min: Number.NaN, max: Number.NaN, q1: Number.NaN, q3: Number.NaN };
+  if (finite.length === 0)
+    return {
+      n: 0,
+      median: Number.NaN,
+      min: Number.NaN,
+      max: Number.NaN,
+      q1: Number.NaN,
+      q3: Number.NaN,
+    };
   return {
     n: finite.length,
     median: median(finite),

@@ -1,5 +1,10 @@
 import type { ToolApprovalStatus } from 'ai';
-import { checkFunction, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkFunction,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import type { Escalate } from '../recovery/escalate.js';
 
 /** The part of the AI SDK's approval request this adapter reads: which tool, with what input. */
@@ -17,10 +22,16 @@ export interface EscalationToolApprovalOptions {
    */
   wait?: boolean;
   /** Decides every other tool call. Default: not applicable (the SDK runs it). */
-  otherwise?: (request: ToolApprovalRequestLike) => ToolApprovalStatus | PromiseLike<ToolApprovalStatus>;
+  otherwise?: (
+    request: ToolApprovalRequestLike,
+  ) => ToolApprovalStatus | PromiseLike<ToolApprovalStatus>;
 }
 
-const KEYS: OptionKeys<EscalationToolApprovalOptions> = { tools: true, wait: true, otherwise: true };
+const KEYS: OptionKeys<EscalationToolApprovalOptions> = {
+  tools: true,
+  wait: true,
+  otherwise: true,
+};
 
 /**
  * A `toolApproval` for the AI SDK (`generateText`, `streamText`, `ToolLoopAgent` in `ai` 7) that
@@ -39,29 +50,51 @@ export function escalationToolApproval(
   escalation: Escalate,
   options: EscalationToolApprovalOptions,
 ): (request: ToolApprovalRequestLike) => Promise<ToolApprovalStatus> {
-  if (typeof escalation !== 'object' || escalation === null || typeof (escalation as Partial<Escalate>).ask !== 'function') {
-    throw new TypeError(`escalation must be an escalate({ store }) policy, got ${showValue(escalation)}`);
+  if (
+    typeof escalation !== 'object' ||
+    escalation === null ||
+    typeof (escalation as Partial<Escalate>).ask !== 'function'
+  ) {
+    throw new TypeError(
+      `escalation must be an escalate({ store }) policy, got ${showValue(escalation)}`,
+    );
   }
-  if (typeof options !== 'object' || options === null) throw new TypeError(`escalationToolApproval options must be an object { tools, wait?, otherwise? }, got ${showValue(options)}`);
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError(
+      `escalationToolApproval options must be an object { tools, wait?, otherwise? }, got ${showValue(options)}`,
+    );
   const o = checkOptions('escalationToolApproval', options, KEYS);
   let risky: (toolName: string, input: unknown) => boolean;
   if (Array.isArray(o.tools)) {
     const names = new Set<string>(
       o.tools.map((t, i) => {
-        if (typeof t !== 'string' || t === '') throw new TypeError(`tools[${i}] must be a tool name (a non-empty string), got ${showValue(t)}`);
+        if (typeof t !== 'string' || t === '')
+          throw new TypeError(
+            `tools[${i}] must be a tool name (a non-empty string), got ${showValue(t)}`,
+          );
         return t;
       }),
     );
     risky = (name) => names.has(name);
   } else risky = checkFunction('tools', o.tools);
-  const otherwise = o.otherwise === undefined ? undefined : checkFunction<NonNullable<EscalationToolApprovalOptions['otherwise']>>('otherwise', o.otherwise);
+  const otherwise =
+    o.otherwise === undefined
+      ? undefined
+      : checkFunction<NonNullable<EscalationToolApprovalOptions['otherwise']>>(
+          'otherwise',
+          o.otherwise,
+        );
   const wait = o.wait === true;
   return async (request) => {
     const { toolName, input } = request.toolCall;
-    if (!risky(toolName, input)) return otherwise === undefined ? 'not-applicable' : otherwise(request);
+    if (!risky(toolName, input))
+      return otherwise === undefined ? 'not-applicable' : otherwise(request);
     const verdict = await escalation.ask({ action: toolName, args: input }, { wait });
     if (verdict.decision === 'approved') {
-      return { type: 'approved', reason: `approved by ${verdict.record.decidedBy ?? 'a person'} (escalation ${verdict.record.id})` };
+      return {
+        type: 'approved',
+        reason: `approved by ${verdict.record.decidedBy ?? 'a person'} (escalation ${verdict.record.id})`,
+      };
     }
     return { type: 'denied', reason: verdict.message };
   };

@@ -26,7 +26,10 @@ export interface ModelPath {
  * Options of {@link fallbackModels}: the stall limits every path's calls run with (fixed ones:
  * adaptive limits learn per model, so they go on each path's `recourseMiddleware`).
  */
-export type FallbackModelsOptions = Omit<ModelStallOptions, 'firstItemMs' | 'idleMs' | 'adaptive'> & { firstItemMs?: number; idleMs?: number };
+export type FallbackModelsOptions = Omit<
+  ModelStallOptions,
+  'firstItemMs' | 'idleMs' | 'adaptive'
+> & { firstItemMs?: number; idleMs?: number };
 
 /** One failed path, as `providerMetadata.recourse.failures` reports it (JSON: provider metadata is). */
 export interface ModelPathFailure {
@@ -57,7 +60,12 @@ export interface ServedModelMetadata {
 export type SdkLanguageModel = ModelObject;
 
 const PATH_KEYS: OptionKeys<ModelPath> = { name: true, model: true, policy: true };
-const OPTION_KEYS: OptionKeys<FallbackModelsOptions> = { firstItemMs: true, idleMs: true, totalMs: true, clock: true };
+const OPTION_KEYS: OptionKeys<FallbackModelsOptions> = {
+  firstItemMs: true,
+  idleMs: true,
+  totalMs: true,
+  clock: true,
+};
 
 function checkModel(where: string, value: unknown): ModelObject {
   if (typeof value === 'string') {
@@ -66,8 +74,16 @@ function checkModel(where: string, value: unknown): ModelObject {
     );
   }
   const m = value as Partial<ModelObject> | null;
-  if (typeof m !== 'object' || m === null || typeof m.doGenerate !== 'function' || typeof m.doStream !== 'function' || typeof m.specificationVersion !== 'string') {
-    throw new TypeError(`${where} must be an AI SDK language model (with specificationVersion, doGenerate and doStream), got ${showValue(value)}`);
+  if (
+    typeof m !== 'object' ||
+    m === null ||
+    typeof m.doGenerate !== 'function' ||
+    typeof m.doStream !== 'function' ||
+    typeof m.specificationVersion !== 'string'
+  ) {
+    throw new TypeError(
+      `${where} must be an AI SDK language model (with specificationVersion, doGenerate and doStream), got ${showValue(value)}`,
+    );
   }
   return value as ModelObject;
 }
@@ -78,7 +94,13 @@ function metadataOf(served: Served<unknown>): ServedModelMetadata {
     degraded: served.degraded,
     failures: served.failures.map(({ path, error }) => {
       const c = classify(error);
-      return { path, error: errorText(error), kind: c.kind, reason: c.reason, ...(c.status === undefined ? {} : { status: c.status }) };
+      return {
+        path,
+        error: errorText(error),
+        kind: c.kind,
+        reason: c.reason,
+        ...(c.status === undefined ? {} : { status: c.status }),
+      };
     }),
   };
 }
@@ -114,10 +136,19 @@ function supportedUrlsOf(models: readonly ModelObject[]): ModelObject['supported
  * const result = await generateText({ model, prompt, maxRetries: 0 })
  * result.providerMetadata?.recourse // { servedBy: 'gpt', degraded: true, failures: [{ path: 'opus', … }] }
  */
-export function fallbackModels(paths: ModelPath[], options?: FallbackModelsOptions): SdkLanguageModel {
-  if (!Array.isArray(paths) || paths.length === 0) throw new TypeError('fallbackModels(paths) needs a non-empty array of { name, model, policy? }');
+export function fallbackModels(
+  paths: ModelPath[],
+  options?: FallbackModelsOptions,
+): SdkLanguageModel {
+  if (!Array.isArray(paths) || paths.length === 0)
+    throw new TypeError(
+      'fallbackModels(paths) needs a non-empty array of { name, model, policy? }',
+    );
   const ladder = paths.map((p, i) => {
-    if (typeof p !== 'object' || p === null) throw new TypeError(`paths[${i}] must be an object { name, model, policy? }, got ${showValue(p)}`);
+    if (typeof p !== 'object' || p === null)
+      throw new TypeError(
+        `paths[${i}] must be an object { name, model, policy? }, got ${showValue(p)}`,
+      );
     checkOptions(`fallbackModels paths[${i}]`, p, PATH_KEYS);
     return { name: p.name, model: checkModel(`paths[${i}].model`, p.model), policy: p.policy };
   });
@@ -131,12 +162,17 @@ export function fallbackModels(paths: ModelPath[], options?: FallbackModelsOptio
   });
   const o = checkOptions('fallbackModels', options, OPTION_KEYS);
   for (const key of ['firstItemMs', 'idleMs'] as const) {
-    if ((o[key] as unknown) === 'adaptive') throw new TypeError(`fallbackModels: ${key} 'adaptive' learns per model: set it on each path's recourseMiddleware instead`);
+    if ((o[key] as unknown) === 'adaptive')
+      throw new TypeError(
+        `fallbackModels: ${key} 'adaptive' learns per model: set it on each path's recourseMiddleware instead`,
+      );
   }
   const limits = resolveModelLimits('fallbackModels', o, undefined);
 
   /** The ladder of one call: every path runs `call` on its model (paths and policies checked by `fallback`). */
-  const ladderOf = <T>(call: (model: ModelObject, signal: AbortSignal) => Promise<T>): Fallback<T> =>
+  const ladderOf = <T>(
+    call: (model: ModelObject, signal: AbortSignal) => Promise<T>,
+  ): Fallback<T> =>
     fallback(
       ladder.map((p) => ({
         name: p.name,
@@ -145,7 +181,8 @@ export function fallbackModels(paths: ModelPath[], options?: FallbackModelsOptio
       })),
     );
   ladderOf(() => Promise.resolve()); // checks names and policies now, not on the first call
-  const callOptions = (params: CallOptions) => (params.abortSignal === undefined ? undefined : { signal: params.abortSignal });
+  const callOptions = (params: CallOptions) =>
+    params.abortSignal === undefined ? undefined : { signal: params.abortSignal };
 
   return {
     specificationVersion: version,
@@ -153,13 +190,23 @@ export function fallbackModels(paths: ModelPath[], options?: FallbackModelsOptio
     modelId: ladder.map((p) => p.model.modelId).join(' | '),
     supportedUrls: supportedUrlsOf(ladder.map((p) => p.model)),
     async doGenerate(params) {
-      const served = await ladderOf((model, signal) => generateOnce(model, params, signal, limits.generate)).execute(callOptions(params));
-      return { ...served.value, providerMetadata: withServed(served.value.providerMetadata, served) };
+      const served = await ladderOf((model, signal) =>
+        generateOnce(model, params, signal, limits.generate),
+      ).execute(callOptions(params));
+      return {
+        ...served.value,
+        providerMetadata: withServed(served.value.providerMetadata, served),
+      };
     },
     async doStream(params) {
-      const served = await ladderOf((model, signal) => openStream(model, params, limits.stream, signal)).execute(callOptions(params));
+      const served = await ladderOf((model, signal) =>
+        openStream(model, params, limits.stream, signal),
+      ).execute(callOptions(params));
       const attempt = served.value;
-      const decorate = (finish: FinishPart): FinishPart => ({ ...finish, providerMetadata: withServed(finish.providerMetadata, served) });
+      const decorate = (finish: FinishPart): FinishPart => ({
+        ...finish,
+        providerMetadata: withServed(finish.providerMetadata, served),
+      });
       return { ...attempt.result, stream: attempt.readable(decorate) };
     },
   } as SdkLanguageModel;

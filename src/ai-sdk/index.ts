@@ -10,7 +10,10 @@
  * const model = wrapLanguageModel({ model: anthropic('claude-sonnet-4-5'), middleware: recourseMiddleware({ policy: retry() }) })
  * const { text } = await generateText({ model, prompt, maxRetries: 0 })
  */
-export { IncompleteStreamError, isIncompleteStreamError } from '../anthropic/incomplete-stream-error.js';
+export {
+  IncompleteStreamError,
+  isIncompleteStreamError,
+} from '../anthropic/incomplete-stream-error.js';
 export type { ModelStallOptions } from './model-limits.js';
 export { type RecourseMiddlewareOptions, recourseMiddleware } from './recourse-middleware.js';
 export type { LanguageModelObject } from './sdk-types.js';

@@ -53,7 +53,11 @@ export interface ModelLimits {
 }
 
 /** @internal Checks and resolves the stall options of `owner`; `name` tags stall events. */
-export function resolveModelLimits(owner: string, o: ModelStallOptions, name: string | undefined): ModelLimits {
+export function resolveModelLimits(
+  owner: string,
+  o: ModelStallOptions,
+  name: string | undefined,
+): ModelLimits {
   const clock = checkClock<Clock>('clock', o.clock ?? systemClock);
   const checkedName = name === undefined ? undefined : checkName('name', name);
   const stall = resolveStallLimits(owner, o, undefined, STREAM_DEFAULTS, { name: checkedName });

@@ -1,7 +1,12 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { isFallback, ladderIsNotAPolicy } from '../fallback/fallback.js';
 import { checkResume, type StreamResumeOptions } from '../anthropic/resume/resume-options.js';
-import { checkName, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkName,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import type { Policy } from '../policy/policy.js';
 import { generateOnce, openStream, underPolicy } from './model-calls.js';
 import { type ModelStallOptions, resolveModelLimits } from './model-limits.js';
@@ -46,8 +51,14 @@ const KEYS: OptionKeys<RecourseMiddlewareOptions> = {
 /** @internal A policy option: an object with `execute`, and not a fallback ladder. */
 export function checkPolicy(name: string, value: unknown): Policy {
   if (isFallback(value)) throw new TypeError(ladderIsNotAPolicy(name));
-  if (typeof value !== 'object' || value === null || typeof (value as Policy).execute !== 'function') {
-    throw new TypeError(`${name} must be a policy (retry(), pipeline(breaker, retry()), …), got ${showValue(value)}`);
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof (value as Policy).execute !== 'function'
+  ) {
+    throw new TypeError(
+      `${name} must be a policy (retry(), pipeline(breaker, retry()), …), got ${showValue(value)}`,
+    );
   }
   return value as Policy;
 }
@@ -85,9 +96,15 @@ export function recourseMiddleware(options?: RecourseMiddlewareOptions): Languag
   const policy = o.policy === undefined ? undefined : checkPolicy('policy', o.policy);
   const resume = checkResume(o.resume, 'recourseMiddleware resume');
   const limits = resolveModelLimits('recourseMiddleware', o, name);
-  const detector = new SdkRetryDetector(name === undefined ? 'recourseMiddleware' : `recourseMiddleware "${name}"`);
+  const detector = new SdkRetryDetector(
+    name === undefined ? 'recourseMiddleware' : `recourseMiddleware "${name}"`,
+  );
 
-  async function watched<T>(model: ModelObject, params: CallOptions, call: () => Promise<T>): Promise<T> {
+  async function watched<T>(
+    model: ModelObject,
+    params: CallOptions,
+    call: () => Promise<T>,
+  ): Promise<T> {
     detector.sending(model, params);
     try {
       return await call();
@@ -101,11 +118,26 @@ export function recourseMiddleware(options?: RecourseMiddlewareOptions): Languag
     // 'v3' is what ai 6 requires; ai 7 accepts any version here (its middleware has the same shape).
     specificationVersion: 'v3',
     wrapGenerate: ({ model, params }) =>
-      watched(model, params, () => underPolicy(policy, params.abortSignal, (signal) => generateOnce(model, params, signal, limits.generate))),
+      watched(model, params, () =>
+        underPolicy(policy, params.abortSignal, (signal) =>
+          generateOnce(model, params, signal, limits.generate),
+        ),
+      ),
     wrapStream: ({ model, params }) =>
       watched(model, params, async () => {
-        const attempt = await underPolicy(policy, params.abortSignal, (signal) => openStream(model, params, limits.stream, signal));
-        const stream = resume === undefined ? attempt.readable() : resumingParts(attempt, { model, params, limits: limits.stream, settings: resume, name });
+        const attempt = await underPolicy(policy, params.abortSignal, (signal) =>
+          openStream(model, params, limits.stream, signal),
+        );
+        const stream =
+          resume === undefined
+            ? attempt.readable()
+            : resumingParts(attempt, {
+                model,
+                params,
+                limits: limits.stream,
+                settings: resume,
+                name,
+              });
         return { ...attempt.result, stream };
       }),
   };

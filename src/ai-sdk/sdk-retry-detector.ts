@@ -32,7 +32,8 @@ interface Failure {
 /** The delay `ai`'s retry loop waits after its `times`-th failure with `error`, in ms. */
 function sdkDelayMs(error: unknown, times: number): number {
   const exponential = SDK_FIRST_DELAY_MS * SDK_BACKOFF_FACTOR ** (times - 1);
-  const headers = safeRead(error, 'responseHeaders') ?? safeRead(safeRead(error, 'cause'), 'responseHeaders');
+  const headers =
+    safeRead(error, 'responseHeaders') ?? safeRead(safeRead(error, 'cause'), 'responseHeaders');
   let ms: number | undefined;
   const hintMs = safeField(headers, 'retry-after-ms');
   if (hintMs) ms = Number.parseFloat(hintMs);
@@ -41,7 +42,9 @@ function sdkDelayMs(error: unknown, times: number): number {
     const seconds = Number.parseFloat(hint);
     ms = Number.isNaN(seconds) ? Date.parse(hint) - Date.now() : seconds * 1000;
   }
-  return ms !== undefined && ms >= 0 && (ms < SDK_MAX_HINT_MS || ms < exponential) ? ms : exponential;
+  return ms !== undefined && ms >= 0 && (ms < SDK_MAX_HINT_MS || ms < exponential)
+    ? ms
+    : exponential;
 }
 
 /** One request's identity: the model and its prompt (the SDK re-sends both unchanged). */
@@ -72,7 +75,8 @@ export class SdkRetryDetector {
     if (this.#warned || this.#failures.size === 0) return;
     const now = performance.now();
     // A failure whose retry time has passed cannot be met any more.
-    for (const [key, f] of this.#failures) if (now - f.at > f.delayMs + LATE_MS) this.#failures.delete(key);
+    for (const [key, f] of this.#failures)
+      if (now - f.at > f.delayMs + LATE_MS) this.#failures.delete(key);
     if (this.#failures.size === 0) return;
     const key = fingerprint(model, params);
     const failure = key === undefined ? undefined : this.#failures.get(key);
@@ -90,7 +94,8 @@ export class SdkRetryDetector {
     // Its own retry failing again: the SDK's next delay is the following step of its schedule.
     const times = (this.#failures.get(key)?.times ?? 0) + 1;
     this.#failures.delete(key);
-    if (this.#failures.size >= REMEMBERED) this.#failures.delete(this.#failures.keys().next().value!);
+    if (this.#failures.size >= REMEMBERED)
+      this.#failures.delete(this.#failures.keys().next().value!);
     this.#failures.set(key, { at: performance.now(), delayMs: sdkDelayMs(error, times), times });
   }
 

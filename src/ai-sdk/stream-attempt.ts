@@ -1,6 +1,12 @@
 import { IncompleteStreamError } from '../anthropic/incomplete-stream-error.js';
 import { type WatchLimits, watchWith } from '../watch/watcher.js';
-import type { CallOptions, FinishPart, ModelObject, StreamPart, StreamResult } from './sdk-types.js';
+import type {
+  CallOptions,
+  FinishPart,
+  ModelObject,
+  StreamPart,
+  StreamResult,
+} from './sdk-types.js';
 import { finishIsReal, startsOutput } from './stream-parts.js';
 
 /** What a stream must end with to count as complete (named in `IncompleteStreamError`). */
@@ -28,7 +34,10 @@ function follow(from: AbortSignal | undefined, to: AbortController): () => void 
  * watcher's first-item limit covers the wait for response headers and whatever the provider reads
  * before it returns the stream. `return()` cancels the stream (and with it the response body).
  */
-function requestParts(send: () => PromiseLike<StreamResult>, onResult: (result: Omit<StreamResult, 'stream'>) => void): AsyncIterable<StreamPart> {
+function requestParts(
+  send: () => PromiseLike<StreamResult>,
+  onResult: (result: Omit<StreamResult, 'stream'>) => void,
+): AsyncIterable<StreamPart> {
   return {
     [Symbol.asyncIterator]() {
       let reader: ReadableStreamDefaultReader<StreamPart> | undefined;
@@ -99,11 +108,14 @@ export class StreamAttempt {
     this.#unfollowCaller = follow(this.#params.abortSignal, this.#controller);
     const unfollowPolicy = follow(policySignal, this.#controller);
     try {
-      const send = () => this.#model.doStream({ ...this.#params, abortSignal: this.#controller.signal });
+      const send = () =>
+        this.#model.doStream({ ...this.#params, abortSignal: this.#controller.signal });
       const parts = requestParts(send, (result) => {
         this.#result = result;
       });
-      this.#parts = watchWith(parts, { ...this.#limits, signal: this.#controller.signal })[Symbol.asyncIterator]();
+      this.#parts = watchWith(parts, { ...this.#limits, signal: this.#controller.signal })[
+        Symbol.asyncIterator
+      ]();
       for (;;) {
         const part = await this.#next();
         if (part === undefined) throw this.#incomplete();

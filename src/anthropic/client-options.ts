@@ -19,7 +19,9 @@ export type AnthropicClientOptionsInput = SdkClientOptionsInput;
  * const client = new Anthropic(anthropicClientOptions({ apiKey, baseURL }))
  * await retry({ maxAttempts: 3 }).execute((ctx) => streamMessage(client, body, { signal: ctx.signal, idleMs: 20_000 }))
  */
-export function anthropicClientOptions<O extends AnthropicClientOptionsInput>(options?: O): O & { maxRetries: number; timeout: number } {
+export function anthropicClientOptions<O extends AnthropicClientOptionsInput>(
+  options?: O,
+): O & { maxRetries: number; timeout: number } {
   return sdkClientOptions(options);
 }
 
@@ -42,6 +44,7 @@ export interface ClientWithOptions<C> {
  * client.maxRetries // 0
  */
 export function withoutSdkRetries<C extends ClientWithOptions<C>>(client: C): C {
-  if (typeof client?.withOptions !== 'function') throw new TypeError('withoutSdkRetries(client) needs an SDK client with withOptions()');
+  if (typeof client?.withOptions !== 'function')
+    throw new TypeError('withoutSdkRetries(client) needs an SDK client with withOptions()');
   return client.withOptions({ maxRetries: 0 });
 }

@@ -1,4 +1,8 @@
-import { hasErrorName, RecourseError, type RecourseErrorOptions } from '../errors/recourse-error.js';
+import {
+  hasErrorName,
+  RecourseError,
+  type RecourseErrorOptions,
+} from '../errors/recourse-error.js';
 
 /**
  * A model stream ended cleanly but without its end event (`message_stop` for Anthropic, a
@@ -21,8 +25,17 @@ export class IncompleteStreamError extends RecourseError {
   readonly partial: unknown;
   /** What the stream should have ended with (`message_stop`, `finish_reason`, …). */
   readonly expected: string;
-  constructor(events: number, lastEvent: string | undefined, partial?: unknown, expected = 'message_stop', options?: RecourseErrorOptions) {
-    super(`stream ended without ${expected} after ${events} event(s)${lastEvent ? ` (last: ${lastEvent})` : ''}`, options);
+  constructor(
+    events: number,
+    lastEvent: string | undefined,
+    partial?: unknown,
+    expected = 'message_stop',
+    options?: RecourseErrorOptions,
+  ) {
+    super(
+      `stream ended without ${expected} after ${events} event(s)${lastEvent ? ` (last: ${lastEvent})` : ''}`,
+      options,
+    );
     this.events = events;
     this.lastEvent = lastEvent;
     this.partial = partial;

@@ -19,4 +19,9 @@ export {
 } from './client-options.js';
 export { IncompleteStreamError, isIncompleteStreamError } from './incomplete-stream-error.js';
 export type { StreamResumeOptions } from './resume/resume-options.js';
-export { type AnthropicLike, type MessageStreamLike, type StreamMessageOptions, streamMessage } from './stream-message.js';
+export {
+  type AnthropicLike,
+  type MessageStreamLike,
+  type StreamMessageOptions,
+  streamMessage,
+} from './stream-message.js';

@@ -7,7 +7,13 @@ import { estimateTokens, modelOf } from '../governor/call-facts.js';
 import type { RateLimiter } from '../governor/rate-limiter.js';
 import { checkRateLimiter, requestPermit } from '../governor/request-permit.js';
 import { checkSpendLimit, type SpendLimit, spendTicketFor } from '../governor/spend-limit.js';
-import { checkClock, checkFunction, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkOptions,
+  checkSignal,
+  type OptionKeys,
+} from '../options/validate-options.js';
 import { checkResult, checkValidator, type ResultValidator } from '../validate/check-result.js';
 import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
 import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
@@ -164,15 +170,30 @@ const DEFAULTS: StallDefaults<MessageStreamEvent> = {
  * const message = await pipeline(retry(), timeout(120_000)).execute((ctx) =>
  *   streamMessage(client, { model, max_tokens: 1024, messages }, { signal: ctx.signal, idleMs: 15_000 }))
  */
-export async function streamMessage(client: AnthropicLike, body: MessageStreamParams, options?: StreamMessageOptions): Promise<Message> {
-  if (typeof client?.messages?.stream !== 'function') throw new TypeError('streamMessage(client) needs an Anthropic client (client.messages.stream)');
+export async function streamMessage(
+  client: AnthropicLike,
+  body: MessageStreamParams,
+  options?: StreamMessageOptions,
+): Promise<Message> {
+  if (typeof client?.messages?.stream !== 'function')
+    throw new TypeError('streamMessage(client) needs an Anthropic client (client.messages.stream)');
   const o = checkOptions('streamMessage', options, STREAM_MESSAGE_KEYS);
   const signal = checkSignal('signal', o.signal);
-  const onEvent = o.onEvent === undefined ? undefined : checkFunction<(e: MessageStreamEvent) => void>('onEvent', o.onEvent);
-  const validator = o.validate === undefined ? undefined : checkValidator<Message>('validate', o.validate);
+  const onEvent =
+    o.onEvent === undefined
+      ? undefined
+      : checkFunction<(e: MessageStreamEvent) => void>('onEvent', o.onEvent);
+  const validator =
+    o.validate === undefined ? undefined : checkValidator<Message>('validate', o.validate);
   const resume = checkResume(o.resume);
   const limits: WatchLimits<MessageStreamEvent> = {
-    ...resolveStallLimits('streamMessage', o, { name: 'firstEventMs', value: o.firstEventMs }, DEFAULTS, { model: modelOf(body) }),
+    ...resolveStallLimits(
+      'streamMessage',
+      o,
+      { name: 'firstEventMs', value: o.firstEventMs },
+      DEFAULTS,
+      { model: modelOf(body) },
+    ),
     signal,
     isProgress: o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress),
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),
@@ -184,13 +205,19 @@ export async function streamMessage(client: AnthropicLike, body: MessageStreamPa
   spend?.check(body);
   const permit = await requestPermit(limiter, body, signal);
   // One permit per call: the first request's headers teach the limiter (later ones are resumptions).
-  const onHeaders = permit === undefined ? undefined : (headers: unknown): void => permit.observe(headers);
-  const run = (request: MessageStreamParams, handle: (event: MessageStreamEvent) => void, watch = limits): Promise<Message> =>
-    runAttempt(client, request, watch, o.requestOptions, handle, onHeaders);
+  const onHeaders =
+    permit === undefined ? undefined : (headers: unknown): void => permit.observe(headers);
+  const run = (
+    request: MessageStreamParams,
+    handle: (event: MessageStreamEvent) => void,
+    watch = limits,
+  ): Promise<Message> => runAttempt(client, request, watch, o.requestOptions, handle, onHeaders);
   let message: Message;
   try {
     message =
-      resume === undefined ? await run(body, onEvent ?? noop) : await resumingStream(body, { run, limits, settings: resume, onEvent: onEvent ?? noop });
+      resume === undefined
+        ? await run(body, onEvent ?? noop)
+        : await resumingStream(body, { run, limits, settings: resume, onEvent: onEvent ?? noop });
   } catch (error) {
     permit?.fail(error);
     spend?.fail(error);

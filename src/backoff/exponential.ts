@@ -1,4 +1,10 @@
-import { checkMs, checkNumber, checkOneOf, checkOptions, type OptionKeys } from '../options/validate-options.js';
+import {
+  checkMs,
+  checkNumber,
+  checkOneOf,
+  checkOptions,
+  type OptionKeys,
+} from '../options/validate-options.js';
 import type { Backoff } from './backoff.js';
 
 /** How randomness spreads retries (Brooker, "Exponential Backoff and Jitter"). */
@@ -16,7 +22,12 @@ export interface ExponentialOptions {
   jitter?: Jitter;
 }
 
-const EXPONENTIAL_KEYS: OptionKeys<ExponentialOptions> = { baseMs: true, factor: true, maxMs: true, jitter: true };
+const EXPONENTIAL_KEYS: OptionKeys<ExponentialOptions> = {
+  baseMs: true,
+  factor: true,
+  maxMs: true,
+  jitter: true,
+};
 
 const JITTERS: readonly Jitter[] = ['full', 'equal', 'decorrelated', 'none'];
 
@@ -33,7 +44,8 @@ export function exponential(options?: ExponentialOptions): Backoff {
   const o = checkOptions('exponential', options, EXPONENTIAL_KEYS);
   const baseMs = o.baseMs === undefined ? 1000 : checkMs('baseMs', o.baseMs);
   const factor = o.factor === undefined ? 2 : checkNumber('factor', o.factor, 1);
-  if (!Number.isFinite(factor)) throw new RangeError(`factor must be a finite number >= 1, got ${factor}`);
+  if (!Number.isFinite(factor))
+    throw new RangeError(`factor must be a finite number >= 1, got ${factor}`);
   const maxMs = o.maxMs === undefined ? Math.max(30_000, baseMs) : checkMs('maxMs', o.maxMs);
   if (maxMs < baseMs) throw new RangeError(`maxMs must be >= baseMs (${baseMs}), got ${maxMs}`);
   const jitter = o.jitter === undefined ? 'full' : checkOneOf('jitter', o.jitter, JITTERS);

@@ -10,7 +10,12 @@ import type { Backoff } from './backoff.js';
  * let previous = 0
  * for (let attempt = 1; ; attempt++) { previous = nextDelay(backoff, attempt, previous, Math.random); await sleep(previous) }
  */
-export function nextDelay(backoff: Backoff, attempt: number, previousMs: number, random: () => number): number {
+export function nextDelay(
+  backoff: Backoff,
+  attempt: number,
+  previousMs: number,
+  random: () => number,
+): number {
   const delay = backoff.delay(attempt, previousMs, random);
   return typeof delay === 'number' && delay >= 0 ? delay : 0;
 }

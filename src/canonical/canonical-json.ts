@@ -36,7 +36,9 @@ function resolve(value: unknown, key: string, path: string): unknown {
   try {
     return toJSON.call(value, key);
   } catch (error) {
-    throw new NotSerializableError(path, 'an object whose toJSON() threw', undefined, { cause: error });
+    throw new NotSerializableError(path, 'an object whose toJSON() threw', undefined, {
+      cause: error,
+    });
   }
 }
 
@@ -61,7 +63,8 @@ export function canonicalJson(value: unknown, root = 'value'): string {
     const bad = unserializable(v);
     if (bad !== undefined) throw new NotSerializableError(path, bad);
     if (typeof v !== 'object') return JSON.stringify(v);
-    if (ancestors.includes(v)) throw new NotSerializableError(path, 'a cycle (a reference to one of its own ancestors)');
+    if (ancestors.includes(v))
+      throw new NotSerializableError(path, 'a cycle (a reference to one of its own ancestors)');
     ancestors.push(v);
     try {
       if (Array.isArray(v)) {

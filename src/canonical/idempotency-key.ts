@@ -12,6 +12,7 @@ import { sha256Hex } from './sha256.js';
  * await retry().execute((ctx) => ledger.run(ctx.idempotencyKey!, () => send(to, subject, body)), { idempotencyKey: key })
  */
 export function idempotencyKey(...parts: unknown[]): string {
-  if (parts.length === 0) throw new TypeError('idempotencyKey needs at least one part (what makes the operation unique)');
+  if (parts.length === 0)
+    throw new TypeError('idempotencyKey needs at least one part (what makes the operation unique)');
   return sha256Hex(canonicalJson(parts, 'parts'));
 }

@@ -1,4 +1,8 @@
-import { hasErrorName, RecourseError, type RecourseErrorOptions } from '../errors/recourse-error.js';
+import {
+  hasErrorName,
+  RecourseError,
+  type RecourseErrorOptions,
+} from '../errors/recourse-error.js';
 
 /**
  * A value that must be stored (checkpoint state, an idempotent result, a saga step's result, an

@@ -20,7 +20,11 @@ const ERROR_TYPES: Readonly<Record<number, string>> = {
   529: 'overloaded_error',
 };
 
-const STOP_REASONS: Readonly<Record<CannedReply['stop'], string>> = { end: 'end_turn', tool_use: 'tool_use', max_tokens: 'max_tokens' };
+const STOP_REASONS: Readonly<Record<CannedReply['stop'], string>> = {
+  end: 'end_turn',
+  tool_use: 'tool_use',
+  max_tokens: 'max_tokens',
+};
 
 /**
  * @internal The Anthropic error `type` for a status, as the Messages API uses them.
@@ -66,7 +70,10 @@ export const anthropicWire: ApiWire = {
     return {
       status,
       headers: { ...jsonHeaders(id), ...options.headers },
-      body: JSON.stringify({ type: 'error', error: { type: options.type ?? anthropicErrorType(status), message } }),
+      body: JSON.stringify({
+        type: 'error',
+        error: { type: options.type ?? anthropicErrorType(status), message },
+      }),
     };
   },
 
@@ -77,7 +84,11 @@ export const anthropicWire: ApiWire = {
   json(request, reply, id): WireResponse {
     const headers = jsonHeaders(id);
     if (request.endpoint === 'count_tokens') {
-      return { status: 200, headers, body: JSON.stringify({ input_tokens: reply.empty ? 0 : request.inputTokens }) };
+      return {
+        status: 200,
+        headers,
+        body: JSON.stringify({ input_tokens: reply.empty ? 0 : request.inputTokens }),
+      };
     }
     const message = {
       ...messageHead(request, id),
@@ -93,14 +104,27 @@ export const anthropicWire: ApiWire = {
     const frames = [
       frame('message_start', {
         type: 'message_start',
-        message: { ...messageHead(request, id), content: [], stop_reason: null, stop_sequence: null, usage: usage(request.inputTokens, 1) },
+        message: {
+          ...messageHead(request, id),
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: usage(request.inputTokens, 1),
+        },
       }),
     ];
     const blocks = blocksOf(reply);
     for (const [index, block] of blocks.entries()) {
-      frames.push(frame('content_block_start', { type: 'content_block_start', index, content_block: block.start }));
+      frames.push(
+        frame('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: block.start,
+        }),
+      );
       if (index === 0) frames.push(anthropicWire.ping);
-      for (const delta of block.deltas) frames.push(frame('content_block_delta', { type: 'content_block_delta', index, delta }));
+      for (const delta of block.deltas)
+        frames.push(frame('content_block_delta', { type: 'content_block_delta', index, delta }));
       frames.push(frame('content_block_stop', { type: 'content_block_stop', index }));
     }
     if (blocks.length === 0) frames.push(anthropicWire.ping);
@@ -116,7 +140,11 @@ export const anthropicWire: ApiWire = {
   },
 
   streamHeaders(id): Record<string, string> {
-    return { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': `req_${id}` };
+    return {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'request-id': `req_${id}`,
+    };
   },
 
   isTerminal(sse: string): boolean {
@@ -158,7 +186,10 @@ function blocksOf(reply: CannedReply): Block[] {
     blocks.push({
       complete: { type: 'thinking', thinking: reply.thinking, signature },
       start: { type: 'thinking', thinking: '', signature: '' },
-      deltas: [...splitText(reply.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })), { type: 'signature_delta', signature }],
+      deltas: [
+        ...splitText(reply.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })),
+        { type: 'signature_delta', signature },
+      ],
     });
   }
   if (reply.text !== '') {
@@ -175,7 +206,10 @@ function blocksOf(reply: CannedReply): Block[] {
     blocks.push({
       complete: { ...head, input: reply.toolUse.input },
       start: { ...head, input: {} },
-      deltas: ['', ...chunks(json, 16)].map((partial_json) => ({ type: 'input_json_delta', partial_json })),
+      deltas: ['', ...chunks(json, 16)].map((partial_json) => ({
+        type: 'input_json_delta',
+        partial_json,
+      })),
     });
   }
   return blocks;
@@ -183,7 +217,9 @@ function blocksOf(reply: CannedReply): Block[] {
 
 // Opaque like the real one; the chaos server never checks signatures it gets back.
 function signatureOf(reply: CannedReply): string {
-  return Buffer.from(`recourse-chaos:${reply.key}:${reply.thinking?.length ?? 0}`).toString('base64');
+  return Buffer.from(`recourse-chaos:${reply.key}:${reply.thinking?.length ?? 0}`).toString(
+    'base64',
+  );
 }
 
 function frame(event: string, data: unknown): string {
@@ -199,7 +235,12 @@ function messageHead(request: ParsedRequest, id: string) {
 }
 
 function usage(input: number, output: number) {
-  return { input_tokens: input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: output };
+  return {
+    input_tokens: input,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: output,
+  };
 }
 
 // RFC 3339 in whole seconds like the API's own, rounded up so a client never retries early.

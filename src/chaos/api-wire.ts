@@ -45,7 +45,12 @@ export interface ApiWire {
   /** An error answer in this API's error shape. */
   error(status: number, message: string, id: string, options?: ErrorOptions): WireResponse;
   /** The API's own 400 for a request of `inputTokens` over a context window of `limit` tokens. */
-  contextOverflow(endpoint: ChaosEndpoint, inputTokens: number, limit: number, id: string): WireResponse;
+  contextOverflow(
+    endpoint: ChaosEndpoint,
+    inputTokens: number,
+    limit: number,
+    id: string,
+  ): WireResponse;
   /** The JSON answer to a request (a message, a completion, a response or a token count). */
   json(request: ParsedRequest, reply: CannedReply, id: string): WireResponse;
   /** The SSE frames of a streamed answer, each ending with a blank line. */

@@ -58,7 +58,11 @@ export interface CannedReply {
   /** The thinking text; `null` when the request did not turn thinking on. */
   readonly thinking: string | null;
   readonly text: string;
-  readonly toolUse?: { readonly id: string; readonly name: string; readonly input: Record<string, unknown> };
+  readonly toolUse?: {
+    readonly id: string;
+    readonly name: string;
+    readonly input: Record<string, unknown>;
+  };
   /** Why the answer ends: naturally, with a tool call, or cut at the request's output limit. */
   readonly stop: 'end' | 'tool_use' | 'max_tokens';
   /** Output tokens by the server's token rule: thinking + text + tool input JSON. */
@@ -91,18 +95,30 @@ const DEFAULT_THINKING_TOKENS = 24;
  * @internal Resolves the deterministic reply for a request: the answer, minus a matching
  * prefill (spliced exactly, character for character), cut at the request's output limit.
  */
-export function cannedReply(input: ReplyInput, answers: CannedAnswers, seed: number, empty = false): CannedReply {
+export function cannedReply(
+  input: ReplyInput,
+  answers: CannedAnswers,
+  seed: number,
+  empty = false,
+): CannedReply {
   const key = createHash('sha256')
     .update(`${input.model}\n${JSON.stringify(input.lastUserContent) ?? ''}`)
     .digest('hex')
     .slice(0, 16);
   const answer = own(answers, input.model) ?? own(answers, '*');
-  const calls = answer?.toolUse !== undefined && !input.afterToolResult && input.toolNames.includes(answer.toolUse.name);
+  const calls =
+    answer?.toolUse !== undefined &&
+    !input.afterToolResult &&
+    input.toolNames.includes(answer.toolUse.name);
   let text: string;
   if (empty) text = '';
   else if (answer?.text !== undefined) text = answer.text;
-  else if (answer?.textTokens !== undefined) text = generateText(textSeed(seed, key, 'text'), answer.textTokens);
-  else text = calls ? '' : `Canned reply ${key.slice(0, 8)} from the recourse chaos server for ${input.model}.`;
+  else if (answer?.textTokens !== undefined)
+    text = generateText(textSeed(seed, key, 'text'), answer.textTokens);
+  else
+    text = calls
+      ? ''
+      : `Canned reply ${key.slice(0, 8)} from the recourse chaos server for ${input.model}.`;
 
   let prefill: PrefillOutcome | null = null;
   if (input.prefill !== null) {
@@ -115,11 +131,20 @@ export function cannedReply(input: ReplyInput, answers: CannedAnswers, seed: num
 
   let thinking: string | null = null;
   if (input.thinking !== null && !empty) {
-    thinking = answer?.thinking ?? generateText(textSeed(seed, key, 'thinking'), answer?.thinkingTokens ?? DEFAULT_THINKING_TOKENS);
-    if (input.thinking.budgetTokens !== null) thinking = cutToTokens(thinking, input.thinking.budgetTokens);
+    thinking =
+      answer?.thinking ??
+      generateText(
+        textSeed(seed, key, 'thinking'),
+        answer?.thinkingTokens ?? DEFAULT_THINKING_TOKENS,
+      );
+    if (input.thinking.budgetTokens !== null)
+      thinking = cutToTokens(thinking, input.thinking.budgetTokens);
   }
 
-  let toolUse = calls && !empty ? { id: key, name: answer.toolUse!.name, input: answer.toolUse!.input } : undefined;
+  let toolUse =
+    calls && !empty
+      ? { id: key, name: answer.toolUse!.name, input: answer.toolUse!.input }
+      : undefined;
   let stop: CannedReply['stop'] = toolUse ? 'tool_use' : 'end';
   const limit = input.maxOutputTokens;
   if (limit !== null) {
@@ -138,8 +163,20 @@ export function cannedReply(input: ReplyInput, answers: CannedAnswers, seed: num
       toolUse = undefined;
     }
   }
-  const outputTokens = tokensOf(thinking ?? '') + tokensOf(text) + (toolUse ? tokensOf(JSON.stringify(toolUse.input)) : 0);
-  return { key, thinking, text, ...(toolUse ? { toolUse } : {}), stop, outputTokens, prefill, empty };
+  const outputTokens =
+    tokensOf(thinking ?? '') +
+    tokensOf(text) +
+    (toolUse ? tokensOf(JSON.stringify(toolUse.input)) : 0);
+  return {
+    key,
+    thinking,
+    text,
+    ...(toolUse ? { toolUse } : {}),
+    stop,
+    outputTokens,
+    prefill,
+    empty,
+  };
 }
 
 function own(answers: CannedAnswers, model: string): CannedAnswer | undefined {
@@ -158,6 +195,7 @@ export function contextWindow(answers: CannedAnswers, model: string): number | u
 export function splitText(text: string, wordsPerPiece = 3): string[] {
   const words = text.match(/\s*\S+\s*/g) ?? (text === '' ? [] : [text]);
   const pieces: string[] = [];
-  for (let i = 0; i < words.length; i += wordsPerPiece) pieces.push(words.slice(i, i + wordsPerPiece).join(''));
+  for (let i = 0; i < words.length; i += wordsPerPiece)
+    pieces.push(words.slice(i, i + wordsPerPiece).join(''));
   return pieces;
 }

@@ -24,7 +24,8 @@ const SHAPES = ['uniform', 'exponential', 'lognormal', 'mix'];
 export function sample(d: Distribution, random: () => number): number {
   if (typeof d === 'number') return d;
   if ('uniform' in d) return d.uniform[0] + random() * (d.uniform[1] - d.uniform[0]);
-  if ('exponential' in d) return capped(-d.exponential.mean * Math.log(1 - random()), d.exponential.max);
+  if ('exponential' in d)
+    return capped(-d.exponential.mean * Math.log(1 - random()), d.exponential.max);
   if ('lognormal' in d) {
     // Box-Muller: one standard normal draw from two uniform ones (1 - u avoids log(0)).
     const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
@@ -53,20 +54,28 @@ export function parseDistribution(value: unknown, at: string, unit = 'ms'): Dist
     return value;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    fail(at, `must be a number of ${unit} >= 0 or an object with one of ${SHAPES.join(', ')}, got ${show(value)}`);
+    fail(
+      at,
+      `must be a number of ${unit} >= 0 or an object with one of ${SHAPES.join(', ')}, got ${show(value)}`,
+    );
   }
   const raw = value as Record<string, unknown>;
   const keys = Object.keys(raw);
   if (keys.length !== 1 || !SHAPES.includes(keys[0]!)) {
-    fail(at, `must have exactly one of ${SHAPES.join(', ')}, got ${keys.length === 0 ? 'an empty object' : `the fields ${keys.join(', ')}`}`);
+    fail(
+      at,
+      `must have exactly one of ${SHAPES.join(', ')}, got ${keys.length === 0 ? 'an empty object' : `the fields ${keys.join(', ')}`}`,
+    );
   }
   if (raw.uniform !== undefined) {
     const range = raw.uniform;
-    if (!Array.isArray(range) || range.length !== 2) fail(`${at}.uniform`, `must be [min, max], got ${show(range)}`);
+    if (!Array.isArray(range) || range.length !== 2)
+      fail(`${at}.uniform`, `must be [min, max], got ${show(range)}`);
     const [min, max] = range as unknown[];
     nonNegative(min, `${at}.uniform[0]`);
     nonNegative(max, `${at}.uniform[1]`);
-    if ((max as number) < (min as number)) fail(`${at}.uniform`, `must have min <= max, got [${String(min)}, ${String(max)}]`);
+    if ((max as number) < (min as number))
+      fail(`${at}.uniform`, `must have min <= max, got [${String(min)}, ${String(max)}]`);
     return { uniform: [min as number, max as number] };
   }
   if (raw.exponential !== undefined) {
@@ -80,17 +89,27 @@ export function parseDistribution(value: unknown, at: string, unit = 'ms'): Dist
     knownFields(o, ['median', 'sigma', 'max'], `${at}.lognormal`);
     positive(o.median, `${at}.lognormal.median`);
     nonNegative(o.sigma, `${at}.lognormal.sigma`);
-    return { lognormal: { median: o.median as number, sigma: o.sigma as number, ...maxOf(o, `${at}.lognormal`) } };
+    return {
+      lognormal: {
+        median: o.median as number,
+        sigma: o.sigma as number,
+        ...maxOf(o, `${at}.lognormal`),
+      },
+    };
   }
   const parts = raw.mix;
-  if (!Array.isArray(parts) || parts.length === 0) fail(`${at}.mix`, `must be a non-empty array of { weight, ms }, got ${show(parts)}`);
+  if (!Array.isArray(parts) || parts.length === 0)
+    fail(`${at}.mix`, `must be a non-empty array of { weight, ms }, got ${show(parts)}`);
   return {
     mix: (parts as unknown[]).map((part, i) => {
       const o = object(part, `${at}.mix[${i}]`);
       knownFields(o, ['weight', 'ms'], `${at}.mix[${i}]`);
       positive(o.weight, `${at}.mix[${i}].weight`);
       if (o.ms === undefined) fail(`${at}.mix[${i}].ms`, 'is required');
-      return { weight: o.weight as number, ms: parseDistribution(o.ms, `${at}.mix[${i}].ms`, unit) };
+      return {
+        weight: o.weight as number,
+        ms: parseDistribution(o.ms, `${at}.mix[${i}].ms`, unit),
+      };
     }),
   };
 }

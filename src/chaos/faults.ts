@@ -31,7 +31,13 @@ export interface WritePlan {
 }
 
 const JSON_SLOW_PIECES = 4;
-const STOPS_EARLY = new Set<Fault['kind']>(['stall', 'keepalive', 'truncate', 'stream-error', 'reset']);
+const STOPS_EARLY = new Set<Fault['kind']>([
+  'stall',
+  'keepalive',
+  'truncate',
+  'stream-error',
+  'reset',
+]);
 
 /**
  * @internal Writes an SSE answer frame by frame, shaped by a `stall`, `keepalive`, `truncate`,
@@ -81,7 +87,12 @@ export async function writeStream(
  * sends the headers only, `keepalive` sends a space (valid JSON whitespace) every `intervalMs`,
  * `truncate` sends the first half of the body and ends, `slow` sends the body in pieces.
  */
-export async function writeJson(res: ServerResponse, head: ResponseHead, body: string, plan: WritePlan): Promise<void> {
+export async function writeJson(
+  res: ServerResponse,
+  head: ResponseHead,
+  body: string,
+  plan: WritePlan,
+): Promise<void> {
   const { fault, signal, clock } = plan;
   const length = String(Buffer.byteLength(body));
   const afterHeaders = plan.afterHeadersMs ?? 0;
@@ -157,10 +168,17 @@ export function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<bo
 /** @internal Resolves when `signal` aborts: a stalled answer lasts as long as its connection. */
 export function waitForAbort(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  return new Promise((resolve) =>
+    signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
 }
 
-async function holdOpen(res: ServerResponse, plan: WritePlan, ping: string, sent: number): Promise<void> {
+async function holdOpen(
+  res: ServerResponse,
+  plan: WritePlan,
+  ping: string,
+  sent: number,
+): Promise<void> {
   const { fault, signal, clock } = plan;
   if (fault?.kind === 'truncate') {
     res.end();

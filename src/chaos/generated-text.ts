@@ -18,12 +18,25 @@ const WORDS = (
   'café naïve façade résumé coöperate déjà-vu — ½ Zürich São-Paulo 🙂'
 ).split(' ');
 
-const CODE_OPENERS = ['if (!answer.ok) {', 'for (const step of plan) {', 'try {', 'function resume(prefix: string) {'];
-const CODE_BODY = ['return retry(step);', '// keep the prefix', 'await stream.finalMessage();', 'budget -= usage.output_tokens;'];
+const CODE_OPENERS = [
+  'if (!answer.ok) {',
+  'for (const step of plan) {',
+  'try {',
+  'function resume(prefix: string) {',
+];
+const CODE_BODY = [
+  'return retry(step);',
+  '// keep the prefix',
+  'await stream.finalMessage();',
+  'budget -= usage.output_tokens;',
+];
 
 /** @internal A seed for {@link generateText} from the scenario seed and what the text is for. */
 export function textSeed(seed: number, ...parts: string[]): number {
-  return createHash('sha256').update(`${seed}\n${parts.join('\n')}`).digest().readUInt32LE(0);
+  return createHash('sha256')
+    .update(`${seed}\n${parts.join('\n')}`)
+    .digest()
+    .readUInt32LE(0);
 }
 
 /**
@@ -53,7 +66,9 @@ export function generateText(seed: number, tokens: number): string {
       const body = Array.from({ length: between(1, 3) }, () => `  ${pick(CODE_BODY)}`);
       return `${sentence(':')}\n\n\`\`\`ts\n${pick(CODE_OPENERS)}\n${body.join('\n')}\n}\n\`\`\``;
     }
-    return Array.from({ length: between(2, 5) }, () => sentence(random() < 0.1 ? '?' : '.')).join(' ');
+    return Array.from({ length: between(2, 5) }, () => sentence(random() < 0.1 ? '?' : '.')).join(
+      ' ',
+    );
   };
   let text = paragraph();
   while (tokensOf(text) < tokens) text += `\n\n${paragraph()}`;

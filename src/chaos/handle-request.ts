@@ -4,9 +4,22 @@ import type { Clock } from '../clock/clock.js';
 import { errorText } from '../text/safe-text.js';
 import { anthropicWire } from './anthropic-wire.js';
 import type { ApiWire, ChaosEndpoint, ParsedRequest } from './api-wire.js';
-import { type CannedAnswers, type CannedReply, cannedReply, contextWindow } from './canned-answers.js';
+import {
+  type CannedAnswers,
+  type CannedReply,
+  cannedReply,
+  contextWindow,
+} from './canned-answers.js';
 import { sample } from './distribution.js';
-import { malformFrames, malformJson, pause, waitForAbort, type WritePlan, writeJson, writeStream } from './faults.js';
+import {
+  malformFrames,
+  malformJson,
+  pause,
+  waitForAbort,
+  type WritePlan,
+  writeJson,
+  writeStream,
+} from './faults.js';
 import { openaiWire } from './openai-wire.js';
 import type { Pacer } from './pacing.js';
 import { forward, readText, sseFrames, upstreamHeaders } from './proxy.js';
@@ -65,7 +78,11 @@ interface Call {
 }
 
 /** @internal Answers one HTTP request: routing, validation, rate limits, faults, answer. */
-export async function handle(req: IncomingMessage, res: ServerResponse, ctx: HandlerContext): Promise<void> {
+export async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: HandlerContext,
+): Promise<void> {
   const at = ctx.wallNow();
   const { id, random } = ctx.nextRequest();
   const controller = new AbortController();
@@ -94,12 +111,22 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Han
       const body = await readBody(req);
       if (body === undefined) {
         ctx.record({ ...unknown, status: 413 });
-        return send(res, 413, { 'content-type': 'application/json' }, errorBody('request_too_large', 'Request too large.'));
+        return send(
+          res,
+          413,
+          { 'content-type': 'application/json' },
+          errorBody('request_too_large', 'Request too large.'),
+        );
       }
       return passThrough(req, res, body, ctx, unknown, signal);
     }
     ctx.record({ ...unknown, status: 404 });
-    return send(res, 404, { 'content-type': 'application/json' }, notFoundBody(req.method ?? 'GET', path));
+    return send(
+      res,
+      404,
+      { 'content-type': 'application/json' },
+      notFoundBody(req.method ?? 'GET', path),
+    );
   }
 
   const wire = route.wire;
@@ -108,15 +135,23 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Han
     const answer = wire.error(status, message, id, { headers });
     send(res, answer.status, answer.headers, answer.body);
   };
-  if (req.method !== 'POST') return fail(405, `${req.method} is not allowed on ${path}; use POST.`, { allow: 'POST' });
+  if (req.method !== 'POST')
+    return fail(405, `${req.method} is not allowed on ${path}; use POST.`, { allow: 'POST' });
   const raw = await readBody(req);
-  if (raw === undefined) return fail(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+  if (raw === undefined)
+    return fail(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
   const parsed = wire.parse(route.endpoint, raw.toString('utf8'));
   if (typeof parsed === 'string') return fail(400, parsed);
   // The model's context window is checked like the rest of the request: before any fault or limit.
   const window = contextWindow(ctx.answers, parsed.model);
   if (window !== undefined && route.endpoint !== 'count_tokens' && parsed.inputTokens > window) {
-    ctx.record({ ...unknown, api: wire.api, model: parsed.model, stream: parsed.stream, status: 400 });
+    ctx.record({
+      ...unknown,
+      api: wire.api,
+      model: parsed.model,
+      stream: parsed.stream,
+      status: 400,
+    });
     const answer = wire.contextOverflow(route.endpoint, parsed.inputTokens, window, id);
     return send(res, answer.status, answer.headers, answer.body);
   }
@@ -125,11 +160,18 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Han
   let forced: number | undefined;
   if (typeof forcedName === 'string') {
     forced = ctx.book.find(forcedName);
-    if (forced === undefined) return fail(400, `x-chaos-rule: the scenario has no rule named or numbered "${forcedName}".`);
+    if (forced === undefined)
+      return fail(400, `x-chaos-rule: the scenario has no rule named or numbered "${forcedName}".`);
   }
   const target = { api: wire.api, path, model: parsed.model };
   const reply = cannedReply(parsed, ctx.answers, ctx.seed);
-  const base0: ChaosRequestRecord = { ...unknown, api: wire.api, model: parsed.model, stream: parsed.stream, prefill: reply.prefill };
+  const base0: ChaosRequestRecord = {
+    ...unknown,
+    api: wire.api,
+    model: parsed.model,
+    stream: parsed.stream,
+    prefill: reply.prefill,
+  };
 
   // The provider's gate comes before any fault: a refused request spends no rule's `times`.
   let limitHeaders: Record<string, string> = {};
@@ -138,7 +180,10 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Han
   let countOutput: (tokens: number) => void = () => {};
   if (ctx.limits !== undefined && route.endpoint !== 'count_tokens') {
     const reserved = parsed.maxOutputTokens ?? reply.outputTokens;
-    const admission = ctx.limits.admit(`${wire.api}\n${parsed.model}`, { input: parsed.inputTokens, output: reserved });
+    const admission = ctx.limits.admit(`${wire.api}\n${parsed.model}`, {
+      input: parsed.inputTokens,
+      output: reserved,
+    });
     limitHeaders = wire.rateLimitHeaders(admission.snapshot, ctx.wallNow());
     if (!admission.ok) {
       ctx.record({ ...base0, status: 429, rateLimit: admission.limit });
@@ -158,7 +203,11 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Han
 
   const selected = ctx.book.select(target, forced);
   const fault = selected?.fault;
-  const base: ChaosRequestRecord = { ...base0, fault: fault?.kind ?? null, rule: selected?.rule ?? null };
+  const base: ChaosRequestRecord = {
+    ...base0,
+    fault: fault?.kind ?? null,
+    rule: selected?.rule ?? null,
+  };
   const call: Call = { req, res, ctx, wire, id, signal, base, limitHeaders, random };
 
   // A reset with afterEvents cuts a streamed answer mid-way (writeStream); otherwise no answer at all.
@@ -179,7 +228,10 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Han
     const type = fault.errorType ?? wire.defaultStreamErrorType;
     const status = statusOfErrorType(type);
     ctx.record({ ...base, status });
-    const answer = wire.error(status, messageOfErrorType(type), id, { headers: limitHeaders, type });
+    const answer = wire.error(status, messageOfErrorType(type), id, {
+      headers: limitHeaders,
+      type,
+    });
     return send(res, answer.status, answer.headers, answer.body);
   }
   if (ctx.upstream !== undefined && fault?.kind !== 'empty' && fault?.kind !== 'malformed') {
@@ -190,12 +242,18 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Han
   return answerLocally(call, parsed, answer, fault, afterHeadersMs);
 }
 
-function statusFault(call: Call, fault: Extract<Fault, { kind: 'status' }>, rule: number): Promise<void> | void {
+function statusFault(
+  call: Call,
+  fault: Extract<Fault, { kind: 'status' }>,
+  rule: number,
+): Promise<void> | void {
   const { req, res, ctx, wire, id, signal, base } = call;
   ctx.record({ ...base, status: fault.status });
   if (fault.status < 200) {
     // An informational status cannot end a response: send it, then nothing (a stall after it).
-    req.socket.write(`HTTP/1.1 ${fault.status} ${STATUS_CODES[fault.status] ?? 'Informational'}\r\n\r\n`);
+    req.socket.write(
+      `HTTP/1.1 ${fault.status} ${STATUS_CODES[fault.status] ?? 'Informational'}\r\n\r\n`,
+    );
     return waitForAbort(signal);
   }
   const headers: Record<string, string> = { ...call.limitHeaders };
@@ -205,16 +263,37 @@ function statusFault(call: Call, fault: Extract<Fault, { kind: 'status' }>, rule
   send(res, answer.status, answer.headers, answer.body);
 }
 
-async function answerLocally(call: Call, parsed: ParsedRequest, reply: CannedReply, fault: Fault | undefined, afterHeadersMs: number): Promise<void> {
+async function answerLocally(
+  call: Call,
+  parsed: ParsedRequest,
+  reply: CannedReply,
+  fault: Fault | undefined,
+  afterHeadersMs: number,
+): Promise<void> {
   const { res, ctx, wire, id, signal, base } = call;
-  const usage = parsed.endpoint === 'count_tokens' ? null : { input: parsed.inputTokens, output: reply.outputTokens };
+  const usage =
+    parsed.endpoint === 'count_tokens'
+      ? null
+      : { input: parsed.inputTokens, output: reply.outputTokens };
   ctx.record({ ...base, status: 200, usage });
-  const gaps = ctx.pacer.gapsFor({ api: wire.api, path: base.path, model: parsed.model }, call.random);
-  const plan: WritePlan = { ...planOf(call, fault, afterHeadersMs), ...(gaps === undefined ? {} : { gap: gaps }) };
+  const gaps = ctx.pacer.gapsFor(
+    { api: wire.api, path: base.path, model: parsed.model },
+    call.random,
+  );
+  const plan: WritePlan = {
+    ...planOf(call, fault, afterHeadersMs),
+    ...(gaps === undefined ? {} : { gap: gaps }),
+  };
   if (parsed.stream) {
     const frames = wire.frames(parsed, reply, id);
     const head = { status: 200, headers: { ...wire.streamHeaders(id), ...call.limitHeaders } };
-    return writeStream(res, head, fault?.kind === 'malformed' ? malformFrames(frames) : frames, wire, plan);
+    return writeStream(
+      res,
+      head,
+      fault?.kind === 'malformed' ? malformFrames(frames) : frames,
+      wire,
+      plan,
+    );
   }
   const answer = wire.json(parsed, reply, id);
   // A JSON answer arrives once the whole paced stream would have been generated.
@@ -224,12 +303,22 @@ async function answerLocally(call: Call, parsed: ParsedRequest, reply: CannedRep
     if (!(await pause(ctx.clock, total, signal))) return;
   }
   const body = fault?.kind === 'malformed' ? malformJson(answer.body) : answer.body;
-  return writeJson(res, { status: answer.status, headers: { ...answer.headers, ...call.limitHeaders } }, body, plan);
+  return writeJson(
+    res,
+    { status: answer.status, headers: { ...answer.headers, ...call.limitHeaders } },
+    body,
+    plan,
+  );
 }
 
 /** How an answer is written: its fault, with the fault's event count drawn, on the server's clock. */
 function planOf(call: Call, fault: Fault | undefined, afterHeadersMs: number): WritePlan {
-  const plan: { -readonly [K in keyof WritePlan]: WritePlan[K] } = { fault, clock: call.ctx.clock, signal: call.signal, afterHeadersMs };
+  const plan: { -readonly [K in keyof WritePlan]: WritePlan[K] } = {
+    fault,
+    clock: call.ctx.clock,
+    signal: call.signal,
+    afterHeadersMs,
+  };
   if (fault !== undefined && 'afterEvents' in fault && fault.afterEvents !== undefined) {
     plan.afterEvents = Math.floor(sample(fault.afterEvents, call.random));
   }
@@ -240,18 +329,35 @@ function planOf(call: Call, fault: Fault | undefined, afterHeadersMs: number): W
   return plan;
 }
 
-async function proxied(call: Call, body: Buffer, fault: Fault | undefined, afterHeadersMs: number): Promise<void> {
+async function proxied(
+  call: Call,
+  body: Buffer,
+  fault: Fault | undefined,
+  afterHeadersMs: number,
+): Promise<void> {
   const { req, res, ctx, wire, id, signal, base } = call;
   const upstream = ctx.upstream!;
   let up: IncomingMessage;
   try {
-    up = await forward({ upstream, method: 'POST', url: req.url ?? '/', headers: req.headers, body, signal });
+    up = await forward({
+      upstream,
+      method: 'POST',
+      url: req.url ?? '/',
+      headers: req.headers,
+      body,
+      signal,
+    });
   } catch (error) {
     if (signal.aborted) return ctx.record(base);
     ctx.record({ ...base, status: 502 });
-    const answer = wire.error(502, `The upstream ${upstream.origin} could not be reached: ${errorText(error)}`, id, {
-      headers: call.limitHeaders,
-    });
+    const answer = wire.error(
+      502,
+      `The upstream ${upstream.origin} could not be reached: ${errorText(error)}`,
+      id,
+      {
+        headers: call.limitHeaders,
+      },
+    );
     return send(res, answer.status, answer.headers, answer.body);
   }
   const status = up.statusCode ?? 502;
@@ -280,17 +386,34 @@ async function passThrough(
   const upstream = ctx.upstream!;
   let up: IncomingMessage;
   try {
-    up = await forward({ upstream, method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, signal });
+    up = await forward({
+      upstream,
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: req.headers,
+      body,
+      signal,
+    });
   } catch (error) {
     if (signal.aborted) return ctx.record(entry);
     ctx.record({ ...entry, status: 502 });
-    return send(res, 502, { 'content-type': 'application/json' }, errorBody('api_error', `upstream unreachable: ${errorText(error)}`));
+    return send(
+      res,
+      502,
+      { 'content-type': 'application/json' },
+      errorBody('api_error', `upstream unreachable: ${errorText(error)}`),
+    );
   }
   ctx.record({ ...entry, status: up.statusCode ?? 502 });
   return pipeBack(up, res, up.statusCode ?? 502, {});
 }
 
-async function pipeBack(up: IncomingMessage, res: ServerResponse, status: number, extra: Record<string, string>): Promise<void> {
+async function pipeBack(
+  up: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  extra: Record<string, string>,
+): Promise<void> {
   res.writeHead(status, { ...upstreamHeaders(up, true), ...extra });
   try {
     await pipeline(up, res);
@@ -312,7 +435,12 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 }
 
 /** @internal Sends a complete answer with its length. */
-export function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
+export function send(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+): void {
   res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
   res.end(body);
 }

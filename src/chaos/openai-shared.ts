@@ -1,5 +1,10 @@
 import type { ApiWire, ChaosEndpoint, ErrorOptions, WireResponse } from './api-wire.js';
-import { goDuration, mostRestrictiveTokens, type LimitState, type RateLimitSnapshot } from './rate-limits.js';
+import {
+  goDuration,
+  mostRestrictiveTokens,
+  type LimitState,
+  type RateLimitSnapshot,
+} from './rate-limits.js';
 
 // @internal What OpenAI's Chat Completions and Responses APIs share on the wire: the error
 // body, headers and the rate-limit headers.
@@ -16,16 +21,28 @@ const ERRORS: Readonly<Record<number, { type: string; code: string | null }>> = 
 
 /** @internal The OpenAI error `type` and `code` for a status. */
 export function openaiError(status: number): { type: string; code: string | null } {
-  return ERRORS[status] ?? (status >= 500 ? { type: 'server_error', code: null } : { type: 'invalid_request_error', code: null });
+  return (
+    ERRORS[status] ??
+    (status >= 500
+      ? { type: 'server_error', code: null }
+      : { type: 'invalid_request_error', code: null })
+  );
 }
 
 /** @internal An error answer in OpenAI's shape: `{ error: { message, type, param, code } }`. */
-export function openaiErrorResponse(status: number, message: string, id: string, options: ErrorOptions = {}): WireResponse {
+export function openaiErrorResponse(
+  status: number,
+  message: string,
+  id: string,
+  options: ErrorOptions = {},
+): WireResponse {
   const { type, code } = openaiError(status);
   return {
     status,
     headers: { ...openaiJsonHeaders(id), ...options.headers },
-    body: JSON.stringify({ error: { message, type: options.type ?? type, param: null, code: options.code ?? code } }),
+    body: JSON.stringify({
+      error: { message, type: options.type ?? type, param: null, code: options.code ?? code },
+    }),
   };
 }
 
@@ -36,7 +53,11 @@ export function openaiJsonHeaders(id: string): Record<string, string> {
 
 /** @internal Headers of a streamed answer. */
 export function openaiStreamHeaders(id: string): Record<string, string> {
-  return { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': `req_${id}` };
+  return {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-request-id': `req_${id}`,
+  };
 }
 
 /** @internal `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`, resets as `1m30s` / `6ms`. */
@@ -73,7 +94,12 @@ export const OPENAI_PING = ': ping\n\n';
  * @internal OpenAI's 400 for input over the context window, in the words of Chat Completions or of
  * the Responses API.
  */
-function openaiContextOverflow(endpoint: ChaosEndpoint, inputTokens: number, limit: number, id: string): WireResponse {
+function openaiContextOverflow(
+  endpoint: ChaosEndpoint,
+  inputTokens: number,
+  limit: number,
+  id: string,
+): WireResponse {
   const message =
     endpoint === 'responses'
       ? 'Your input exceeds the context window of this model. Please adjust your input and try again.'

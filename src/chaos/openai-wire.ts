@@ -1,10 +1,20 @@
 import type { ApiWire, ChaosEndpoint, ParsedRequest, WireResponse } from './api-wire.js';
 import { type CannedReply, splitText } from './canned-answers.js';
 import { data, OPENAI_WIRE_BASE, openaiJsonHeaders } from './openai-shared.js';
-import { checkCommonFields, lastTurn, optionalPositiveInteger, parseJsonBody, toolNames } from './request-body.js';
+import {
+  checkCommonFields,
+  lastTurn,
+  optionalPositiveInteger,
+  parseJsonBody,
+  toolNames,
+} from './request-body.js';
 import { chunks, inputTokensOf } from './tokens.js';
 
-const FINISH_REASONS: Readonly<Record<CannedReply['stop'], string>> = { end: 'stop', tool_use: 'tool_calls', max_tokens: 'length' };
+const FINISH_REASONS: Readonly<Record<CannedReply['stop'], string>> = {
+  end: 'stop',
+  tool_use: 'tool_calls',
+  max_tokens: 'length',
+};
 
 /**
  * @internal OpenAI Chat Completions on the wire: `POST /v1/chat/completions`, a
@@ -19,7 +29,10 @@ export const openaiWire: ApiWire = {
     if (typeof body === 'string') return body;
     const problem = checkCommonFields(body);
     if (problem !== undefined) return problem;
-    const max = optionalPositiveInteger(body, body.max_completion_tokens === undefined ? 'max_tokens' : 'max_completion_tokens');
+    const max = optionalPositiveInteger(
+      body,
+      body.max_completion_tokens === undefined ? 'max_tokens' : 'max_completion_tokens',
+    );
     if (typeof max === 'string') return max;
     const { messages, tools } = body;
     return {
@@ -28,7 +41,10 @@ export const openaiWire: ApiWire = {
       stream: body.stream === true,
       body,
       ...lastTurn(messages as Record<string, unknown>[]),
-      toolNames: toolNames(tools, (tool) => (tool.function as Record<string, unknown> | undefined)?.name),
+      toolNames: toolNames(
+        tools,
+        (tool) => (tool.function as Record<string, unknown> | undefined)?.name,
+      ),
       thinking: null,
       prefill: null,
       maxOutputTokens: max,
@@ -67,14 +83,20 @@ export const openaiWire: ApiWire = {
     for (const content of splitText(reply.text)) frames.push(chunk({ content }));
     if (reply.toolUse) {
       const call = { index: 0, id: `call_${reply.toolUse.id}`, type: 'function' };
-      frames.push(chunk({ tool_calls: [{ ...call, function: { name: reply.toolUse.name, arguments: '' } }] }));
+      frames.push(
+        chunk({ tool_calls: [{ ...call, function: { name: reply.toolUse.name, arguments: '' } }] }),
+      );
       for (const args of chunks(JSON.stringify(reply.toolUse.input), 16)) {
         frames.push(chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }));
       }
     }
     frames.push(chunk({}, FINISH_REASONS[reply.stop]));
     const options = request.body.stream_options;
-    if (typeof options === 'object' && options !== null && (options as Record<string, unknown>).include_usage === true) {
+    if (
+      typeof options === 'object' &&
+      options !== null &&
+      (options as Record<string, unknown>).include_usage === true
+    ) {
       frames.push(data({ ...chunkHead, choices: [], usage: usageOf(request, reply) }));
     }
     frames.push('data: [DONE]\n\n');
@@ -92,7 +114,12 @@ export const openaiWire: ApiWire = {
 };
 
 function head(request: ParsedRequest, id: string, object: string) {
-  return { id: `chatcmpl-${id}`, object, created: Math.floor(Date.now() / 1000), model: request.model };
+  return {
+    id: `chatcmpl-${id}`,
+    object,
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+  };
 }
 
 function usageOf(request: ParsedRequest, reply: CannedReply) {

@@ -21,8 +21,13 @@ export interface PacingRule {
 }
 
 /** @internal Validates the scenario's `pacing` list. */
-export function parsePacing(input: unknown, at: string, parseMatch: (value: unknown, at: string) => RuleMatch): PacingRule[] {
-  if (!Array.isArray(input)) fail(at, `must be an array of { match?, firstEventMs?, betweenEventsMs? }, got ${show(input)}`);
+export function parsePacing(
+  input: unknown,
+  at: string,
+  parseMatch: (value: unknown, at: string) => RuleMatch,
+): PacingRule[] {
+  if (!Array.isArray(input))
+    fail(at, `must be an array of { match?, firstEventMs?, betweenEventsMs? }, got ${show(input)}`);
   return (input as unknown[]).map((entry, i) => {
     const field = `${at}[${i}]`;
     const raw = object(entry, field);
@@ -32,8 +37,10 @@ export function parsePacing(input: unknown, at: string, parseMatch: (value: unkn
     }
     const rule: PacingRule = {};
     if (raw.match !== undefined) rule.match = parseMatch(raw.match, `${field}.match`);
-    if (raw.firstEventMs !== undefined) rule.firstEventMs = parseDistribution(raw.firstEventMs, `${field}.firstEventMs`);
-    if (raw.betweenEventsMs !== undefined) rule.betweenEventsMs = parseDistribution(raw.betweenEventsMs, `${field}.betweenEventsMs`);
+    if (raw.firstEventMs !== undefined)
+      rule.firstEventMs = parseDistribution(raw.firstEventMs, `${field}.firstEventMs`);
+    if (raw.betweenEventsMs !== undefined)
+      rule.betweenEventsMs = parseDistribution(raw.betweenEventsMs, `${field}.betweenEventsMs`);
     return rule;
   });
 }
@@ -44,7 +51,10 @@ export function parsePacing(input: unknown, at: string, parseMatch: (value: unkn
  * rolls of the rule book nor depend on how concurrent streams interleave.
  */
 export class Pacer {
-  readonly #rules: ReadonlyArray<{ readonly rule: PacingRule; readonly matches: (t: RuleTarget) => boolean }>;
+  readonly #rules: ReadonlyArray<{
+    readonly rule: PacingRule;
+    readonly matches: (t: RuleTarget) => boolean;
+  }>;
 
   constructor(rules: readonly PacingRule[]) {
     this.#rules = rules.map((rule) => ({ rule, matches: matcher(rule.match ?? {}) }));

@@ -12,9 +12,14 @@ export function parseAnswers(input: unknown, at: string): CannedAnswers {
   for (const [model, value] of Object.entries(raw)) {
     const field = `${at}[${JSON.stringify(model)}]`;
     const entry = object(value, field);
-    knownFields(entry, ['text', 'textTokens', 'thinking', 'thinkingTokens', 'toolUse', 'contextTokens'], field);
+    knownFields(
+      entry,
+      ['text', 'textTokens', 'thinking', 'thinkingTokens', 'toolUse', 'contextTokens'],
+      field,
+    );
     const answer: CannedAnswer = {};
-    if (entry.text !== undefined && entry.textTokens !== undefined) fail(`${field}.textTokens`, 'cannot be given with text (one or the other)');
+    if (entry.text !== undefined && entry.textTokens !== undefined)
+      fail(`${field}.textTokens`, 'cannot be given with text (one or the other)');
     if (entry.thinking !== undefined && entry.thinkingTokens !== undefined) {
       fail(`${field}.thinkingTokens`, 'cannot be given with thinking (one or the other)');
     }
@@ -23,7 +28,8 @@ export function parseAnswers(input: unknown, at: string): CannedAnswers {
       tokenCount(entry.textTokens, `${field}.textTokens`);
       answer.textTokens = entry.textTokens as number;
     }
-    if (entry.thinking !== undefined) answer.thinking = string(entry.thinking, `${field}.thinking`, true);
+    if (entry.thinking !== undefined)
+      answer.thinking = string(entry.thinking, `${field}.thinking`, true);
     if (entry.thinkingTokens !== undefined) {
       tokenCount(entry.thinkingTokens, `${field}.thinkingTokens`);
       answer.thinkingTokens = entry.thinkingTokens as number;
@@ -32,7 +38,8 @@ export function parseAnswers(input: unknown, at: string): CannedAnswers {
       const tool = object(entry.toolUse, `${field}.toolUse`);
       knownFields(tool, ['name', 'input'], `${field}.toolUse`);
       const name = string(tool.name, `${field}.toolUse.name`);
-      const toolInput = tool.input === undefined ? {} : object(tool.input, `${field}.toolUse.input`);
+      const toolInput =
+        tool.input === undefined ? {} : object(tool.input, `${field}.toolUse.input`);
       answer.toolUse = { name, input: toolInput };
     }
     if (entry.contextTokens !== undefined) {

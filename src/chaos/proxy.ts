@@ -1,4 +1,9 @@
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import {
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
 // Hop-by-hop headers describe one connection, not the message, so they are never forwarded.
@@ -20,10 +25,14 @@ export function parseUpstream(upstream: string): URL {
   try {
     url = new URL(upstream);
   } catch {
-    throw new TypeError(`upstream must be an absolute http:// or https:// URL, got ${JSON.stringify(upstream)}`);
+    throw new TypeError(
+      `upstream must be an absolute http:// or https:// URL, got ${JSON.stringify(upstream)}`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`upstream must be an http:// or https:// URL, got ${JSON.stringify(upstream)}`);
+    throw new TypeError(
+      `upstream must be an http:// or https:// URL, got ${JSON.stringify(upstream)}`,
+    );
   }
   return url;
 }
@@ -48,7 +57,13 @@ export function forward(o: ForwardRequest): Promise<IncomingMessage> {
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(o.headers)) {
     // x-chaos-rule was addressed to this server, not to the upstream.
-    if (value === undefined || HOP_BY_HOP.has(name) || name === 'host' || name === 'content-length' || name === 'x-chaos-rule') {
+    if (
+      value === undefined ||
+      HOP_BY_HOP.has(name) ||
+      name === 'host' ||
+      name === 'content-length' ||
+      name === 'x-chaos-rule'
+    ) {
       continue;
     }
     headers[name] = value;

@@ -16,10 +16,19 @@ const ANTHROPIC_UNITS: Readonly<Record<RateLimitName, string>> = {
  * `rate_limit_exceeded`), `retry-after` in whole seconds (none when the request can never fit)
  * and the rate-limit headers.
  */
-export function rateLimitedAnswer(wire: ApiWire, refusal: Refusal, model: string, id: string, headers: Record<string, string>): WireResponse {
+export function rateLimitedAnswer(
+  wire: ApiWire,
+  refusal: Refusal,
+  model: string,
+  id: string,
+  headers: Record<string, string>,
+): WireResponse {
   const state = refusal.snapshot[refusal.limit];
   const limit = state?.limit ?? 0;
-  const retry = refusal.retryAfterMs === null ? {} : { 'retry-after': String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000))) };
+  const retry =
+    refusal.retryAfterMs === null
+      ? {}
+      : { 'retry-after': String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000))) };
   if (wire.api === 'anthropic') {
     const message =
       `This request would exceed the rate limit for your organization (recourse-chaos) of ${limit} ${ANTHROPIC_UNITS[refusal.limit]} per minute. ` +
@@ -36,5 +45,8 @@ export function rateLimitedAnswer(wire: ApiWire, refusal: Refusal, model: string
       : `Rate limit reached for ${model} in organization org-recourse-chaos on ${per}: Limit ${limit}, Used ${limit - (state?.remaining ?? 0)}, ` +
         `Requested ${refusal.requested}. Please try again in ${goDuration(refusal.retryAfterMs)}. ` +
         'Visit https://platform.openai.com/account/rate-limits to learn more.';
-  return wire.error(429, message, id, { headers: { ...headers, ...retry }, type: requests ? 'requests' : 'tokens' });
+  return wire.error(429, message, id, {
+    headers: { ...headers, ...retry },
+    type: requests ? 'requests' : 'tokens',
+  });
 }

@@ -79,7 +79,11 @@ class Bucket {
 
   state(now: number): LimitState {
     const level = this.level(now);
-    return { limit: this.limit, remaining: Math.max(0, Math.floor(level)), resetMs: this.msUntil(this.limit, now) };
+    return {
+      limit: this.limit,
+      remaining: Math.max(0, Math.floor(level)),
+      resetMs: this.msUntil(this.limit, now),
+    };
   }
 }
 
@@ -117,10 +121,20 @@ export class RateLimits {
         break;
       }
       const waitMs = bucket.msUntil(need, now);
-      if (waitMs > 0 && (refused === undefined || (refused.waitMs !== null && waitMs > refused.waitMs))) refused = { limit: name, waitMs };
+      if (
+        waitMs > 0 &&
+        (refused === undefined || (refused.waitMs !== null && waitMs > refused.waitMs))
+      )
+        refused = { limit: name, waitMs };
     }
     if (refused !== undefined) {
-      return { ok: false, snapshot: snapshot(buckets, now), limit: refused.limit, requested: costs[refused.limit], retryAfterMs: refused.waitMs };
+      return {
+        ok: false,
+        snapshot: snapshot(buckets, now),
+        limit: refused.limit,
+        requested: costs[refused.limit],
+        retryAfterMs: refused.waitMs,
+      };
     }
     for (const [name, bucket] of entries(buckets)) bucket.take(costs[name], now);
     let settled = false;
@@ -151,8 +165,10 @@ export class RateLimits {
     buckets = {};
     if (c.requestsPerMinute !== undefined) buckets.requests = new Bucket(c.requestsPerMinute, now);
     if (c.tokensPerMinute !== undefined) buckets.tokens = new Bucket(c.tokensPerMinute, now);
-    if (c.inputTokensPerMinute !== undefined) buckets.input_tokens = new Bucket(c.inputTokensPerMinute, now);
-    if (c.outputTokensPerMinute !== undefined) buckets.output_tokens = new Bucket(c.outputTokensPerMinute, now);
+    if (c.inputTokensPerMinute !== undefined)
+      buckets.input_tokens = new Bucket(c.inputTokensPerMinute, now);
+    if (c.outputTokensPerMinute !== undefined)
+      buckets.output_tokens = new Bucket(c.outputTokensPerMinute, now);
     this.#sets.set(key, buckets);
     return buckets;
   }
@@ -175,7 +191,8 @@ function snapshot(buckets: Buckets, now: number): RateLimitSnapshot {
 export function mostRestrictiveTokens(s: RateLimitSnapshot): LimitState | undefined {
   let best: LimitState | undefined;
   for (const state of [s.tokens, s.input_tokens, s.output_tokens]) {
-    if (state !== undefined && (best === undefined || state.remaining < best.remaining)) best = state;
+    if (state !== undefined && (best === undefined || state.remaining < best.remaining))
+      best = state;
   }
   return best;
 }
@@ -197,7 +214,12 @@ export function goDuration(ms: number): string {
   return s;
 }
 
-const LIMIT_FIELDS = ['requestsPerMinute', 'tokensPerMinute', 'inputTokensPerMinute', 'outputTokensPerMinute'] as const;
+const LIMIT_FIELDS = [
+  'requestsPerMinute',
+  'tokensPerMinute',
+  'inputTokensPerMinute',
+  'outputTokensPerMinute',
+] as const;
 
 /** @internal Validates the scenario's `rateLimit`: positive integers, at least one of them. */
 export function parseRateLimit(input: unknown, at: string): RateLimitConfig {
@@ -210,6 +232,7 @@ export function parseRateLimit(input: unknown, at: string): RateLimitConfig {
     integerIn(1, 1_000_000_000)(value, `${at}.${field}`);
     config[field] = value as number;
   }
-  if (Object.keys(config).length === 0) fail(at, `needs at least one of ${LIMIT_FIELDS.join(', ')}`);
+  if (Object.keys(config).length === 0)
+    fail(at, `needs at least one of ${LIMIT_FIELDS.join(', ')}`);
   return config;
 }

@@ -11,14 +11,16 @@ export function parseJsonBody(raw: string): Record<string, unknown> | string {
   } catch (error) {
     return `The request body is not valid JSON: ${textOf(error)}`;
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'The request body must be a JSON object.';
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return 'The request body must be a JSON object.';
   return body as Record<string, unknown>;
 }
 
 /** @internal The `model`, `messages` and `stream` checks; the message names the field. */
 export function checkCommonFields(body: Record<string, unknown>): string | undefined {
   if (body.model === undefined) return 'model: Field required';
-  if (typeof body.model !== 'string' || body.model === '') return 'model: Input should be a non-empty string';
+  if (typeof body.model !== 'string' || body.model === '')
+    return 'model: Input should be a non-empty string';
   if (body.messages === undefined) return 'messages: Field required';
   if (!Array.isArray(body.messages)) return 'messages: Input should be a valid list';
   if (body.messages.length === 0) return 'messages: at least one message is required';
@@ -56,7 +58,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * @internal The names of the tools a request offers; `name` reads one tool's name in the API's
  * shape. Malformed entries are skipped (the chaos server checks only what it needs).
  */
-export function toolNames(tools: unknown, name: (tool: Record<string, unknown>) => unknown): string[] {
+export function toolNames(
+  tools: unknown,
+  name: (tool: Record<string, unknown>) => unknown,
+): string[] {
   if (!Array.isArray(tools)) return [];
   const names: string[] = [];
   for (const tool of tools) {
@@ -71,7 +76,10 @@ export function toolNames(tools: unknown, name: (tool: Record<string, unknown>) 
  * @internal An optional positive integer field such as `max_tokens`; `null` when absent, a
  * 400 message when invalid.
  */
-export function optionalPositiveInteger(body: Record<string, unknown>, field: string): number | null | string {
+export function optionalPositiveInteger(
+  body: Record<string, unknown>,
+  field: string,
+): number | null | string {
   const value = body[field];
   if (value === undefined || value === null) return null;
   if (!Number.isSafeInteger(value)) return `${field}: Input should be a valid integer`;

@@ -24,28 +24,35 @@ export const responsesWire: ApiWire = {
     if (typeof body === 'string') return body;
     const { model, input, stream, instructions, tools, reasoning } = body;
     if (model === undefined) return "Missing required parameter: 'model'.";
-    if (typeof model !== 'string' || model === '') return `Invalid type for 'model': expected a non-empty string, but got ${kind(model)} instead.`;
+    if (typeof model !== 'string' || model === '')
+      return `Invalid type for 'model': expected a non-empty string, but got ${kind(model)} instead.`;
     if (input === undefined) return "Missing required parameter: 'input'.";
     if (typeof input !== 'string' && !Array.isArray(input)) {
       return `Invalid type for 'input': expected one of a string or an array of input items, but got ${kind(input)} instead.`;
     }
     if (Array.isArray(input)) {
-      const at = input.findIndex((item) => typeof item !== 'object' || item === null || Array.isArray(item));
-      if (at >= 0) return `Invalid type for 'input[${at}]': expected an input item object, but got ${kind(input[at])} instead.`;
+      const at = input.findIndex(
+        (item) => typeof item !== 'object' || item === null || Array.isArray(item),
+      );
+      if (at >= 0)
+        return `Invalid type for 'input[${at}]': expected an input item object, but got ${kind(input[at])} instead.`;
     }
     if (stream !== undefined && stream !== null && typeof stream !== 'boolean') {
       return `Invalid type for 'stream': expected a boolean, but got ${kind(stream)} instead.`;
     }
     const max = body.max_output_tokens;
     if (max !== undefined && max !== null) {
-      if (!Number.isSafeInteger(max)) return `Invalid type for 'max_output_tokens': expected an integer, but got ${kind(max)} instead.`;
+      if (!Number.isSafeInteger(max))
+        return `Invalid type for 'max_output_tokens': expected an integer, but got ${kind(max)} instead.`;
       if ((max as number) < 16) {
         return `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${String(max)} instead.`;
       }
     }
-    const items = typeof input === 'string' ? [{ role: 'user', content: input }] : (input as Json[]);
+    const items =
+      typeof input === 'string' ? [{ role: 'user', content: input }] : (input as Json[]);
     const lastUser = [...items].reverse().find((item) => item.role === 'user');
-    const thinkingOn = typeof reasoning === 'object' && reasoning !== null && (reasoning as Json).effort !== 'none';
+    const thinkingOn =
+      typeof reasoning === 'object' && reasoning !== null && (reasoning as Json).effort !== 'none';
     return {
       endpoint,
       model,
@@ -63,14 +70,20 @@ export const responsesWire: ApiWire = {
 
   json(request, reply, id): WireResponse {
     const output = outputItems(request, reply, id).map((item) => item.done);
-    return { status: 200, headers: openaiJsonHeaders(id), body: JSON.stringify(responseObject(request, reply, id, output, true)) };
+    return {
+      status: 200,
+      headers: openaiJsonHeaders(id),
+      body: JSON.stringify(responseObject(request, reply, id, output, true)),
+    };
   },
 
   frames(request, reply, id): string[] {
     let sequence = 0;
     const frames: string[] = [];
     const emit = (type: string, fields: Json) => {
-      frames.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`);
+      frames.push(
+        `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`,
+      );
     };
     const inProgress = responseObject(request, reply, id, [], false);
     emit('response.created', { response: inProgress });
@@ -88,7 +101,9 @@ export const responsesWire: ApiWire = {
       items.map((item) => item.done),
       true,
     );
-    emit(reply.stop === 'max_tokens' ? 'response.incomplete' : 'response.completed', { response: final });
+    emit(reply.stop === 'max_tokens' ? 'response.incomplete' : 'response.completed', {
+      response: final,
+    });
     return frames;
   },
 
@@ -117,20 +132,34 @@ function outputItems(request: ParsedRequest, reply: CannedReply, id: string): Ou
     const events: Array<[string, Json]> = [];
     if (typeof summarise === 'string' && text !== '') {
       const at = { item_id: itemId, summary_index: 0 };
-      events.push(['response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } }]);
-      for (const delta of splitText(text)) events.push(['response.reasoning_summary_text.delta', { ...at, delta }]);
+      events.push([
+        'response.reasoning_summary_part.added',
+        { ...at, part: { type: 'summary_text', text: '' } },
+      ]);
+      for (const delta of splitText(text))
+        events.push(['response.reasoning_summary_text.delta', { ...at, delta }]);
       events.push(['response.reasoning_summary_text.done', { ...at, text }]);
-      events.push(['response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text } }]);
+      events.push([
+        'response.reasoning_summary_part.done',
+        { ...at, part: { type: 'summary_text', text } },
+      ]);
     }
     const summary = events.length > 0 ? [{ type: 'summary_text', text }] : [];
-    items.push({ added: { id: itemId, type: 'reasoning', summary: [] }, events, done: { id: itemId, type: 'reasoning', summary } });
+    items.push({
+      added: { id: itemId, type: 'reasoning', summary: [] },
+      events,
+      done: { id: itemId, type: 'reasoning', summary },
+    });
   }
   if (reply.text !== '') {
     const itemId = `msg_${id}`;
     const at = { item_id: itemId, content_index: 0 };
     const part = (text: string) => ({ type: 'output_text', text, annotations: [], logprobs: [] });
-    const events: Array<[string, Json]> = [['response.content_part.added', { ...at, part: part('') }]];
-    for (const delta of splitText(reply.text)) events.push(['response.output_text.delta', { ...at, delta, logprobs: [] }]);
+    const events: Array<[string, Json]> = [
+      ['response.content_part.added', { ...at, part: part('') }],
+    ];
+    for (const delta of splitText(reply.text))
+      events.push(['response.output_text.delta', { ...at, delta, logprobs: [] }]);
     events.push(['response.output_text.done', { ...at, text: reply.text, logprobs: [] }]);
     events.push(['response.content_part.done', { ...at, part: part(reply.text) }]);
     const message = { id: itemId, type: 'message', role: 'assistant' };
@@ -144,9 +173,20 @@ function outputItems(request: ParsedRequest, reply: CannedReply, id: string): Ou
   if (reply.toolUse) {
     const itemId = `fc_${id}`;
     const args = JSON.stringify(reply.toolUse.input);
-    const call = { id: itemId, type: 'function_call', call_id: `call_${reply.toolUse.id}`, name: reply.toolUse.name };
-    const events: Array<[string, Json]> = chunks(args, 16).map((delta) => ['response.function_call_arguments.delta', { item_id: itemId, delta }]);
-    events.push(['response.function_call_arguments.done', { item_id: itemId, name: reply.toolUse.name, arguments: args }]);
+    const call = {
+      id: itemId,
+      type: 'function_call',
+      call_id: `call_${reply.toolUse.id}`,
+      name: reply.toolUse.name,
+    };
+    const events: Array<[string, Json]> = chunks(args, 16).map((delta) => [
+      'response.function_call_arguments.delta',
+      { item_id: itemId, delta },
+    ]);
+    events.push([
+      'response.function_call_arguments.done',
+      { item_id: itemId, name: reply.toolUse.name, arguments: args },
+    ]);
     items.push({
       added: { ...call, arguments: '', status: 'in_progress' },
       events,
@@ -156,9 +196,16 @@ function outputItems(request: ParsedRequest, reply: CannedReply, id: string): Ou
   return items;
 }
 
-function responseObject(request: ParsedRequest, reply: CannedReply, id: string, output: Json[], finished: boolean): Json {
+function responseObject(
+  request: ParsedRequest,
+  reply: CannedReply,
+  id: string,
+  output: Json[],
+  finished: boolean,
+): Json {
   const body = request.body;
-  const reasoning = typeof body.reasoning === 'object' && body.reasoning !== null ? (body.reasoning as Json) : {};
+  const reasoning =
+    typeof body.reasoning === 'object' && body.reasoning !== null ? (body.reasoning as Json) : {};
   const incomplete = finished && reply.stop === 'max_tokens';
   const reasoningTokens = tokensOf(reply.thinking ?? '');
   return {

@@ -37,7 +37,8 @@ export class RuleBook {
   find(nameOrIndex: string): number | undefined {
     const byName = this.#rules.findIndex((rule) => rule.name === nameOrIndex);
     if (byName >= 0) return byName;
-    if (/^\d+$/.test(nameOrIndex) && Number(nameOrIndex) < this.#rules.length) return Number(nameOrIndex);
+    if (/^\d+$/.test(nameOrIndex) && Number(nameOrIndex) < this.#rules.length)
+      return Number(nameOrIndex);
     return undefined;
   }
 

@@ -38,10 +38,17 @@ export function string(value: unknown, at: string, allowEmpty = false): string {
 }
 
 /** @internal Every key of `raw` is one of `allowed`. */
-export function knownFields(raw: Record<string, unknown>, allowed: readonly string[], at: string): void {
+export function knownFields(
+  raw: Record<string, unknown>,
+  allowed: readonly string[],
+  at: string,
+): void {
   for (const key of Object.keys(raw)) {
     if (!allowed.includes(key)) {
-      fail(at === '' ? key : `${at}.${key}`, `is not a known field (allowed: ${allowed.join(', ')})`);
+      fail(
+        at === '' ? key : `${at}.${key}`,
+        `is not a known field (allowed: ${allowed.join(', ')})`,
+      );
     }
   }
 }

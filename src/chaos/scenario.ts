@@ -152,7 +152,10 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'slow',
 ];
 
-const FAULT_FIELDS: Record<FaultKind, Record<string, { required: boolean; parse: (value: unknown, field: string) => unknown }>> = {
+const FAULT_FIELDS: Record<
+  FaultKind,
+  Record<string, { required: boolean; parse: (value: unknown, field: string) => unknown }>
+> = {
   status: {
     status: { required: true, parse: checked(integerIn(100, 599)) },
     retryAfterS: { required: false, parse: checked(nonNegative) },
@@ -192,16 +195,20 @@ export function parseScenario(input: unknown): Scenario {
   knownFields(root, ['seed', 'rules', 'answers', 'rateLimit', 'pacing'], '');
   const scenario: Scenario = {};
   if (root.seed !== undefined) {
-    if (!Number.isSafeInteger(root.seed)) fail('seed', `must be an integer, got ${show(root.seed)}`);
+    if (!Number.isSafeInteger(root.seed))
+      fail('seed', `must be an integer, got ${show(root.seed)}`);
     scenario.seed = root.seed as number;
   }
   if (root.rules !== undefined) {
     if (!Array.isArray(root.rules)) fail('rules', `must be an array, got ${show(root.rules)}`);
     const names = new Map<string, number>();
-    scenario.rules = (root.rules as unknown[]).map((rule, i) => parseRule(rule, `rules[${i}]`, i, names));
+    scenario.rules = (root.rules as unknown[]).map((rule, i) =>
+      parseRule(rule, `rules[${i}]`, i, names),
+    );
   }
   if (root.answers !== undefined) scenario.answers = parseAnswers(root.answers, 'answers');
-  if (root.rateLimit !== undefined) scenario.rateLimit = parseRateLimit(root.rateLimit, 'rateLimit');
+  if (root.rateLimit !== undefined)
+    scenario.rateLimit = parseRateLimit(root.rateLimit, 'rateLimit');
   if (root.pacing !== undefined) scenario.pacing = parsePacing(root.pacing, 'pacing', parseMatch);
   return scenario;
 }
@@ -219,23 +226,35 @@ export async function loadScenario(path: string): Promise<Scenario> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ChaosScenarioError('', `${path}: cannot read the scenario file (${errorText(error)})`, { cause: error });
+    throw new ChaosScenarioError(
+      '',
+      `${path}: cannot read the scenario file (${errorText(error)})`,
+      { cause: error },
+    );
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ChaosScenarioError('', `${path}: not valid JSON (${errorText(error)})`, { cause: error });
+    throw new ChaosScenarioError('', `${path}: not valid JSON (${errorText(error)})`, {
+      cause: error,
+    });
   }
   try {
     return parseScenario(json);
   } catch (error) {
-    if (error instanceof ChaosScenarioError) throw new ChaosScenarioError(error.field, `${path}: ${error.message}`);
+    if (error instanceof ChaosScenarioError)
+      throw new ChaosScenarioError(error.field, `${path}: ${error.message}`);
     throw error;
   }
 }
 
-function parseRule(input: unknown, at: string, index: number, names: Map<string, number>): ScenarioRule {
+function parseRule(
+  input: unknown,
+  at: string,
+  index: number,
+  names: Map<string, number>,
+): ScenarioRule {
   const raw = object(input, at);
   knownFields(raw, ['name', 'match', 'fault', 'probability', 'times'], at);
   if (raw.fault === undefined) fail(`${at}.fault`, `is required (an object with a "kind")`);
@@ -245,7 +264,8 @@ function parseRule(input: unknown, at: string, index: number, names: Map<string,
       fail(`${at}.name`, `must be a non-empty string that is not a number, got ${show(raw.name)}`);
     }
     const previous = names.get(raw.name);
-    if (previous !== undefined) fail(`${at}.name`, `"${raw.name}" is already the name of rules[${previous}]`);
+    if (previous !== undefined)
+      fail(`${at}.name`, `"${raw.name}" is already the name of rules[${previous}]`);
     names.set(raw.name, index);
     rule.name = raw.name;
   }
@@ -326,6 +346,9 @@ function checked(check: FieldCheck): (value: unknown, field: string) => unknown 
 // An API error type such as overloaded_error: what a client reads, so no spaces or capitals.
 function errorType(value: unknown, field: string): void {
   if (typeof value !== 'string' || !/^[a-z][a-z0-9_]*$/.test(value)) {
-    fail(field, `must be an error type in snake_case such as "overloaded_error" or "server_error", got ${show(value)}`);
+    fail(
+      field,
+      `must be an error type in snake_case such as "overloaded_error" or "server_error", got ${show(value)}`,
+    );
   }
 }

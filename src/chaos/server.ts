@@ -113,7 +113,10 @@ export async function startChaosServer(options: ChaosServerOptions = {}): Promis
     ...scenario.answers,
     ...(options.answers === undefined ? {} : parseAnswers(options.answers, 'answers')),
   };
-  const clock = options.clock === undefined ? systemClock : checkClock<Clock>('startChaosServer: clock', options.clock);
+  const clock =
+    options.clock === undefined
+      ? systemClock
+      : checkClock<Clock>('startChaosServer: clock', options.clock);
   const upstream = options.upstream === undefined ? undefined : parseUpstream(options.upstream);
   let logFile: RequestLogFile | undefined;
   if (options.log !== undefined) {
@@ -144,7 +147,8 @@ export async function startChaosServer(options: ChaosServerOptions = {}): Promis
     upstream,
     clock,
     wallNow: options.clock === undefined ? Date.now : () => startWall + (clock.now() - startClock),
-    limits: scenario.rateLimit === undefined ? undefined : new RateLimits(scenario.rateLimit, clock),
+    limits:
+      scenario.rateLimit === undefined ? undefined : new RateLimits(scenario.rateLimit, clock),
     pacer: new Pacer(scenario.pacing ?? []),
     record,
     nextRequest: () => {
@@ -159,7 +163,13 @@ export async function startChaosServer(options: ChaosServerOptions = {}): Promis
     inFlight++;
     res.once('close', () => inFlight--);
     handle(req, res, context).catch(() => {
-      if (!res.headersSent) send(res, 500, { 'content-type': 'application/json' }, errorBody('api_error', 'chaos server error'));
+      if (!res.headersSent)
+        send(
+          res,
+          500,
+          { 'content-type': 'application/json' },
+          errorBody('api_error', 'chaos server error'),
+        );
       else res.destroy();
     });
   });

@@ -1,4 +1,8 @@
-import { hasErrorName, RecourseError, type RecourseErrorOptions } from '../errors/recourse-error.js';
+import {
+  hasErrorName,
+  RecourseError,
+  type RecourseErrorOptions,
+} from '../errors/recourse-error.js';
 
 /**
  * A task's checkpoint failed its checks (checksum mismatch, unparsable state, malformed record),
@@ -14,7 +18,10 @@ export class CheckpointCorruptError extends RecourseError {
   /** What check failed. */
   readonly detail: string;
   constructor(taskId: string, detail: string, options?: RecourseErrorOptions) {
-    super(`checkpoint of task ${JSON.stringify(taskId)} is corrupted (${detail}); refusing to resume from it or to start over`, options);
+    super(
+      `checkpoint of task ${JSON.stringify(taskId)} is corrupted (${detail}); refusing to resume from it or to start over`,
+      options,
+    );
     this.taskId = taskId;
     this.detail = detail;
   }

@@ -2,7 +2,14 @@ import { canonicalJson } from '../canonical/canonical-json.js';
 import { sha256Hex } from '../canonical/sha256.js';
 import type { Clock } from '../clock/clock.js';
 import { checkKey } from '../idempotency/check-key.js';
-import { checkClock, checkInteger, checkOneOf, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkInteger,
+  checkOneOf,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import type { CheckpointRecord, CheckpointStore } from '../store/checkpoint-store.js';
 import { wallClock } from '../clock/wall-clock.js';
 
@@ -27,7 +34,9 @@ export type Recovery =
   | { recovered: false; reason: 'no_checkpoint_found' | 'checkpoint_corrupted' };
 
 /** @internal A recovery that also says which check a corrupted record failed. */
-export type DetailedRecovery = Recovery | { recovered: false; reason: 'checkpoint_corrupted'; detail: string };
+export type DetailedRecovery =
+  | Recovery
+  | { recovered: false; reason: 'checkpoint_corrupted'; detail: string };
 
 /** @internal `runSteps` reads the detail for its error; `recover()` keeps to the contract's shape. */
 export const RECOVER_DETAILED: unique symbol = Symbol('recourse.checkpoint.recoverDetailed');
@@ -44,17 +53,29 @@ const CHECKSUM_FORMAT = 'recourse.checkpoint/2';
  * const checksum = checkpointChecksum({ taskId: 't', stepIndex: 0, state: '{}', savedAt: 1 })
  */
 export function checkpointChecksum(record: Omit<CheckpointRecord, 'checksum'>): string {
-  return sha256Hex(canonicalJson([CHECKSUM_FORMAT, record.taskId, record.stepIndex, record.savedAt, record.state], 'record'));
+  return sha256Hex(
+    canonicalJson(
+      [CHECKSUM_FORMAT, record.taskId, record.stepIndex, record.savedAt, record.state],
+      'record',
+    ),
+  );
 }
 
 /** Why a record must not be trusted, or undefined when it passes every check. */
-function defect(record: CheckpointRecord, taskId: string, legacy: 'reject' | 'accept'): string | undefined {
+function defect(
+  record: CheckpointRecord,
+  taskId: string,
+  legacy: 'reject' | 'accept',
+): string | undefined {
   if (typeof record !== 'object' || record === null) return 'the record is not an object';
   if (record.taskId !== taskId) return `the record belongs to task ${showValue(record.taskId)}`;
-  if (!Number.isInteger(record.stepIndex) || record.stepIndex < 0) return `stepIndex ${showValue(record.stepIndex)} is not an integer >= 0`;
+  if (!Number.isInteger(record.stepIndex) || record.stepIndex < 0)
+    return `stepIndex ${showValue(record.stepIndex)} is not an integer >= 0`;
   if (typeof record.state !== 'string') return 'state is not a string';
-  if (typeof record.savedAt !== 'number' || !Number.isFinite(record.savedAt)) return `savedAt ${showValue(record.savedAt)} is not a finite number`;
-  if (typeof record.checksum !== 'string' || !HEX64.test(record.checksum)) return 'checksum is not a sha256 hex digest';
+  if (typeof record.savedAt !== 'number' || !Number.isFinite(record.savedAt))
+    return `savedAt ${showValue(record.savedAt)} is not a finite number`;
+  if (typeof record.checksum !== 'string' || !HEX64.test(record.checksum))
+    return 'checksum is not a sha256 hex digest';
   if (checkpointChecksum(record) === record.checksum) return undefined;
   if (sha256Hex(record.state) === record.checksum) {
     if (legacy === 'accept') return undefined;
@@ -87,12 +108,17 @@ export class Checkpointer {
 
   constructor(store: CheckpointStore, options?: CheckpointerOptions) {
     if (typeof (store as Partial<CheckpointStore> | undefined)?.saveCheckpoint !== 'function') {
-      throw new TypeError('store must be a CheckpointStore, e.g. memoryStore() or sqliteStore({ path })');
+      throw new TypeError(
+        'store must be a CheckpointStore, e.g. memoryStore() or sqliteStore({ path })',
+      );
     }
     const o = checkOptions('Checkpointer', options, CHECKPOINTER_KEYS);
     this.#store = store;
     this.#clock = checkClock<Clock>('clock', o.clock ?? wallClock);
-    this.#legacy = o.legacyChecksums === undefined ? 'reject' : checkOneOf('legacyChecksums', o.legacyChecksums, ['reject', 'accept'] as const);
+    this.#legacy =
+      o.legacyChecksums === undefined
+        ? 'reject'
+        : checkOneOf('legacyChecksums', o.legacyChecksums, ['reject', 'accept'] as const);
   }
 
   /**
@@ -111,7 +137,9 @@ export class Checkpointer {
   /** The last good checkpoint of `taskId`, or why there is none to resume from. */
   async recover(taskId: string): Promise<Recovery> {
     const found = await this[RECOVER_DETAILED](taskId);
-    return found.recovered || found.reason === 'no_checkpoint_found' ? found : { recovered: false, reason: found.reason };
+    return found.recovered || found.reason === 'no_checkpoint_found'
+      ? found
+      : { recovered: false, reason: found.reason };
   }
 
   /** @internal */
@@ -122,18 +150,33 @@ export class Checkpointer {
       record = await this.#store.loadCheckpoint(taskId);
     } catch (error) {
       // A row the store cannot even decode is damage, not an outage: report it like a bad checksum.
-      if (error instanceof SyntaxError) return { recovered: false, reason: 'checkpoint_corrupted', detail: `unreadable record: ${error.message}` };
+      if (error instanceof SyntaxError)
+        return {
+          recovered: false,
+          reason: 'checkpoint_corrupted',
+          detail: `unreadable record: ${error.message}`,
+        };
       throw error;
     }
     if (record === undefined) return { recovered: false, reason: 'no_checkpoint_found' };
     const problem = defect(record, taskId, this.#legacy);
-    if (problem !== undefined) return { recovered: false, reason: 'checkpoint_corrupted', detail: problem };
+    if (problem !== undefined)
+      return { recovered: false, reason: 'checkpoint_corrupted', detail: problem };
     let state: unknown;
     try {
       state = JSON.parse(record.state);
     } catch (error) {
-      return { recovered: false, reason: 'checkpoint_corrupted', detail: `state is not JSON: ${(error as Error).message}` };
+      return {
+        recovered: false,
+        reason: 'checkpoint_corrupted',
+        detail: `state is not JSON: ${(error as Error).message}`,
+      };
     }
-    return { recovered: true, stepIndex: record.stepIndex, state, resumeFromStep: record.stepIndex + 1 };
+    return {
+      recovered: true,
+      stepIndex: record.stepIndex,
+      state,
+      resumeFromStep: record.stepIndex + 1,
+    };
   }
 }

@@ -18,7 +18,10 @@ export interface RunStepsOptions<S> {
   initialState: S;
 }
 
-const RUN_STEPS_KEYS: OptionKeys<RunStepsOptions<unknown>> = { checkpointer: true, initialState: true };
+const RUN_STEPS_KEYS: OptionKeys<RunStepsOptions<unknown>> = {
+  checkpointer: true,
+  initialState: true,
+};
 
 /**
  * Runs `steps` in order, saving a checkpoint after each, and resumes after the last good step when
@@ -37,8 +40,16 @@ const RUN_STEPS_KEYS: OptionKeys<RunStepsOptions<unknown>> = { checkpointer: tru
  *   initialState: { topic: 'tides' },
  * })
  */
-export function runSteps<S0, S1>(taskId: string, steps: [Step<S0, S1>], options: RunStepsOptions<S0>): Promise<S1>;
-export function runSteps<S0, S1, S2>(taskId: string, steps: [Step<S0, S1>, Step<S1, S2>], options: RunStepsOptions<S0>): Promise<S2>;
+export function runSteps<S0, S1>(
+  taskId: string,
+  steps: [Step<S0, S1>],
+  options: RunStepsOptions<S0>,
+): Promise<S1>;
+export function runSteps<S0, S1, S2>(
+  taskId: string,
+  steps: [Step<S0, S1>, Step<S1, S2>],
+  options: RunStepsOptions<S0>,
+): Promise<S2>;
 export function runSteps<S0, S1, S2, S3>(
   taskId: string,
   steps: [Step<S0, S1>, Step<S1, S2>, Step<S2, S3>],
@@ -61,39 +72,74 @@ export function runSteps<S0, S1, S2, S3, S4, S5, S6>(
 ): Promise<S6>;
 export function runSteps<S0, S1, S2, S3, S4, S5, S6, S7>(
   taskId: string,
-  steps: [Step<S0, S1>, Step<S1, S2>, Step<S2, S3>, Step<S3, S4>, Step<S4, S5>, Step<S5, S6>, Step<S6, S7>],
+  steps: [
+    Step<S0, S1>,
+    Step<S1, S2>,
+    Step<S2, S3>,
+    Step<S3, S4>,
+    Step<S4, S5>,
+    Step<S5, S6>,
+    Step<S6, S7>,
+  ],
   options: RunStepsOptions<S0>,
 ): Promise<S7>;
 export function runSteps<S0, S1, S2, S3, S4, S5, S6, S7, S8>(
   taskId: string,
-  steps: [Step<S0, S1>, Step<S1, S2>, Step<S2, S3>, Step<S3, S4>, Step<S4, S5>, Step<S5, S6>, Step<S6, S7>, Step<S7, S8>],
+  steps: [
+    Step<S0, S1>,
+    Step<S1, S2>,
+    Step<S2, S3>,
+    Step<S3, S4>,
+    Step<S4, S5>,
+    Step<S5, S6>,
+    Step<S6, S7>,
+    Step<S7, S8>,
+  ],
   options: RunStepsOptions<S0>,
 ): Promise<S8>;
-export function runSteps<S>(taskId: string, steps: ReadonlyArray<Step<S>>, options: RunStepsOptions<S>): Promise<S>;
-export async function runSteps(taskId: string, steps: ReadonlyArray<Step<unknown>>, options: RunStepsOptions<unknown>): Promise<unknown> {
+export function runSteps<S>(
+  taskId: string,
+  steps: ReadonlyArray<Step<S>>,
+  options: RunStepsOptions<S>,
+): Promise<S>;
+export async function runSteps(
+  taskId: string,
+  steps: ReadonlyArray<Step<unknown>>,
+  options: RunStepsOptions<unknown>,
+): Promise<unknown> {
   checkKey('taskId', taskId);
-  if (!Array.isArray(steps) || steps.some((s) => typeof s !== 'function')) throw new TypeError(`steps must be an array of functions, got ${showValue(steps)}`);
+  if (!Array.isArray(steps) || steps.some((s) => typeof s !== 'function'))
+    throw new TypeError(`steps must be an array of functions, got ${showValue(steps)}`);
   const o = checkOptions('runSteps', options, RUN_STEPS_KEYS);
   const checkpointer = o.checkpointer as Partial<Checkpointer> | undefined;
   if (typeof checkpointer?.save !== 'function' || typeof checkpointer.recover !== 'function') {
-    throw new TypeError(`checkpointer must be a Checkpointer, e.g. new Checkpointer(store), got ${showValue(o.checkpointer)}`);
+    throw new TypeError(
+      `checkpointer must be a Checkpointer, e.g. new Checkpointer(store), got ${showValue(o.checkpointer)}`,
+    );
   }
   // Refuse a bad initial state before any step's side effect happens.
   const initialText = canonicalJson(o.initialState, 'initialState');
 
   // A Checkpointer from another copy of recourse has no detailed form: its plain recover() will do.
   const found: DetailedRecovery =
-    typeof checkpointer[RECOVER_DETAILED] === 'function' ? await checkpointer[RECOVER_DETAILED](taskId) : await checkpointer.recover(taskId);
+    typeof checkpointer[RECOVER_DETAILED] === 'function'
+      ? await checkpointer[RECOVER_DETAILED](taskId)
+      : await checkpointer.recover(taskId);
   let state: unknown;
   let next: number;
   if (found.recovered) {
     if (found.resumeFromStep > steps.length) {
-      throw new RangeError(`task ${JSON.stringify(taskId)} has a checkpoint at step ${found.stepIndex}, but only ${steps.length} step(s) were given`);
+      throw new RangeError(
+        `task ${JSON.stringify(taskId)} has a checkpoint at step ${found.stepIndex}, but only ${steps.length} step(s) were given`,
+      );
     }
     state = found.state;
     next = found.resumeFromStep;
   } else if (found.reason === 'checkpoint_corrupted') {
-    throw new CheckpointCorruptError(taskId, (found as { detail?: string }).detail ?? 'failed its checks');
+    throw new CheckpointCorruptError(
+      taskId,
+      (found as { detail?: string }).detail ?? 'failed its checks',
+    );
   } else {
     state = JSON.parse(initialText);
     next = 0;

@@ -1,6 +1,16 @@
 import type { Classification } from '../classify/classification.js';
 import { type Clock, systemClock } from '../clock/clock.js';
-import { checkClock, checkFunction, checkInteger, checkMs, checkName, checkNumber, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkInteger,
+  checkMs,
+  checkName,
+  checkNumber,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import type { BreakerStore } from '../store/breaker-store.js';
 import { wallClock } from '../clock/wall-clock.js';
 import type { BreakerLimits } from '../transitions/breaker-record.js';
@@ -63,7 +73,11 @@ export const BREAKER_KEYS: OptionKeys<BreakerOptions> = {
   clock: true,
 };
 
-const WINDOW_KEYS: OptionKeys<BreakerWindow> = { durationMs: true, minimumCalls: true, failureRate: true };
+const WINDOW_KEYS: OptionKeys<BreakerWindow> = {
+  durationMs: true,
+  minimumCalls: true,
+  failureRate: true,
+};
 
 /** Default `probeTimeoutMs`: generous, so a slow but healthy dependency can close the breaker. */
 const DEFAULT_PROBE_TIMEOUT_MS = 120_000;
@@ -89,10 +103,14 @@ function checkStore(value: unknown): BreakerStore {
   const s = value as Partial<BreakerStore> | null;
   const methods = ['breakerAdmit', 'breakerRecord', 'breakerForce', 'breakerGet'] as const;
   if (typeof s !== 'object' || s === null || methods.some((m) => typeof s[m] !== 'function')) {
-    throw new TypeError(`store must be a BreakerStore with ${methods.join(', ')} (memoryStore(), sqliteStore(), …), got ${showValue(value)}`);
+    throw new TypeError(
+      `store must be a BreakerStore with ${methods.join(', ')} (memoryStore(), sqliteStore(), …), got ${showValue(value)}`,
+    );
   }
   if (s.breakerSubscribe !== undefined && typeof s.breakerSubscribe !== 'function') {
-    throw new TypeError(`store.breakerSubscribe must be a function when present, got ${showValue(s.breakerSubscribe)}`);
+    throw new TypeError(
+      `store.breakerSubscribe must be a function when present, got ${showValue(s.breakerSubscribe)}`,
+    );
   }
   return s as BreakerStore;
 }
@@ -104,7 +122,8 @@ function checkWindow(value: unknown): BreakerWindow {
     minimumCalls: checkInteger('window.minimumCalls', w.minimumCalls, 1),
     failureRate: checkNumber('window.failureRate', w.failureRate, 0, 1),
   };
-  if (window.failureRate === 0) throw new RangeError('window.failureRate must be a number between 0 (exclusive) and 1, got 0');
+  if (window.failureRate === 0)
+    throw new RangeError('window.failureRate must be a number between 0 (exclusive) and 1, got 0');
   return window;
 }
 
@@ -115,21 +134,41 @@ export function resolveBreakerOptions(options: BreakerOptions | undefined): Reso
   const window = o.window === undefined ? undefined : checkWindow(o.window);
   const store = o.store === undefined ? undefined : checkStore(o.store);
   if (store !== undefined && window !== undefined) {
-    throw new TypeError('window mode keeps its counts in-process and cannot be combined with store; use failureThreshold');
+    throw new TypeError(
+      'window mode keeps its counts in-process and cannot be combined with store; use failureThreshold',
+    );
   }
-  if (store === undefined && o.storeTimeoutMs !== undefined) throw new TypeError('storeTimeoutMs needs a store');
-  if (store === undefined && o.syncIntervalMs !== undefined) throw new TypeError('syncIntervalMs needs a store');
+  if (store === undefined && o.storeTimeoutMs !== undefined)
+    throw new TypeError('storeTimeoutMs needs a store');
+  if (store === undefined && o.syncIntervalMs !== undefined)
+    throw new TypeError('syncIntervalMs needs a store');
   const notifies = typeof store?.breakerSubscribe === 'function';
   return {
-    failureThreshold: o.failureThreshold === undefined ? 5 : checkInteger('failureThreshold', o.failureThreshold, 1),
+    failureThreshold:
+      o.failureThreshold === undefined
+        ? 5
+        : checkInteger('failureThreshold', o.failureThreshold, 1),
     cooldownMs: o.cooldownMs === undefined ? 30_000 : checkMs('cooldownMs', o.cooldownMs),
-    probeTimeoutMs: o.probeTimeoutMs === undefined ? DEFAULT_PROBE_TIMEOUT_MS : checkMs('probeTimeoutMs', o.probeTimeoutMs, 1),
+    probeTimeoutMs:
+      o.probeTimeoutMs === undefined
+        ? DEFAULT_PROBE_TIMEOUT_MS
+        : checkMs('probeTimeoutMs', o.probeTimeoutMs, 1),
     window,
-    countsAsFailure: o.countsAsFailure === undefined ? undefined : checkFunction('countsAsFailure', o.countsAsFailure),
+    countsAsFailure:
+      o.countsAsFailure === undefined
+        ? undefined
+        : checkFunction('countsAsFailure', o.countsAsFailure),
     store,
-    storeTimeoutMs: o.storeTimeoutMs === undefined ? DEFAULT_STORE_TIMEOUT_MS : checkMs('storeTimeoutMs', o.storeTimeoutMs, 1),
+    storeTimeoutMs:
+      o.storeTimeoutMs === undefined
+        ? DEFAULT_STORE_TIMEOUT_MS
+        : checkMs('storeTimeoutMs', o.storeTimeoutMs, 1),
     syncIntervalMs:
-      o.syncIntervalMs === undefined ? (notifies ? SYNC_WITH_NOTIFICATIONS_MS : SYNC_WITHOUT_NOTIFICATIONS_MS) : checkMs('syncIntervalMs', o.syncIntervalMs, 1),
+      o.syncIntervalMs === undefined
+        ? notifies
+          ? SYNC_WITH_NOTIFICATIONS_MS
+          : SYNC_WITHOUT_NOTIFICATIONS_MS
+        : checkMs('syncIntervalMs', o.syncIntervalMs, 1),
     // Shared records compare times written by different processes: performance.now() would not do.
     clock: checkClock<Clock>('clock', o.clock ?? (store === undefined ? systemClock : wallClock)),
   };

@@ -1,14 +1,26 @@
 import type { BreakerOpenReason, BreakerState, RecourseEventMap } from '../events/event-types.js';
 import type { ResolvedBreakerOptions } from './breaker-options.js';
-import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
-import { admitTransition, forceTransition, recordTransition } from '../transitions/breaker-transitions.js';
+import type {
+  Admission,
+  BreakerLimits,
+  BreakerOutcome,
+  BreakerRecord,
+} from '../transitions/breaker-record.js';
+import {
+  admitTransition,
+  forceTransition,
+  recordTransition,
+} from '../transitions/breaker-transitions.js';
 
 /** @internal What a port reports back to its breaker: state changes and its own events. */
 export interface PortOwner {
   readonly name: string;
   readonly options: ResolvedBreakerOptions;
   changed(from: BreakerState, to: BreakerState): void;
-  emit<K extends 'store_unavailable' | 'store_recovered'>(type: K, payload: RecourseEventMap[K]): void;
+  emit<K extends 'store_unavailable' | 'store_recovered'>(
+    type: K,
+    payload: RecourseEventMap[K],
+  ): void;
   /** Trips the breaker again (a shared port that was still loading its record when asked). */
   trip(reason: BreakerOpenReason): void;
 }
@@ -54,7 +66,12 @@ export abstract class PortFields implements BreakerRecord {
 }
 
 /** @internal `admitTransition` on a port, reporting a state change. */
-export function applyAdmit(port: BreakerRecord, owner: PortOwner, now: number, limits: BreakerLimits): Admission {
+export function applyAdmit(
+  port: BreakerRecord,
+  owner: PortOwner,
+  now: number,
+  limits: BreakerLimits,
+): Admission {
   const before = port.state;
   const admission = admitTransition(port, now, limits);
   if (before !== port.state) owner.changed(before, port.state);
@@ -77,7 +94,11 @@ export function applyRecord(
 }
 
 /** @internal `forceTransition` on a port, reporting a state change. */
-export function applyForce(port: BreakerRecord, owner: PortOwner, state: 'closed' | 'isolated'): void {
+export function applyForce(
+  port: BreakerRecord,
+  owner: PortOwner,
+  state: 'closed' | 'isolated',
+): void {
   const before = forceTransition(port, state);
   if (before !== state) owner.changed(before, state);
 }

@@ -1,7 +1,22 @@
 import type { BreakerState } from '../events/event-types.js';
-import { checkInteger, checkName, checkOptions, type OptionKeys } from '../options/validate-options.js';
-import { BREAKER_KEYS, type BreakerOptions, type ResolvedBreakerOptions, resolveBreakerOptions } from './breaker-options.js';
-import { breakerFromResolved, type CircuitBreaker, SWEEP, type SweptBreaker } from './circuit-breaker.js';
+import {
+  checkInteger,
+  checkName,
+  checkOptions,
+  type OptionKeys,
+} from '../options/validate-options.js';
+import {
+  BREAKER_KEYS,
+  type BreakerOptions,
+  type ResolvedBreakerOptions,
+  resolveBreakerOptions,
+} from './breaker-options.js';
+import {
+  breakerFromResolved,
+  type CircuitBreaker,
+  SWEEP,
+  type SweptBreaker,
+} from './circuit-breaker.js';
 
 /**
  * Options of {@link BreakerRegistry}: the defaults of its breakers, and how many it keeps.
@@ -49,7 +64,10 @@ export class BreakerRegistry {
 
   constructor(options?: BreakerRegistryOptions) {
     const { maxBreakers, ...defaults } = checkOptions('BreakerRegistry', options, REGISTRY_KEYS);
-    this.#max = maxBreakers === undefined ? DEFAULT_MAX_BREAKERS : checkInteger('maxBreakers', maxBreakers, 1);
+    this.#max =
+      maxBreakers === undefined
+        ? DEFAULT_MAX_BREAKERS
+        : checkInteger('maxBreakers', maxBreakers, 1);
     this.#resolved = resolveBreakerOptions(defaults);
     this.#defaults = defaults;
   }
@@ -59,7 +77,10 @@ export class BreakerRegistry {
     checkName('name', name);
     let breaker = this.#order.get(name) ?? this.#held.get(name);
     if (breaker === undefined) {
-      const resolved = overrides === undefined ? this.#resolved : resolveBreakerOptions({ ...this.#defaults, ...overrides });
+      const resolved =
+        overrides === undefined
+          ? this.#resolved
+          : resolveBreakerOptions({ ...this.#defaults, ...overrides });
       breaker = breakerFromResolved(name, resolved);
       if (this.size >= this.#max) this.#sweep();
       this.#order.set(name, breaker);
@@ -98,7 +119,8 @@ export class BreakerRegistry {
       if (this.size < this.#max || budget-- === 0) break;
       order.delete(name);
       const verdict = breaker[SWEEP]();
-      if (verdict === 'used') order.set(name, breaker); // second chance, at the back
+      if (verdict === 'used')
+        order.set(name, breaker); // second chance, at the back
       else if (verdict === 'busy') this.#held.set(name, breaker);
     }
   }

@@ -23,7 +23,11 @@ export interface TrippableBreaker extends CircuitBreaker {
 
 /** @internal True for a breaker made by `circuitBreaker()` or a `BreakerRegistry`. */
 export function isTrippable(value: unknown): value is TrippableBreaker {
-  return typeof value === 'object' && value !== null && typeof (value as Partial<TrippableBreaker>)[TRIP] === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<TrippableBreaker>)[TRIP] === 'function'
+  );
 }
 
 /**
@@ -31,5 +35,9 @@ export function isTrippable(value: unknown): value is TrippableBreaker {
  * failure, so the pure transition opens it at once (stores read only these three fields).
  */
 export function tripLimits(limits: BreakerLimits): BreakerLimits {
-  return { failureThreshold: 1, cooldownMs: limits.cooldownMs, probeTimeoutMs: limits.probeTimeoutMs };
+  return {
+    failureThreshold: 1,
+    cooldownMs: limits.cooldownMs,
+    probeTimeoutMs: limits.probeTimeoutMs,
+  };
 }

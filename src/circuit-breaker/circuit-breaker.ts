@@ -4,12 +4,28 @@ import { Scope } from '../context/scope.js';
 import { CircuitOpenError } from '../errors/circuit-open-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
 import type { BreakerOpenReason, BreakerState, RecourseEventMap } from '../events/event-types.js';
-import { asPromise, BaseLayer, COMPOSE, DEADLINE_PARTS, FUSE, type Invoke, isThenable, type Layer, RETRY_PARTS, type RetryParts, terminal } from '../policy/layer.js';
+import {
+  asPromise,
+  BaseLayer,
+  COMPOSE,
+  DEADLINE_PARTS,
+  FUSE,
+  type Invoke,
+  isThenable,
+  type Layer,
+  RETRY_PARTS,
+  type RetryParts,
+  terminal,
+} from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { wholeMs } from '../text/whole-ms.js';
 import { DeadlineSpec, runWithDeadline } from '../timeout/run-with-deadline.js';
 import type { Admission, BreakerOutcome } from '../transitions/breaker-record.js';
-import { type BreakerOptions, type ResolvedBreakerOptions, resolveBreakerOptions } from './breaker-options.js';
+import {
+  type BreakerOptions,
+  type ResolvedBreakerOptions,
+  resolveBreakerOptions,
+} from './breaker-options.js';
 import type { BreakerPort, PortOwner } from './breaker-port.js';
 import { CLOSED_PERIOD, TRIP, type TrippableBreaker } from './breaker-trip.js';
 import { LocalPort } from './local-port.js';
@@ -21,7 +37,13 @@ import { SharedPort } from './shared-port.js';
  * @example
  * const watched: BreakerEventType[] = ['state', 'store_unavailable', 'store_recovered']
  */
-export type BreakerEventType = 'state' | 'reject' | 'timeout' | 'probe_late' | 'store_unavailable' | 'store_recovered';
+export type BreakerEventType =
+  | 'state'
+  | 'reject'
+  | 'timeout'
+  | 'probe_late'
+  | 'store_unavailable'
+  | 'store_recovered';
 
 /**
  * A per-dependency circuit breaker. Events: `state` {name, from, to}, `reject` {name,
@@ -94,7 +116,8 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     super('circuit-breaker', name);
     this.name = name;
     this.options = resolved;
-    this.#port = resolved.store === undefined ? new LocalPort(this) : new SharedPort(this, resolved.store);
+    this.#port =
+      resolved.store === undefined ? new LocalPort(this) : new SharedPort(this, resolved.store);
   }
 
   get state(): BreakerState {
@@ -118,7 +141,9 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
       state: p.state,
       epoch: p.epoch,
       failures: p.failures,
-      ...(p.state === 'open' ? { retryAfterMs: Math.max(0, Math.ceil(p.openedAt + limits.cooldownMs - now)) } : {}),
+      ...(p.state === 'open'
+        ? { retryAfterMs: Math.max(0, Math.ceil(p.openedAt + limits.cooldownMs - now)) }
+        : {}),
       ...(this.#reason === undefined ? {} : { reason: this.#reason }),
       probeInFlight: p.state === 'half-open' && p.probeUntil > now,
       ...p.describe(now),
@@ -189,7 +214,8 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
 
   #call(chain: Chain, epoch: number, fn: Work<unknown>, scope: Scope): unknown {
     const { next, parts } = chain;
-    if (chain.deadline !== undefined && parts !== undefined) return this.#callTimed(chain, chain.deadline, parts, epoch, fn, scope);
+    if (chain.deadline !== undefined && parts !== undefined)
+      return this.#callTimed(chain, chain.deadline, parts, epoch, fn, scope);
     let result: unknown;
     try {
       result = parts === undefined ? next(fn, scope) : parts.first(next, fn, scope);
@@ -203,7 +229,8 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     if (!isThenable(result)) return this.#ok(epoch, result);
     // Two closures on the success path (each one per call counts): the failure path makes the rest.
     const ok = (value: unknown): unknown => this.#ok(epoch, value);
-    if (parts === undefined) return asPromise(result).then(ok, (error: unknown) => this.#fail(epoch, error, scope));
+    if (parts === undefined)
+      return asPromise(result).then(ok, (error: unknown) => this.#fail(epoch, error, scope));
     return asPromise(result).then(ok, (error: unknown) =>
       parts.recover(error, next, fn, scope).then(ok, (e: unknown) => this.#fail(epoch, e, scope)),
     );
@@ -215,7 +242,14 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
    * and the breaker's one reaction unschedules the deadline and does the bookkeeping. Later
    * attempts go through the retry's slow path and the timeout layer as usual.
    */
-  #callTimed(chain: Chain, spec: DeadlineSpec, parts: RetryParts, epoch: number, fn: Work<unknown>, scope: Scope): unknown {
+  #callTimed(
+    chain: Chain,
+    spec: DeadlineSpec,
+    parts: RetryParts,
+    epoch: number,
+    fn: Work<unknown>,
+    scope: Scope,
+  ): unknown {
     const child = Scope.withDeadline(parts.begin(scope), spec);
     const next = chain.next;
     let result: unknown;
@@ -238,7 +272,9 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     };
     return child.pipe(asPromise(result)).then(ok, (error: unknown) => {
       child.finish();
-      return parts.recover(error, next, fn, scope).then(ok, (e: unknown) => this.#fail(epoch, e, scope));
+      return parts
+        .recover(error, next, fn, scope)
+        .then(ok, (e: unknown) => this.#fail(epoch, e, scope));
     });
   }
 
@@ -313,18 +349,29 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     const onExpire = (): void => {
       if (!open) return; // abandoned by its caller: already recorded
       timedOut = true;
-      if (this.wants('timeout')) this.events.emit('timeout', { timeoutMs: ms, probe: true, name: this.name });
+      if (this.wants('timeout'))
+        this.events.emit('timeout', { timeoutMs: ms, probe: true, name: this.name });
       settle('failure');
     };
     const watched: Invoke = (f, s) => {
       const r = chain.whole(f, s);
-      if (isThenable(r)) asPromise(r).then(() => (timedOut ? this.#late(ms, clock.now() - started) : undefined), noop);
+      if (isThenable(r))
+        asPromise(r).then(
+          () => (timedOut ? this.#late(ms, clock.now() - started) : undefined),
+          noop,
+        );
       return r;
     };
-    const makeError = (): Error => new TimeoutError(ms, `circuit "${this.name}": probe did not settle within ${wholeMs(ms)} ms`);
+    const makeError = (): Error =>
+      new TimeoutError(ms, `circuit "${this.name}": probe did not settle within ${wholeMs(ms)} ms`);
     let result: unknown;
     try {
-      result = runWithDeadline(watched, fn, scope, new DeadlineSpec(clock, ms, makeError, onExpire));
+      result = runWithDeadline(
+        watched,
+        fn,
+        scope,
+        new DeadlineSpec(clock, ms, makeError, onExpire),
+      );
     } catch (error) {
       settle(this.#outcomeOf(error, scope));
       throw error;
@@ -357,19 +404,31 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
   }
 
   #late(probeTimeoutMs: number, elapsedMs: number): void {
-    if (this.wants('probe_late')) this.events.emit('probe_late', { name: this.name, probeTimeoutMs, elapsedMs });
+    if (this.wants('probe_late'))
+      this.events.emit('probe_late', { name: this.name, probeTimeoutMs, elapsedMs });
   }
 
   #outcomeOf(error: unknown, scope: Scope): BreakerOutcome {
     const c = classify(error);
     if (c.kind === 'cancelled' && scope.aborted) return 'neutral';
-    const counts = this.options.countsAsFailure ? this.options.countsAsFailure(error, c) : c.countsForBreaker;
+    const counts = this.options.countsAsFailure
+      ? this.options.countsAsFailure(error, c)
+      : c.countsForBreaker;
     return counts ? 'failure' : 'neutral';
   }
 
-  #reject(retryAfterMs: number, state: 'open' | 'half-open' | 'isolated', scope: Scope): CircuitOpenError {
+  #reject(
+    retryAfterMs: number,
+    state: 'open' | 'half-open' | 'isolated',
+    scope: Scope,
+  ): CircuitOpenError {
     if (this.wants('reject')) this.events.emit('reject', { name: this.name, retryAfterMs }, scope);
-    return new CircuitOpenError(this.name, retryAfterMs, state, state === 'isolated' ? undefined : this.#reason);
+    return new CircuitOpenError(
+      this.name,
+      retryAfterMs,
+      state,
+      state === 'isolated' ? undefined : this.#reason,
+    );
   }
 
   /** @internal PortOwner: a state change of the port. */
@@ -380,11 +439,20 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     if (tripping !== undefined && to === 'open') this.#reason = tripping;
     else if (!(from === 'open' && to === 'half-open')) this.#reason = undefined;
     if (!this.wants('state')) return;
-    this.events.emit('state', tripping === undefined ? { name: this.name, from, to } : { name: this.name, from, to, reason: tripping }, this.#eventScope);
+    this.events.emit(
+      'state',
+      tripping === undefined
+        ? { name: this.name, from, to }
+        : { name: this.name, from, to, reason: tripping },
+      this.#eventScope,
+    );
   }
 
   /** @internal PortOwner: an event of the port. */
-  emit<K extends 'store_unavailable' | 'store_recovered'>(type: K, payload: RecourseEventMap[K]): void {
+  emit<K extends 'store_unavailable' | 'store_recovered'>(
+    type: K,
+    payload: RecourseEventMap[K],
+  ): void {
     if (this.wants(type)) this.events.emit(type, payload);
   }
 

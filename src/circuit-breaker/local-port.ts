@@ -1,6 +1,13 @@
 import { TimeBuckets } from '../guardrails/time-buckets.js';
 import type { Admission, BreakerOutcome } from '../transitions/breaker-record.js';
-import { applyAdmit, applyForce, applyRecord, type BreakerPort, PortFields, type PortOwner } from './breaker-port.js';
+import {
+  applyAdmit,
+  applyForce,
+  applyRecord,
+  type BreakerPort,
+  PortFields,
+  type PortOwner,
+} from './breaker-port.js';
 
 interface WindowCounts {
   calls: number;
@@ -63,7 +70,12 @@ export class LocalPort extends PortFields implements BreakerPort {
     const o = this.#owner.options;
     const window = this.#window;
     let trip: boolean | undefined;
-    if (window !== undefined && o.window !== undefined && this.state === 'closed' && outcome !== 'neutral') {
+    if (
+      window !== undefined &&
+      o.window !== undefined &&
+      this.state === 'closed' &&
+      outcome !== 'neutral'
+    ) {
       const bucket = window.at(now);
       bucket.calls++;
       if (outcome === 'failure') {
@@ -91,11 +103,17 @@ export class LocalPort extends PortFields implements BreakerPort {
 
   idle(): boolean {
     const window = this.#window;
-    return this.state === 'closed' && this.failures === 0 && (window === undefined || totals(window, this.#owner.options.clock.now()).failures === 0);
+    return (
+      this.state === 'closed' &&
+      this.failures === 0 &&
+      (window === undefined || totals(window, this.#owner.options.clock.now()).failures === 0)
+    );
   }
 
   describe(now: number): object {
     const o = this.#owner.options;
-    return o.window === undefined ? { failureThreshold: o.failureThreshold } : { window: { ...o.window, ...totals(this.#window, now) } };
+    return o.window === undefined
+      ? { failureThreshold: o.failureThreshold }
+      : { window: { ...o.window, ...totals(this.#window, now) } };
   }
 }

@@ -1,11 +1,28 @@
 import type { BreakerOpenReason } from '../events/event-types.js';
 import type { BreakerStore, StoredAdmission } from '../store/breaker-store.js';
-import { type Admission, type BreakerOutcome, type BreakerRecord, copyBreakerRecord, newBreakerRecord } from '../transitions/breaker-record.js';
-import { applyAdmit, applyForce, applyRecord, type BreakerPort, PortFields, type PortOwner } from './breaker-port.js';
+import {
+  type Admission,
+  type BreakerOutcome,
+  type BreakerRecord,
+  copyBreakerRecord,
+  newBreakerRecord,
+} from '../transitions/breaker-record.js';
+import {
+  applyAdmit,
+  applyForce,
+  applyRecord,
+  type BreakerPort,
+  PortFields,
+  type PortOwner,
+} from './breaker-port.js';
 import { tripLimits } from './breaker-trip.js';
 import { type HubMember, StoreHub } from './store-hub.js';
 
-const ISOLATED: Admission = { kind: 'reject', retryAfterMs: Number.POSITIVE_INFINITY, state: 'isolated' };
+const ISOLATED: Admission = {
+  kind: 'reject',
+  retryAfterMs: Number.POSITIVE_INFINITY,
+  state: 'isolated',
+};
 const noop = (): void => {};
 
 /**
@@ -63,7 +80,8 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
   }
 
   admit(now: number): Admission | Promise<Admission> {
-    if (this.#loading !== undefined) return this.#loading.then(() => this.#admitNow(this.#owner.options.clock.now()));
+    if (this.#loading !== undefined)
+      return this.#loading.then(() => this.#admitNow(this.#owner.options.clock.now()));
     return this.#admitNow(now);
   }
 
@@ -86,7 +104,9 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     const { name } = this;
     const limits = this.#owner.options;
     this.#hub
-      .call(this.#owner.options.storeTimeoutMs, () => this.#store.breakerRecord(name, epoch, outcome, now, limits))
+      .call(this.#owner.options.storeTimeoutMs, () =>
+        this.#store.breakerRecord(name, epoch, outcome, now, limits),
+      )
       .then(
         (record) => this.#adopt(record, undefined),
         () => this.#applyRecord(epoch, outcome, now),
@@ -118,10 +138,13 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     const { name } = this;
     const limits = tripLimits(this.#owner.options);
     this.#hub
-      .call(this.#owner.options.storeTimeoutMs, () => this.#store.breakerRecord(name, epoch, 'failure', now, limits))
+      .call(this.#owner.options.storeTimeoutMs, () =>
+        this.#store.breakerRecord(name, epoch, 'failure', now, limits),
+      )
       .then(
         (record) => {
-          if (again && record.state === 'closed' && record.epoch !== epoch && gen === this.#gen) this.#writeTrip(record.epoch, now, false);
+          if (again && record.state === 'closed' && record.epoch !== epoch && gen === this.#gen)
+            this.#writeTrip(record.epoch, now, false);
           else this.#adopt(record, gen);
         },
         () => {
@@ -143,14 +166,22 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
 
   idle(): boolean {
     return (
-      this.state === 'closed' && this.failures === 0 && this.#pendingForce === undefined && this.#asking === undefined && this.#loading === undefined
+      this.state === 'closed' &&
+      this.failures === 0 &&
+      this.#pendingForce === undefined &&
+      this.#asking === undefined &&
+      this.#loading === undefined
     );
   }
 
   describe(): object {
     return {
       failureThreshold: this.#owner.options.failureThreshold,
-      store: { available: this.#hub.available, notifies: typeof this.#store.breakerSubscribe === 'function', syncIntervalMs: this.syncIntervalMs },
+      store: {
+        available: this.#hub.available,
+        notifies: typeof this.#store.breakerSubscribe === 'function',
+        syncIntervalMs: this.syncIntervalMs,
+      },
     };
   }
 
@@ -161,13 +192,12 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
       this.syncedAt = this.#owner.options.clock.now();
       this.#syncing = undefined;
     };
-    this.#syncing = this.#hub.call(this.#owner.options.storeTimeoutMs, () => this.#store.breakerGet(this.name)).then(
-      (record) => {
+    this.#syncing = this.#hub
+      .call(this.#owner.options.storeTimeoutMs, () => this.#store.breakerGet(this.name))
+      .then((record) => {
         done();
         this.#adopt(record ?? newBreakerRecord(), gen);
-      },
-      done,
-    );
+      }, done);
     return this.#syncing;
   }
 
@@ -199,13 +229,15 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
         break;
       }
       case 'half-open':
-        if (this.probeUntil > now) return { kind: 'reject', retryAfterMs: this.probeUntil - now, state: 'half-open' };
+        if (this.probeUntil > now)
+          return { kind: 'reject', retryAfterMs: this.probeUntil - now, state: 'half-open' };
         break;
     }
     // The cooldown is over (or the probe's time is up): the store decides who probes.
     if (!this.#hub.available) return this.#applyAdmit(now);
     // This process already asked: its other callers wait for that answer like any non-probe.
-    if (this.#asking !== undefined) return { kind: 'reject', retryAfterMs: limits.probeTimeoutMs, state: 'half-open' };
+    if (this.#asking !== undefined)
+      return { kind: 'reject', retryAfterMs: limits.probeTimeoutMs, state: 'half-open' };
     const gen = this.#gen;
     const { name } = this;
     const asking = this.#hub
@@ -235,7 +267,11 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     const { name } = this;
     const limits = this.#owner.options;
     const epoch = late.admission.epoch;
-    this.#hub.call(this.#owner.options.storeTimeoutMs, () => this.#store.breakerRecord(name, epoch, 'neutral', this.#owner.options.clock.now(), limits)).catch(noop);
+    this.#hub
+      .call(this.#owner.options.storeTimeoutMs, () =>
+        this.#store.breakerRecord(name, epoch, 'neutral', this.#owner.options.clock.now(), limits),
+      )
+      .catch(noop);
   }
 
   #writeForce(state: 'closed' | 'isolated'): Promise<void> {

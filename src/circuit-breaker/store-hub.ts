@@ -37,7 +37,10 @@ class StoreCall<T> implements DeadlineEntry {
   ) {}
 
   expire(): void {
-    const error = new StoreError('timeout', `breaker store did not answer within ${this.timeoutMs} ms`);
+    const error = new StoreError(
+      'timeout',
+      `breaker store did not answer within ${this.timeoutMs} ms`,
+    );
     this.hub.failed(error);
     this.reject(error);
   }
@@ -56,7 +59,9 @@ export class StoreHub {
   available = true;
   #downSince = 0;
   readonly #members = new Map<string, Set<WeakRef<HubMember>>>();
-  readonly #finalizer = new FinalizationRegistry<{ name: string; ref: WeakRef<HubMember> }>((held) => this.#forget(held.name, held.ref));
+  readonly #finalizer = new FinalizationRegistry<{ name: string; ref: WeakRef<HubMember> }>(
+    (held) => this.#forget(held.name, held.ref),
+  );
   #unsubscribe: (() => void) | undefined;
   #tickMs = Number.POSITIVE_INFINITY;
   #timer: Timer | undefined;
@@ -154,11 +159,21 @@ export class StoreHub {
   }
 
   #subscribe(): void {
-    if (this.#unsubscribe !== undefined || typeof this.store.breakerSubscribe !== 'function') return;
+    if (this.#unsubscribe !== undefined || typeof this.store.breakerSubscribe !== 'function')
+      return;
     try {
-      this.#unsubscribe = this.store.breakerSubscribe((name, record) => this.#dispatch(name, record));
+      this.#unsubscribe = this.store.breakerSubscribe((name, record) =>
+        this.#dispatch(name, record),
+      );
     } catch (error) {
-      this.failed(new StoreError('open_failed', `breaker store: breakerSubscribe failed: ${errorText(error)}`, undefined, { cause: error }));
+      this.failed(
+        new StoreError(
+          'open_failed',
+          `breaker store: breakerSubscribe failed: ${errorText(error)}`,
+          undefined,
+          { cause: error },
+        ),
+      );
     }
   }
 

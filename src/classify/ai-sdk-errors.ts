@@ -36,7 +36,9 @@ export function aiSdkWouldRetry(e: unknown): boolean {
   if (typeof e !== 'object' || e === null) return false;
   const bag = e as Bag;
   try {
-    return (bag[API_CALL_ERROR] === true || bag[GATEWAY_ERROR] === true) && bag.isRetryable === true;
+    return (
+      (bag[API_CALL_ERROR] === true || bag[GATEWAY_ERROR] === true) && bag.isRetryable === true
+    );
   } catch {
     return false;
   }

@@ -83,7 +83,11 @@ function apiTypeOf(e: Bag): string | undefined {
   const body = asBag(e.error);
   const inner = asBag(body?.error);
   for (const candidate of [inner?.type, body?.type, inner?.code, body?.code, e.type, e.code]) {
-    if (typeof candidate === 'string' && (candidate in API_TYPES || candidate === 'insufficient_quota')) return candidate;
+    if (
+      typeof candidate === 'string' &&
+      (candidate in API_TYPES || candidate === 'insufficient_quota')
+    )
+      return candidate;
   }
   return undefined;
 }
@@ -110,7 +114,11 @@ function messageOf(e: Bag): string {
   return parts.join(' | ');
 }
 
-function verdict(kind: FailureKind, reason: string, extra?: Partial<Classification>): Classification {
+function verdict(
+  kind: FailureKind,
+  reason: string,
+  extra?: Partial<Classification>,
+): Classification {
   const retryable = kind === 'transient';
   const countsForBreaker = kind === 'transient' || kind === 'persistent';
   return { kind, retryable, countsForBreaker, reason, ...extra };
@@ -126,19 +134,38 @@ function byStatus(status: number, e: Bag, apiType: string | undefined): Classifi
   if (status >= 500) return verdict('transient', 'server_error', base);
   if (status === 401) return verdict('persistent', 'unauthorized', base);
   if (status === 403) return verdict('persistent', 'forbidden', base);
-  if (status === 413) return verdict('logical', CONTEXT_OVERFLOW.test(messageOf(e)) ? 'context_overflow' : 'request_too_large', base);
+  if (status === 413)
+    return verdict(
+      'logical',
+      CONTEXT_OVERFLOW.test(messageOf(e)) ? 'context_overflow' : 'request_too_large',
+      base,
+    );
   if (status >= 400) {
     const overflow = apiType === 'context_length_exceeded' || CONTEXT_OVERFLOW.test(messageOf(e));
-    const reason = overflow ? 'context_overflow' : status === 400 ? 'bad_request' : status === 404 ? 'not_found' : status === 422 ? 'unprocessable' : 'client_error';
+    const reason = overflow
+      ? 'context_overflow'
+      : status === 400
+        ? 'bad_request'
+        : status === 404
+          ? 'not_found'
+          : status === 422
+            ? 'unprocessable'
+            : 'client_error';
     return verdict('logical', reason, base);
   }
   return verdict('transient', 'unclassified', base);
 }
 
 function byCode(code: string): Classification | undefined {
-  if (TRANSIENT_CODES.has(code) || code.startsWith('UND_ERR_')) return verdict('transient', 'network', { code });
+  if (TRANSIENT_CODES.has(code) || code.startsWith('UND_ERR_'))
+    return verdict('transient', 'network', { code });
   if (code === 'ENOTFOUND') return verdict('persistent', 'dns', { code });
-  if (TLS_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('CERT_'))
+  if (
+    TLS_CODES.has(code) ||
+    code.startsWith('ERR_TLS_') ||
+    code.startsWith('ERR_SSL_') ||
+    code.startsWith('CERT_')
+  )
     return verdict('persistent', 'tls', { code });
   if (code === 'ENOSPC') return verdict('persistent', 'disk_full', { code });
   return undefined;
@@ -170,7 +197,9 @@ function classifyOwn(error: Bag & { name: string }, depth: number): Classificati
     case 'StoreError':
       return verdict('persistent', 'store');
     case 'SagaStateError':
-      return error.reason === 'in_progress' ? verdict('transient', 'saga_in_progress') : verdict('persistent', `saga_${textOf(error.reason)}`);
+      return error.reason === 'in_progress'
+        ? verdict('transient', 'saga_in_progress')
+        : verdict('persistent', `saga_${textOf(error.reason)}`);
     case 'SagaFailedError':
     case 'RetriesExhaustedError':
     case 'AllPathsFailedError': {
@@ -197,14 +226,16 @@ function classifyAt(error: unknown, depth: number): Classification {
     const sdkRetry = aiRetryError(e);
     if (sdkRetry !== undefined) {
       // The AI SDK's own retries gave up: what failed is the last error (status, retry-after).
-      // Out of attempts, it was already retried by a layer (principle 2): never retried again.
+      // Out of attempts, it was already retried by a layer (ARCHITECTURE.md §P2): never retried again.
       const inner = classifyAt(sdkRetry.lastError, depth + 1);
       return sdkRetry.exhausted ? { ...inner, retryable: false } : inner;
     }
   }
   const ctorName = (e.constructor as { name?: unknown } | undefined)?.name;
-  if (isAbortError(error) || ctorName === 'APIUserAbortError') return verdict('cancelled', 'cancelled');
-  if (e.name === 'TimeoutError' || ctorName === 'APIConnectionTimeoutError') return verdict('transient', 'timeout');
+  if (isAbortError(error) || ctorName === 'APIUserAbortError')
+    return verdict('cancelled', 'cancelled');
+  if (e.name === 'TimeoutError' || ctorName === 'APIConnectionTimeoutError')
+    return verdict('transient', 'timeout');
 
   const headers = headersOf(e);
   const apiType = apiTypeOf(e);
@@ -214,9 +245,12 @@ function classifyAt(error: unknown, depth: number): Classification {
   else {
     const code = codeOf(e);
     result = code !== undefined ? byCode(code) : undefined;
-    if (result === undefined && ctorName === 'APIConnectionError') result = verdict('transient', 'network');
-    if (result === undefined && typeof e.name === 'string' && BUG_NAMES.has(e.name)) result = verdict('fatal', 'bug');
-    if (result === undefined) result = verdict('transient', 'unclassified', code !== undefined ? { code } : {});
+    if (result === undefined && ctorName === 'APIConnectionError')
+      result = verdict('transient', 'network');
+    if (result === undefined && typeof e.name === 'string' && BUG_NAMES.has(e.name))
+      result = verdict('fatal', 'bug');
+    if (result === undefined)
+      result = verdict('transient', 'unclassified', code !== undefined ? { code } : {});
   }
   // The AI SDK's verdict on its own error; a server's x-should-retry header outranks it.
   const sdkRetryable = aiIsRetryable(e);

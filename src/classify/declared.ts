@@ -33,7 +33,13 @@ export interface DeclaredClassification {
   reason?: string;
 }
 
-const KINDS: ReadonlySet<string> = new Set<FailureKind>(['transient', 'persistent', 'logical', 'fatal', 'cancelled']);
+const KINDS: ReadonlySet<string> = new Set<FailureKind>([
+  'transient',
+  'persistent',
+  'logical',
+  'fatal',
+  'cancelled',
+]);
 
 /** @internal The classification `error` declares for itself, completed with defaults; undefined if none. */
 export function declaredClassification(error: object): Classification | undefined {
@@ -45,10 +51,14 @@ export function declaredClassification(error: object): Classification | undefine
   const result: Classification = {
     kind,
     retryable: typeof d.retryable === 'boolean' ? d.retryable : kind === 'transient',
-    countsForBreaker: typeof d.countsForBreaker === 'boolean' ? d.countsForBreaker : kind === 'transient' || kind === 'persistent',
+    countsForBreaker:
+      typeof d.countsForBreaker === 'boolean'
+        ? d.countsForBreaker
+        : kind === 'transient' || kind === 'persistent',
     reason: typeof d.reason === 'string' && d.reason !== '' ? d.reason : 'declared',
   };
-  if (typeof d.retryAfterMs === 'number' && d.retryAfterMs >= 0 && Number.isFinite(d.retryAfterMs)) result.retryAfterMs = Math.ceil(d.retryAfterMs);
+  if (typeof d.retryAfterMs === 'number' && d.retryAfterMs >= 0 && Number.isFinite(d.retryAfterMs))
+    result.retryAfterMs = Math.ceil(d.retryAfterMs);
   if (typeof d.status === 'number' && Number.isInteger(d.status)) result.status = d.status;
   if (typeof d.code === 'string') result.code = d.code;
   return result;

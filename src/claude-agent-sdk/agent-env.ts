@@ -1,5 +1,11 @@
 import { homedir } from 'node:os';
-import { checkInteger, checkOptions, checkString, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkInteger,
+  checkOptions,
+  checkString,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 
 /**
  * Options of {@link agentEnv}.
@@ -24,7 +30,15 @@ export interface AgentEnvOptions {
   extra?: Readonly<Record<string, string>>;
 }
 
-const AGENT_ENV_KEYS: OptionKeys<AgentEnvOptions> = { baseUrl: true, home: true, apiKey: true, maxRetries: true, path: true, inherit: true, extra: true };
+const AGENT_ENV_KEYS: OptionKeys<AgentEnvOptions> = {
+  baseUrl: true,
+  home: true,
+  apiKey: true,
+  maxRetries: true,
+  path: true,
+  inherit: true,
+  extra: true,
+};
 
 const DUMMY_KEY = 'sk-ant-recourse-offline-0000';
 
@@ -40,13 +54,27 @@ const DUMMY_KEY = 'sk-ant-recourse-offline-0000';
  */
 export function agentEnv(agentEnvOptions?: AgentEnvOptions): Record<string, string> {
   const options = checkOptions('agentEnv', agentEnvOptions, AGENT_ENV_KEYS);
-  const maxRetries = options.maxRetries === undefined ? 0 : checkInteger('maxRetries', options.maxRetries, 0);
-  for (const key of ['baseUrl', 'home', 'apiKey', 'path'] as const) if (options[key] !== undefined) checkString(key, options[key]);
-  if (options.inherit !== undefined && (!Array.isArray(options.inherit) || options.inherit.some((n) => typeof n !== 'string'))) {
-    throw new TypeError(`inherit must be an array of variable names, got ${showValue(options.inherit)}`);
+  const maxRetries =
+    options.maxRetries === undefined ? 0 : checkInteger('maxRetries', options.maxRetries, 0);
+  for (const key of ['baseUrl', 'home', 'apiKey', 'path'] as const)
+    if (options[key] !== undefined) checkString(key, options[key]);
+  if (
+    options.inherit !== undefined &&
+    (!Array.isArray(options.inherit) || options.inherit.some((n) => typeof n !== 'string'))
+  ) {
+    throw new TypeError(
+      `inherit must be an array of variable names, got ${showValue(options.inherit)}`,
+    );
   }
-  if (options.extra !== undefined && (typeof options.extra !== 'object' || options.extra === null || Object.values(options.extra).some((v) => typeof v !== 'string'))) {
-    throw new TypeError(`extra must be an object of string values, got ${showValue(options.extra)}`);
+  if (
+    options.extra !== undefined &&
+    (typeof options.extra !== 'object' ||
+      options.extra === null ||
+      Object.values(options.extra).some((v) => typeof v !== 'string'))
+  ) {
+    throw new TypeError(
+      `extra must be an object of string values, got ${showValue(options.extra)}`,
+    );
   }
   const env: Record<string, string> = {
     ANTHROPIC_API_KEY: options.apiKey ?? DUMMY_KEY,

@@ -21,7 +21,10 @@ const emitter = new Emitter('claude-agent-sdk');
  * @example
  * const off = onAgentEvent('model_fallback', (e) => log.warn(`${e.from} → ${e.to}: ${e.trigger}`))
  */
-export function onAgentEvent<K extends keyof AgentEventMap>(type: K, listener: (event: AgentEventMap[K]) => void): () => void {
+export function onAgentEvent<K extends keyof AgentEventMap>(
+  type: K,
+  listener: (event: AgentEventMap[K]) => void,
+): () => void {
   return emitter.on(type, listener as (event: object) => void);
 }
 

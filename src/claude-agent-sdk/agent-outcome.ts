@@ -4,7 +4,8 @@ import { textOf } from '../text/safe-text.js';
 import { type AgentFailure, AgentResultError } from './agent-result-error.js';
 
 // Node / undici codes the CLI quotes in its error text ("Connection refused … (ECONNREFUSED)").
-const NETWORK_CODE = /\b(ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|EAI_AGAIN|ENETUNREACH|ENETDOWN|EHOSTUNREACH|EHOSTDOWN|ENOTFOUND|UND_ERR_[A-Z_]+)\b/;
+const NETWORK_CODE =
+  /\b(ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|EAI_AGAIN|ENETUNREACH|ENETDOWN|EHOSTUNREACH|EHOSTDOWN|ENOTFOUND|UND_ERR_[A-Z_]+)\b/;
 
 // The result carries no HTTP status for these: they declare their classification.
 const logical = (reason: string): DeclaredClassification => ({ kind: 'logical', reason });
@@ -59,7 +60,10 @@ function networkCode(text: string): string | undefined {
  * const error = agentResultError(message) // message.type === 'result'
  * if (error) classify(error) // { kind: 'transient', status: 529, … }
  */
-export function agentResultError(result: SDKResultMessage, cause?: unknown): AgentResultError | undefined {
+export function agentResultError(
+  result: SDKResultMessage,
+  cause?: unknown,
+): AgentResultError | undefined {
   if (result.subtype === 'success' && !result.is_error) return undefined;
   const text = resultText(result);
   const reason = result.terminal_reason;
@@ -71,20 +75,31 @@ export function agentResultError(result: SDKResultMessage, cause?: unknown): Age
     ...(cause === undefined ? {} : { cause }),
   };
   if (result.subtype === 'success') {
-    const status = typeof result.api_error_status === 'number' ? result.api_error_status : undefined;
-    if (status !== undefined) return new AgentResultError({ ...init, status, type: apiErrorType(result) });
+    const status =
+      typeof result.api_error_status === 'number' ? result.api_error_status : undefined;
+    if (status !== undefined)
+      return new AgentResultError({ ...init, status, type: apiErrorType(result) });
     if (reason !== undefined && CONTEXT_REASONS.has(reason)) {
-      return new AgentResultError({ ...init, classification: logical('context_overflow'), message: `${init.message} (prompt is too long)` });
+      return new AgentResultError({
+        ...init,
+        classification: logical('context_overflow'),
+        message: `${init.message} (prompt is too long)`,
+      });
     }
-    if (reason !== undefined && LOGICAL_REASONS.has(reason)) return new AgentResultError({ ...init, classification: logical(reason) });
-    if (reason === 'budget_exhausted') return new AgentResultError({ ...init, classification: persistent('budget_exhausted') });
+    if (reason !== undefined && LOGICAL_REASONS.has(reason))
+      return new AgentResultError({ ...init, classification: logical(reason) });
+    if (reason === 'budget_exhausted')
+      return new AgentResultError({ ...init, classification: persistent('budget_exhausted') });
     return new AgentResultError({ ...init, code: networkCode(text) });
   }
   switch (result.subtype) {
     case 'error_max_turns':
       return new AgentResultError({ ...init, classification: logical('max_turns') });
     case 'error_max_structured_output_retries':
-      return new AgentResultError({ ...init, classification: logical('max_structured_output_retries') });
+      return new AgentResultError({
+        ...init,
+        classification: logical('max_structured_output_retries'),
+      });
     case 'error_max_budget_usd':
       return new AgentResultError({ ...init, classification: persistent('max_budget_usd') });
     default:

@@ -10,7 +10,10 @@ import { hasErrorName, RecourseError } from '../errors/recourse-error.js';
  * @example
  * if (isAgentResultError(e) && e.failure === 'error_max_turns') raiseTurnLimit()
  */
-export type AgentFailure = Exclude<SDKResultMessage['subtype'], 'success'> | 'api_error' | 'no_result';
+export type AgentFailure =
+  | Exclude<SDKResultMessage['subtype'], 'success'>
+  | 'api_error'
+  | 'no_result';
 
 /**
  * What {@link AgentResultError} is built from.

@@ -1,6 +1,11 @@
 import { spawn as spawnChild } from 'node:child_process';
 import type { SpawnedProcess, SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
-import { checkFunction, checkMs, checkOptions, type OptionKeys } from '../options/validate-options.js';
+import {
+  checkFunction,
+  checkMs,
+  checkOptions,
+  type OptionKeys,
+} from '../options/validate-options.js';
 
 /**
  * Spawns the Claude Code CLI: the shape of the SDK's `spawnClaudeCodeProcess` option.
@@ -25,7 +30,11 @@ export interface CliProcessGuardOptions {
   stderr?: (data: string) => void;
 }
 
-const CLI_PROCESS_GUARD_KEYS: OptionKeys<CliProcessGuardOptions> = { spawn: true, graceMs: true, stderr: true };
+const CLI_PROCESS_GUARD_KEYS: OptionKeys<CliProcessGuardOptions> = {
+  spawn: true,
+  graceMs: true,
+  stderr: true,
+};
 
 /**
  * The CLI processes one `query()` started, and the means to stop them now. Pass `spawn` as the
@@ -100,14 +109,24 @@ function defaultSpawn(stderr: ((data: string) => void) | undefined): SpawnCli {
 export function cliProcessGuard(guardOptions?: CliProcessGuardOptions): CliProcessGuard {
   const options = checkOptions('cliProcessGuard', guardOptions, CLI_PROCESS_GUARD_KEYS);
   const graceMs = options.graceMs === undefined ? 1000 : checkMs('graceMs', options.graceMs);
-  const stderr = options.stderr === undefined ? undefined : checkFunction<(data: string) => void>('stderr', options.stderr);
-  const inner = options.spawn === undefined ? defaultSpawn(stderr) : checkFunction<SpawnCli>('spawn', options.spawn);
+  const stderr =
+    options.stderr === undefined
+      ? undefined
+      : checkFunction<(data: string) => void>('stderr', options.stderr);
+  const inner =
+    options.spawn === undefined
+      ? defaultSpawn(stderr)
+      : checkFunction<SpawnCli>('spawn', options.spawn);
   const tracked: Tracked[] = [];
   const pids: number[] = [];
 
   const track = (child: SpawnedProcess): void => {
     let markExited!: () => void;
-    const entry: Tracked = { child, done: false, exited: new Promise<void>((resolve) => (markExited = resolve)) };
+    const entry: Tracked = {
+      child,
+      done: false,
+      exited: new Promise<void>((resolve) => (markExited = resolve)),
+    };
     const onExit = (): void => {
       entry.done = true;
       markExited();
@@ -160,7 +179,10 @@ export function cliProcessGuard(guardOptions?: CliProcessGuardOptions): CliProce
       const late = new Promise<'late'>((resolve) => {
         timer = setTimeout(() => resolve('late'), afterMs);
       });
-      const first = await Promise.race([Promise.all(live.map((t) => t.exited)).then(() => 'exited' as const), late]);
+      const first = await Promise.race([
+        Promise.all(live.map((t) => t.exited)).then(() => 'exited' as const),
+        late,
+      ]);
       clearTimeout(timer);
       if (first === 'late') await stop();
     },

@@ -1,5 +1,10 @@
 import type { CanUseTool, PermissionResult } from '@anthropic-ai/claude-agent-sdk';
-import { checkFunction, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkFunction,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import type { Escalate } from '../recovery/escalate.js';
 
 /** Options of {@link escalationCanUseTool}. */
@@ -31,28 +36,51 @@ const KEYS: OptionKeys<EscalationCanUseToolOptions> = { tools: true, wait: true,
  * const options = { mcpServers: { bank }, canUseTool: escalationCanUseTool(risky, { tools: ['mcp__bank__transfer'] }) }
  * for await (const m of query({ prompt, options })) …
  */
-export function escalationCanUseTool(escalation: Escalate, options: EscalationCanUseToolOptions): CanUseTool {
-  if (typeof escalation !== 'object' || escalation === null || typeof (escalation as Partial<Escalate>).ask !== 'function') {
-    throw new TypeError(`escalation must be an escalate({ store }) policy, got ${showValue(escalation)}`);
+export function escalationCanUseTool(
+  escalation: Escalate,
+  options: EscalationCanUseToolOptions,
+): CanUseTool {
+  if (
+    typeof escalation !== 'object' ||
+    escalation === null ||
+    typeof (escalation as Partial<Escalate>).ask !== 'function'
+  ) {
+    throw new TypeError(
+      `escalation must be an escalate({ store }) policy, got ${showValue(escalation)}`,
+    );
   }
-  if (typeof options !== 'object' || options === null) throw new TypeError(`escalationCanUseTool options must be an object { tools, wait?, otherwise? }, got ${showValue(options)}`);
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError(
+      `escalationCanUseTool options must be an object { tools, wait?, otherwise? }, got ${showValue(options)}`,
+    );
   const o = checkOptions('escalationCanUseTool', options, KEYS);
   const tools = o.tools;
   let risky: (toolName: string, input: Record<string, unknown>) => boolean;
   if (Array.isArray(tools)) {
-    const names = new Set<string>(tools.map((t, i) => (typeof t === 'string' && t !== '' ? t : badTool(i, t))));
+    const names = new Set<string>(
+      tools.map((t, i) => (typeof t === 'string' && t !== '' ? t : badTool(i, t))),
+    );
     risky = (name) => names.has(name);
   } else risky = checkFunction('tools', tools);
-  const otherwise = o.otherwise === undefined ? undefined : checkFunction<CanUseTool>('otherwise', o.otherwise);
+  const otherwise =
+    o.otherwise === undefined ? undefined : checkFunction<CanUseTool>('otherwise', o.otherwise);
   const wait = o.wait === true;
   return async (toolName, input, context): Promise<PermissionResult | null> => {
-    if (!risky(toolName, input)) return otherwise === undefined ? { behavior: 'allow', updatedInput: input } : otherwise(toolName, input, context);
-    const verdict = await escalation.ask({ action: toolName, args: input }, { wait, signal: context.signal });
+    if (!risky(toolName, input))
+      return otherwise === undefined
+        ? { behavior: 'allow', updatedInput: input }
+        : otherwise(toolName, input, context);
+    const verdict = await escalation.ask(
+      { action: toolName, args: input },
+      { wait, signal: context.signal },
+    );
     if (verdict.decision === 'approved') return { behavior: 'allow', updatedInput: input };
     return { behavior: 'deny', message: verdict.message };
   };
 }
 
 function badTool(i: number, value: unknown): never {
-  throw new TypeError(`tools[${i}] must be a tool name (a non-empty string), got ${showValue(value)}`);
+  throw new TypeError(
+    `tools[${i}] must be a tool name (a non-empty string), got ${showValue(value)}`,
+  );
 }

@@ -11,8 +11,27 @@
 export { agentEnv, type AgentEnvOptions } from './agent-env.js';
 export { type AgentEventMap, type ModelFallbackEvent, onAgentEvent } from './agent-events.js';
 export { agentResultError, noResultError } from './agent-outcome.js';
-export { type AgentFailure, AgentResultError, type AgentResultErrorInit, isAgentResultError } from './agent-result-error.js';
-export { type EscalationCanUseToolOptions, escalationCanUseTool } from './escalation-can-use-tool.js';
-export { type CliProcessGuard, type CliProcessGuardOptions, cliProcessGuard, type SpawnCli } from './cli-process-guard.js';
-export { type QueryFunction, type QueryLike, type RunQueryOptions, type RunQueryParams, runQuery } from './run-query.js';
+export {
+  type AgentFailure,
+  AgentResultError,
+  type AgentResultErrorInit,
+  isAgentResultError,
+} from './agent-result-error.js';
+export {
+  type EscalationCanUseToolOptions,
+  escalationCanUseTool,
+} from './escalation-can-use-tool.js';
+export {
+  type CliProcessGuard,
+  type CliProcessGuardOptions,
+  cliProcessGuard,
+  type SpawnCli,
+} from './cli-process-guard.js';
+export {
+  type QueryFunction,
+  type QueryLike,
+  type RunQueryOptions,
+  type RunQueryParams,
+  runQuery,
+} from './run-query.js';
 export { agentOptions, type SubagentPathConfig, subagentPath } from './subagent-path.js';

@@ -11,7 +11,14 @@ import { systemClock } from '../clock/clock.js';
 import { untilAborted } from '../context/until-aborted.js';
 import { abortReason } from '../errors/abort-error.js';
 import { isStallError } from '../errors/stall-error.js';
-import { checkClock, checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkMs,
+  checkOptions,
+  checkSignal,
+  type OptionKeys,
+} from '../options/validate-options.js';
 import { checkResult, checkValidator, type ResultValidator } from '../validate/check-result.js';
 import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
 import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
@@ -38,7 +45,10 @@ export interface QueryLike extends AsyncIterable<SDKMessage> {
  * import { query } from '@anthropic-ai/claude-agent-sdk' // resolved from your app, not from recourse
  * await runQuery(params, { query, idleMs: 20_000 })
  */
-export type QueryFunction = (params: { prompt: string | AsyncIterable<SDKUserMessage>; options?: Options }) => QueryLike;
+export type QueryFunction = (params: {
+  prompt: string | AsyncIterable<SDKUserMessage>;
+  options?: Options;
+}) => QueryLike;
 
 /**
  * The first argument of {@link runQuery}: exactly what the SDK's `query()` takes.
@@ -132,7 +142,8 @@ const FIRST_MESSAGE_MS = 60_000;
 const noop = (): void => {};
 // After its own stream watchdog the CLI retries without streaming and emits a synthetic ping
 // meanwhile: counting those as progress would hide a stall from any idleMs above their period.
-const notPing = (m: SDKMessage): boolean => !(m.type === 'stream_event' && (m.event as { type: string }).type === 'ping');
+const notPing = (m: SDKMessage): boolean =>
+  !(m.type === 'stream_event' && (m.event as { type: string }).type === 'ping');
 
 /** The model is writing text (with partial messages on): the next token is due within moments. */
 function writing(m: SDKMessage): boolean {
@@ -170,22 +181,42 @@ const DEFAULTS: StallDefaults<SDKMessage> = {
  *            { signal: ctx.signal, idleMs: 20_000 }))
  * console.log(result.result)
  */
-export async function runQuery(params: RunQueryParams, options?: RunQueryOptions): Promise<SDKResultSuccess> {
-  if (typeof params !== 'object' || params === null) throw new TypeError('runQuery(params) needs { prompt, options? }');
+export async function runQuery(
+  params: RunQueryParams,
+  options?: RunQueryOptions,
+): Promise<SDKResultSuccess> {
+  if (typeof params !== 'object' || params === null)
+    throw new TypeError('runQuery(params) needs { prompt, options? }');
   const o = checkOptions('runQuery', options, RUN_QUERY_KEYS);
   const signal = checkSignal('signal', o.signal);
-  const queryFn = o.query === undefined ? (sdkQuery as QueryFunction) : checkFunction<QueryFunction>('query', o.query);
+  const queryFn =
+    o.query === undefined
+      ? (sdkQuery as QueryFunction)
+      : checkFunction<QueryFunction>('query', o.query);
   const limits: WatchLimits<SDKMessage> = {
-    ...resolveStallLimits('runQuery', o, { name: 'firstMessageMs', value: o.firstMessageMs }, DEFAULTS, {
-      model: typeof params.options?.model === 'string' && params.options.model !== '' ? params.options.model : undefined,
-    }),
+    ...resolveStallLimits(
+      'runQuery',
+      o,
+      { name: 'firstMessageMs', value: o.firstMessageMs },
+      DEFAULTS,
+      {
+        model:
+          typeof params.options?.model === 'string' && params.options.model !== ''
+            ? params.options.model
+            : undefined,
+      },
+    ),
     signal: undefined,
     isProgress: o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress),
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),
     name: undefined,
   };
-  const onMessage = o.onMessage === undefined ? undefined : checkFunction<(m: SDKMessage) => void>('onMessage', o.onMessage);
-  const validator = o.validate === undefined ? undefined : checkValidator<SDKResultSuccess>('validate', o.validate);
+  const onMessage =
+    o.onMessage === undefined
+      ? undefined
+      : checkFunction<(m: SDKMessage) => void>('onMessage', o.onMessage);
+  const validator =
+    o.validate === undefined ? undefined : checkValidator<SDKResultSuccess>('validate', o.validate);
   const exitGraceMs = o.exitGraceMs === undefined ? 5000 : checkMs('exitGraceMs', o.exitGraceMs);
   if (signal?.aborted) throw abortReason(signal);
 
@@ -193,11 +224,15 @@ export async function runQuery(params: RunQueryParams, options?: RunQueryOptions
   const userController = sdkOptions.abortController;
   const controller = new AbortController();
   // The caller's own abortController (if any) cancels like `signal` does.
-  const callerSignals = [signal, userController?.signal].filter((s): s is AbortSignal => s !== undefined);
+  const callerSignals = [signal, userController?.signal].filter(
+    (s): s is AbortSignal => s !== undefined,
+  );
   const callerSignal = callerSignals.length > 1 ? AbortSignal.any(callerSignals) : callerSignals[0];
   limits.signal = callerSignal;
   const guard = cliProcessGuard({
-    ...(sdkOptions.spawnClaudeCodeProcess === undefined ? {} : { spawn: sdkOptions.spawnClaudeCodeProcess }),
+    ...(sdkOptions.spawnClaudeCodeProcess === undefined
+      ? {}
+      : { spawn: sdkOptions.spawnClaudeCodeProcess }),
     ...(sdkOptions.stderr === undefined ? {} : { stderr: sdkOptions.stderr }),
     ...(o.killGraceMs === undefined ? {} : { graceMs: checkMs('killGraceMs', o.killGraceMs) }),
   });
@@ -241,7 +276,8 @@ export async function runQuery(params: RunQueryParams, options?: RunQueryOptions
           throw error;
         }
       }
-      if (isModelFallbackMessage(message)) emitModelFallback(message as unknown as Record<string, unknown>);
+      if (isModelFallbackMessage(message))
+        emitModelFallback(message as unknown as Record<string, unknown>);
       if (message.type === 'result') {
         result = message;
         // A single prompt has one turn: its result decides, whatever the CLI does while exiting.
@@ -262,14 +298,20 @@ export async function runQuery(params: RunQueryParams, options?: RunQueryOptions
   await settleCli(guard, exitGraceMs, callerSignal);
 
   const failure =
-    result === undefined ? noResultError(sdkError?.error) : (agentResultError(result, sdkError?.error) ?? (sdkError && noResultError(sdkError.error)));
+    result === undefined
+      ? noResultError(sdkError?.error)
+      : (agentResultError(result, sdkError?.error) ?? (sdkError && noResultError(sdkError.error)));
   if (failure !== undefined) throw failure;
   const success = result as SDKResultSuccess;
   return validator === undefined ? success : checkResult(validator, success);
 }
 
 /** Waits for the CLI to exit (terminating it after `ms`); a caller abort cuts the wait short. */
-async function settleCli(guard: CliProcessGuard, ms: number, signal: AbortSignal | undefined): Promise<void> {
+async function settleCli(
+  guard: CliProcessGuard,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   if (!guard.alive) return;
   try {
     await untilAborted(guard.stopAfter(ms), signal);

@@ -1,7 +1,18 @@
-import type { AgentDefinition, Options, SDKResultSuccess, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import type {
+  AgentDefinition,
+  Options,
+  SDKResultSuccess,
+  SDKUserMessage,
+} from '@anthropic-ai/claude-agent-sdk';
 import type { CallContext } from '../context/call-context.js';
 import type { FallbackPath } from '../fallback/fallback.js';
-import { checkClock, checkName, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkName,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import type { Policy } from '../policy/policy.js';
 import { RUN_QUERY_KEYS, type RunQueryOptions, runQuery } from './run-query.js';
 
@@ -15,7 +26,10 @@ import { RUN_QUERY_KEYS, type RunQueryOptions, runQuery } from './run-query.js';
  */
 export function agentOptions(name: string, agent: AgentDefinition, base?: Options): Options {
   checkName('name', name);
-  if (typeof agent !== 'object' || agent === null) throw new TypeError(`agent must be an AgentDefinition { description, prompt, … }, got ${showValue(agent)}`);
+  if (typeof agent !== 'object' || agent === null)
+    throw new TypeError(
+      `agent must be an AgentDefinition { description, prompt, … }, got ${showValue(agent)}`,
+    );
   return { ...base, agents: { ...base?.agents, [name]: agent }, agent: name };
 }
 
@@ -31,7 +45,10 @@ export interface SubagentPathConfig extends Omit<RunQueryOptions, 'signal'> {
   name: string;
   agent: AgentDefinition;
   /** The task, or a function of the call context that builds it. */
-  prompt: string | AsyncIterable<SDKUserMessage> | ((ctx: CallContext) => string | AsyncIterable<SDKUserMessage>);
+  prompt:
+    | string
+    | AsyncIterable<SDKUserMessage>
+    | ((ctx: CallContext) => string | AsyncIterable<SDKUserMessage>);
   /** SDK options shared by every rung (env, cwd, persistSession, settingSources, …). */
   options?: Options;
   /** The rung's policy, e.g. `pipeline(breakers.get(name), retry(), timeout(120_000))`. */
@@ -40,7 +57,14 @@ export interface SubagentPathConfig extends Omit<RunQueryOptions, 'signal'> {
 
 // The rung's own fields, and every runQuery option but the signal (the path's ctx.signal is used).
 const { signal: _signal, ...RUN_OPTION_KEYS } = RUN_QUERY_KEYS;
-const SUBAGENT_PATH_KEYS: OptionKeys<SubagentPathConfig> = { name: true, agent: true, prompt: true, options: true, policy: true, ...RUN_OPTION_KEYS };
+const SUBAGENT_PATH_KEYS: OptionKeys<SubagentPathConfig> = {
+  name: true,
+  agent: true,
+  prompt: true,
+  options: true,
+  policy: true,
+  ...RUN_OPTION_KEYS,
+};
 
 /**
  * Turns an `AgentDefinition` into a `fallback` path that runs it with `runQuery` (stall
@@ -56,19 +80,31 @@ const SUBAGENT_PATH_KEYS: OptionKeys<SubagentPathConfig> = { name: true, agent: 
  * const { value, servedBy, degraded } = await research.execute()
  */
 export function subagentPath(config: SubagentPathConfig): FallbackPath<SDKResultSuccess> {
-  if (typeof config !== 'object' || config === null) throw new TypeError(`subagentPath(config) needs { name, agent, prompt, … }, got ${showValue(config)}`);
+  if (typeof config !== 'object' || config === null)
+    throw new TypeError(
+      `subagentPath(config) needs { name, agent, prompt, … }, got ${showValue(config)}`,
+    );
   checkOptions('subagentPath', config, SUBAGENT_PATH_KEYS);
   // The runQuery options are used on every call: a bad clock must fail here, not on first use.
   if (config.clock !== undefined) checkClock('clock', config.clock);
   const { name, agent, prompt, options, policy, ...runOptions } = config;
   const sdkOptions = agentOptions(name, agent, options);
-  if (typeof prompt !== 'string' && typeof prompt !== 'function' && typeof prompt?.[Symbol.asyncIterator] !== 'function') {
-    throw new TypeError('prompt must be a string, an AsyncIterable of user messages or a function of the call context');
+  if (
+    typeof prompt !== 'string' &&
+    typeof prompt !== 'function' &&
+    typeof prompt?.[Symbol.asyncIterator] !== 'function'
+  ) {
+    throw new TypeError(
+      'prompt must be a string, an AsyncIterable of user messages or a function of the call context',
+    );
   }
   const path: FallbackPath<SDKResultSuccess> = {
     name,
     run: (ctx) =>
-      runQuery({ prompt: typeof prompt === 'function' ? prompt(ctx) : prompt, options: sdkOptions }, { ...runOptions, signal: ctx.signal }),
+      runQuery(
+        { prompt: typeof prompt === 'function' ? prompt(ctx) : prompt, options: sdkOptions },
+        { ...runOptions, signal: ctx.signal },
+      ),
   };
   if (policy !== undefined) path.policy = policy;
   return path;

@@ -1,4 +1,10 @@
-import { type ChaosRequestRecord, isChaosScenarioError, loadScenario, type Scenario, startChaosServer } from '../chaos/index.js';
+import {
+  type ChaosRequestRecord,
+  isChaosScenarioError,
+  loadScenario,
+  type Scenario,
+  startChaosServer,
+} from '../chaos/index.js';
 import { errorText } from '../text/safe-text.js';
 import { type CommandGroup, command, usageError } from './command.js';
 import { booleanFlag, integerFlag, textFlag, type ValueFlag } from './flags.js';
@@ -70,7 +76,9 @@ export const chaosServeCommand = command({
         ...(f.host === undefined ? {} : { host: f.host }),
         ...(f.upstream === undefined ? {} : { upstream: f.upstream }),
         ...(f.log === undefined ? {} : { log: f.log }),
-        ...(quiet ? {} : { onRequest: (r: ChaosRequestRecord) => io.stdout.write(`${describe(r)}\n`) }),
+        ...(quiet
+          ? {}
+          : { onRequest: (r: ChaosRequestRecord) => io.stdout.write(`${describe(r)}\n`) }),
       });
     } catch (error) {
       io.stderr.write(`recourse ${NAME}: cannot start the server: ${errorText(error)}\n`);
@@ -78,19 +86,29 @@ export const chaosServeCommand = command({
     }
 
     const rules = scenario.rules?.length ?? 0;
-    const limits = Object.entries(scenario.rateLimit ?? {}).map(([name, value]) => `${name} ${value}`);
+    const limits = Object.entries(scenario.rateLimit ?? {}).map(
+      ([name, value]) => `${name} ${value}`,
+    );
     const details = [
-      f.scenario === undefined ? 'no scenario' : `scenario ${f.scenario} (${rules} rule${rules === 1 ? '' : 's'}, seed ${scenario.seed ?? 0})`,
+      f.scenario === undefined
+        ? 'no scenario'
+        : `scenario ${f.scenario} (${rules} rule${rules === 1 ? '' : 's'}, seed ${scenario.seed ?? 0})`,
       ...(limits.length === 0 ? [] : [`rate limit ${limits.join(', ')}`]),
-      ...(scenario.pacing === undefined ? [] : [`${scenario.pacing.length} pacing rule${scenario.pacing.length === 1 ? '' : 's'}`]),
+      ...(scenario.pacing === undefined
+        ? []
+        : [`${scenario.pacing.length} pacing rule${scenario.pacing.length === 1 ? '' : 's'}`]),
       ...(f.upstream === undefined ? [] : [`upstream ${f.upstream}`]),
       ...(f.log === undefined ? [] : [`log ${f.log}`]),
     ];
-    io.stdout.write(`recourse chaos server listening on ${server.url} (${details.join(', ')}); Ctrl+C stops it\n`);
+    io.stdout.write(
+      `recourse chaos server listening on ${server.url} (${details.join(', ')}); Ctrl+C stops it\n`,
+    );
 
     const stopped = await waitForStop(io.signal);
     await server.close();
-    io.stdout.write(`recourse chaos server stopped (${stopped}) after ${server.requests.length} request(s)\n`);
+    io.stdout.write(
+      `recourse chaos server stopped (${stopped}) after ${server.requests.length} request(s)\n`,
+    );
     return 0;
   },
 });
@@ -129,7 +147,10 @@ function describe(r: ChaosRequestRecord): string {
   const fault = r.fault === null ? '' : `  fault ${r.fault} (rule ${r.rule})`;
   const stream = r.stream ? ' stream' : '';
   const limited = r.rateLimit === null ? '' : `  rate limited (${r.rateLimit})`;
-  const prefill = r.prefill === null ? '' : `  prefill ${r.prefill.chars} chars${r.prefill.matched ? '' : ' (not a prefix of the answer)'}`;
+  const prefill =
+    r.prefill === null
+      ? ''
+      : `  prefill ${r.prefill.chars} chars${r.prefill.matched ? '' : ' (not a prefix of the answer)'}`;
   const usage = r.usage === null ? '' : `  tokens ${r.usage.input} in / ${r.usage.output} out`;
   return `${new Date(r.at).toISOString()}  ${r.status ?? (r.fault === 'reset' ? 'reset' : 'gone')}  ${r.api ?? '-'} ${r.path} ${r.model ?? '-'}${stream}${fault}${limited}${prefill}${usage}`;
 }

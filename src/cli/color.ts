@@ -8,8 +8,12 @@ import type { CliOutput } from './command.js';
  * @example
  * const color = colorEnabled(process.stdout, process.env)
  */
-export function colorEnabled(out: CliOutput, env: Readonly<Record<string, string | undefined>>): boolean {
+export function colorEnabled(
+  out: CliOutput,
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return true;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0')
+    return true;
   return out.isTTY === true && env.TERM !== 'dumb';
 }

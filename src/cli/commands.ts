@@ -11,4 +11,9 @@ import { reportCommand } from './report-command.js';
  * @example
  * await runCli(process.argv.slice(2), io, COMMANDS)
  */
-export const COMMANDS: ReadonlyArray<Command<Flags> | CommandGroup> = [demoCommand, reportCommand, chaosGroup, escalationsGroup];
+export const COMMANDS: ReadonlyArray<Command<Flags> | CommandGroup> = [
+  demoCommand,
+  reportCommand,
+  chaosGroup,
+  escalationsGroup,
+];

@@ -6,7 +6,14 @@ import { redactText } from '../telemetry/redact-text.js';
 import { errorText, textOf } from '../text/safe-text.js';
 import { type CliIo, type Command, type CommandGroup, command, usageError } from './command.js';
 import { booleanFlag, choiceFlag, integerFlag, textFlag } from './flags.js';
-import { describeStore, openStore, parseStoreSpec, STORE_FORMS, type StoreSpec, storeFlag } from './store-spec.js';
+import {
+  describeStore,
+  openStore,
+  parseStoreSpec,
+  STORE_FORMS,
+  type StoreSpec,
+  storeFlag,
+} from './store-spec.js';
 
 const STATES: readonly EscalationState[] = ['pending', 'approved', 'denied', 'expired'];
 
@@ -14,7 +21,8 @@ const STATES: readonly EscalationState[] = ['pending', 'approved', 'denied', 'ex
 function storeOf(name: string, given: StoreSpec | undefined, io: CliIo): StoreSpec | number {
   if (given !== undefined) return given;
   const env = io.env.RECOURSE_STORE;
-  if (env === undefined || env === '') return usageError(io, name, `say which store: --store URL or RECOURSE_STORE (${STORE_FORMS})`);
+  if (env === undefined || env === '')
+    return usageError(io, name, `say which store: --store URL or RECOURSE_STORE (${STORE_FORMS})`);
   try {
     return parseStoreSpec(env);
   } catch (error) {
@@ -23,7 +31,12 @@ function storeOf(name: string, given: StoreSpec | undefined, io: CliIo): StoreSp
 }
 
 /** Opens the store, runs `work` on the escalations in it, closes it; driver failures exit 1. */
-async function withDesk(name: string, spec: StoreSpec, io: CliIo, work: (desk: ReturnType<typeof escalations>, where: string) => Promise<number>): Promise<number> {
+async function withDesk(
+  name: string,
+  spec: StoreSpec,
+  io: CliIo,
+  work: (desk: ReturnType<typeof escalations>, where: string) => Promise<number>,
+): Promise<number> {
   const where = describeStore(spec);
   let opened: Awaited<ReturnType<typeof openStore>>;
   try {
@@ -35,7 +48,9 @@ async function withDesk(name: string, spec: StoreSpec, io: CliIo, work: (desk: R
   try {
     return await work(escalations(opened.store), where);
   } catch (error) {
-    io.stderr.write(`recourse ${name}: ${redactText(isEscalationDecisionError(error) ? error.message : errorText(error))}${isEscalationDecisionError(error) && error.problem === 'unknown' ? ` in ${where}` : ''}\n`);
+    io.stderr.write(
+      `recourse ${name}: ${redactText(isEscalationDecisionError(error) ? error.message : errorText(error))}${isEscalationDecisionError(error) && error.problem === 'unknown' ? ` in ${where}` : ''}\n`,
+    );
     return 1;
   } finally {
     await opened.close().catch(() => {});
@@ -44,7 +59,14 @@ async function withDesk(name: string, spec: StoreSpec, io: CliIo, work: (desk: R
 
 function ago(ms: number): string {
   const s = Math.round(Math.abs(ms) / 1000);
-  const text = s < 90 ? `${s} s` : s < 5400 ? `${Math.round(s / 60)} min` : s < 129_600 ? `${Math.round(s / 3600)} h` : `${Math.round(s / 86_400)} d`;
+  const text =
+    s < 90
+      ? `${s} s`
+      : s < 5400
+        ? `${Math.round(s / 60)} min`
+        : s < 129_600
+          ? `${Math.round(s / 3600)} h`
+          : `${Math.round(s / 86_400)} d`;
   return ms >= 0 ? `${text} ago` : `in ${text}`;
 }
 
@@ -68,14 +90,22 @@ function describeRecord(r: EscalationRecord, now: number, full: boolean): string
     `  why       ${full ? reason.replace(/\n/g, '\n            ') : (reason.split('\n')[0] ?? '')}`,
   ];
   if (r.deciders.length > 0) lines.push(`  deciders  ${r.deciders.join(', ')}`);
-  if (r.state !== 'pending' && r.decidedAt !== undefined) lines.push(`  decided   ${iso(r.decidedAt)}${r.decidedBy === undefined ? ' (nobody decided in time)' : ` by ${r.decidedBy}`}`);
+  if (r.state !== 'pending' && r.decidedAt !== undefined)
+    lines.push(
+      `  decided   ${iso(r.decidedAt)}${r.decidedBy === undefined ? ' (nobody decided in time)' : ` by ${r.decidedBy}`}`,
+    );
   if (r.note !== undefined) lines.push(`  note      ${redactText(r.note)}`);
   return lines;
 }
 
 /** The record as JSON, texts redacted again. */
 function jsonRecord(r: EscalationRecord): EscalationRecord {
-  return { ...r, args: redactText(r.args), reason: redactText(r.reason), ...(r.note === undefined ? {} : { note: redactText(r.note) }) };
+  return {
+    ...r,
+    args: redactText(r.args),
+    reason: redactText(r.reason),
+    ...(r.note === undefined ? {} : { note: redactText(r.note) }),
+  };
 }
 
 const listFlags = {
@@ -98,13 +128,20 @@ const listCommand = command({
   flags: listFlags,
   positionals: { min: 0, max: 0 },
   conflicts: [['state', 'all']],
-  examples: ['recourse escalations list --store sqlite:.agent/state.db', 'RECOURSE_STORE=postgres://agent@db/agents recourse escalations list --all --json'],
+  examples: [
+    'recourse escalations list --store sqlite:.agent/state.db',
+    'RECOURSE_STORE=postgres://agent@db/agents recourse escalations list --all --json',
+  ],
   async run({ flags: f }, io) {
     const spec = storeOf('escalations list', f.store, io);
     if (typeof spec === 'number') return spec;
     return withDesk('escalations list', spec, io, async (desk, where) => {
-      const states: EscalationState[] | undefined = f.all === true ? undefined : [f.state ?? 'pending'];
-      const found = await desk.list({ ...(states === undefined ? {} : { states }), limit: f.limit ?? 100 });
+      const states: EscalationState[] | undefined =
+        f.all === true ? undefined : [f.state ?? 'pending'];
+      const found = await desk.list({
+        ...(states === undefined ? {} : { states }),
+        limit: f.limit ?? 100,
+      });
       if (f.json === true) {
         for (const r of found) io.stdout.write(`${JSON.stringify(jsonRecord(r))}\n`);
         return 0;
@@ -114,7 +151,9 @@ const listCommand = command({
         io.stdout.write(`no ${kind}escalations in ${where}\n`);
         return 0;
       }
-      io.stdout.write(`${found.length} ${kind}escalation${found.length === 1 ? '' : 's'} in ${where}\n\n`);
+      io.stdout.write(
+        `${found.length} ${kind}escalation${found.length === 1 ? '' : 's'} in ${where}\n\n`,
+      );
       const now = Date.now();
       for (const r of found) io.stdout.write(`${describeRecord(r, now, false).join('\n')}\n\n`);
       return 0;
@@ -126,7 +165,8 @@ const showCommand = command({
   name: 'escalations show',
   summary: 'show one escalation in full (its whole failure)',
   synopsis: 'escalations show ID [--store URL] [--json]',
-  description: 'Shows one escalation with its whole failure (the explain tree the agent recorded), secrets redacted.',
+  description:
+    'Shows one escalation with its whole failure (the explain tree the agent recorded), secrets redacted.',
   flags: { store: storeFlag, json: booleanFlag('the record as JSON') },
   positionals: { min: 1, max: 1 },
   examples: ['recourse escalations show esc_4f1c2a9be03d77a1c2e5 --store sqlite:.agent/state.db'],
@@ -137,10 +177,16 @@ const showCommand = command({
     return withDesk('escalations show', spec, io, async (desk, where) => {
       const r = await desk.get(id);
       if (r === undefined) {
-        io.stderr.write(`recourse escalations show: no escalation with id ${JSON.stringify(id)} in ${where}\n`);
+        io.stderr.write(
+          `recourse escalations show: no escalation with id ${JSON.stringify(id)} in ${where}\n`,
+        );
         return 1;
       }
-      io.stdout.write(f.json === true ? `${JSON.stringify(jsonRecord(r))}\n` : `${describeRecord(r, Date.now(), true).join('\n')}\n`);
+      io.stdout.write(
+        f.json === true
+          ? `${JSON.stringify(jsonRecord(r))}\n`
+          : `${describeRecord(r, Date.now(), true).join('\n')}\n`,
+      );
       return 0;
     });
   },
@@ -151,7 +197,10 @@ function decideCommand(state: 'approved' | 'denied'): Command {
   const name = `escalations ${verb}`;
   return command({
     name,
-    summary: state === 'approved' ? 'approve an escalation: the agent runs the action (once)' : 'deny an escalation: the action never runs',
+    summary:
+      state === 'approved'
+        ? 'approve an escalation: the agent runs the action (once)'
+        : 'deny an escalation: the action never runs',
     synopsis: `${name} ID [--store URL] [--by NAME] [--note TEXT]`,
     description: [
       state === 'approved'
@@ -160,9 +209,15 @@ function decideCommand(state: 'approved' | 'denied'): Command {
       'The decision is recorded with who (--by, default the login name) and when, and is final: an',
       'unknown, already decided or expired id is an error (exit 1).',
     ].join('\n'),
-    flags: { store: storeFlag, by: textFlag('NAME', 'who decides, recorded with the decision (default: your login name)'), note: textFlag('TEXT', 'why, recorded with the decision') },
+    flags: {
+      store: storeFlag,
+      by: textFlag('NAME', 'who decides, recorded with the decision (default: your login name)'),
+      note: textFlag('TEXT', 'why, recorded with the decision'),
+    },
     positionals: { min: 1, max: 1 },
-    examples: [`recourse ${name} esc_4f1c2a9be03d77a1c2e5 --store sqlite:.agent/state.db --by alice${state === 'denied' ? ' --note "duplicate refund"' : ''}`],
+    examples: [
+      `recourse ${name} esc_4f1c2a9be03d77a1c2e5 --store sqlite:.agent/state.db --by alice${state === 'denied' ? ' --note "duplicate refund"' : ''}`,
+    ],
     async run({ flags: f, positionals }, io) {
       const spec = storeOf(name, f.store, io);
       if (typeof spec === 'number') return spec;
@@ -179,8 +234,11 @@ function decideCommand(state: 'approved' | 'denied'): Command {
       const decider = by;
       return withDesk(name, spec, io, async (desk, where) => {
         const options = { by: decider, ...(f.note === undefined ? {} : { note: f.note }) };
-        const r = state === 'approved' ? await desk.approve(id, options) : await desk.deny(id, options);
-        io.stdout.write(`${r.id} ${state} by ${decider} at ${iso(r.decidedAt ?? Date.now())} in ${where}\n`);
+        const r =
+          state === 'approved' ? await desk.approve(id, options) : await desk.deny(id, options);
+        io.stdout.write(
+          `${r.id} ${state} by ${decider} at ${iso(r.decidedAt ?? Date.now())} in ${where}\n`,
+        );
         io.stdout.write(`  ${r.action} ${redactText(r.args)}\n`);
         return 0;
       });

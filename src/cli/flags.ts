@@ -48,7 +48,13 @@ export function booleanFlag(help: string, short?: string): BooleanFlag {
  * const flags = { scenario: textFlag('FILE', 'JSON scenario file') }
  */
 export function textFlag(value: string, help: string, short?: string): ValueFlag<string> {
-  return { kind: 'value', value, help, parse: (raw) => raw, ...(short === undefined ? {} : { short }) };
+  return {
+    kind: 'value',
+    value,
+    help,
+    parse: (raw) => raw,
+    ...(short === undefined ? {} : { short }),
+  };
 }
 
 /**
@@ -57,7 +63,12 @@ export function textFlag(value: string, help: string, short?: string): ValueFlag
  * @example
  * const flags = { seed: integerFlag('N', 'seed of the fault scenario (default 7)', 0, 2 ** 32 - 1) }
  */
-export function integerFlag(value: string, help: string, min: number, max = Number.MAX_SAFE_INTEGER): ValueFlag<number> {
+export function integerFlag(
+  value: string,
+  help: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): ValueFlag<number> {
   return {
     kind: 'value',
     value,
@@ -65,7 +76,11 @@ export function integerFlag(value: string, help: string, min: number, max = Numb
     parse: (raw) => {
       const n = /^[+-]?\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
       if (!Number.isSafeInteger(n) || n < min || n > max) {
-        throw new RangeError(max === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer between ${min} and ${max}`);
+        throw new RangeError(
+          max === Number.MAX_SAFE_INTEGER
+            ? `must be an integer >= ${min}`
+            : `must be an integer between ${min} and ${max}`,
+        );
       }
       return n;
     },
@@ -78,13 +93,18 @@ export function integerFlag(value: string, help: string, min: number, max = Numb
  * @example
  * const flags = { backend: choiceFlag('NAME', 'where the subagents run', ['anthropic', 'simulated']) }
  */
-export function choiceFlag<T extends string>(value: string, help: string, choices: readonly T[]): ValueFlag<T> {
+export function choiceFlag<T extends string>(
+  value: string,
+  help: string,
+  choices: readonly T[],
+): ValueFlag<T> {
   return {
     kind: 'value',
     value,
     help: `${help} (${choices.join(', ')})`,
     parse: (raw) => {
-      if (!(choices as readonly string[]).includes(raw)) throw new RangeError(`must be one of ${choices.join(', ')}`);
+      if (!(choices as readonly string[]).includes(raw))
+        throw new RangeError(`must be one of ${choices.join(', ')}`);
       return raw as T;
     },
   };

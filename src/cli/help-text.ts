@@ -22,8 +22,13 @@ function flagRows(flags: Flags): Array<[string, string]> {
  * io.stdout.write(commandHelp(reportCommand))
  */
 export function commandHelp(command: Command<Flags>): string {
-  const parts = [`Usage: recourse ${command.synopsis}`, command.description, `Options:\n${table(flagRows(command.flags))}`];
-  if (command.examples !== undefined && command.examples.length > 0) parts.push(`Examples:\n${command.examples.map((e) => `  ${e}`).join('\n')}`);
+  const parts = [
+    `Usage: recourse ${command.synopsis}`,
+    command.description,
+    `Options:\n${table(flagRows(command.flags))}`,
+  ];
+  if (command.examples !== undefined && command.examples.length > 0)
+    parts.push(`Examples:\n${command.examples.map((e) => `  ${e}`).join('\n')}`);
   return `${parts.filter((p) => p !== '').join('\n\n')}\n`;
 }
 
@@ -34,7 +39,10 @@ export function commandHelp(command: Command<Flags>): string {
  * io.stdout.write(groupHelp(chaosGroup))
  */
 export function groupHelp(group: CommandGroup): string {
-  const rows = group.commands.map((c): [string, string] => [c.name.slice(group.name.length + 1), c.summary]);
+  const rows = group.commands.map((c): [string, string] => [
+    c.name.slice(group.name.length + 1),
+    c.summary,
+  ]);
   return `Usage: recourse ${group.name} <command> [options]\n\n${group.summary}\n\nCommands:\n${table(rows)}\n\nRun "recourse ${group.name} <command> --help" for a command's options.\n`;
 }
 
@@ -44,7 +52,10 @@ export function groupHelp(group: CommandGroup): string {
  * @example
  * io.stdout.write(globalHelp('0.1.0', COMMANDS))
  */
-export function globalHelp(version: string, entries: ReadonlyArray<Command<Flags> | CommandGroup>): string {
+export function globalHelp(
+  version: string,
+  entries: ReadonlyArray<Command<Flags> | CommandGroup>,
+): string {
   const rows: Array<[string, string]> = [];
   for (const entry of entries) {
     if ('commands' in entry) for (const c of entry.commands) rows.push([c.name, c.summary]);

@@ -8,12 +8,18 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then(
+runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+}).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`recourse: ${error instanceof Error ? (error.stack ?? errorText(error)) : errorText(error)}\n`);
+    process.stderr.write(
+      `recourse: ${error instanceof Error ? (error.stack ?? errorText(error)) : errorText(error)}\n`,
+    );
     process.exitCode = 1;
   },
 );

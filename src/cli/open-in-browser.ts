@@ -9,7 +9,10 @@ import { pathToFileURL } from 'node:url';
  * @example
  * const problem = await openInBrowser('report.html', process.env)
  */
-export function openInBrowser(file: string, env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> {
+export function openInBrowser(
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string | undefined> {
   const url = pathToFileURL(file).href;
   const browser = env.BROWSER?.trim();
   const [command, args] =
@@ -21,8 +24,14 @@ export function openInBrowser(file: string, env: Readonly<Record<string, string 
           ? ['cmd', ['/c', 'start', '""', url]]
           : ['xdg-open', [url]];
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: 'ignore', detached: true, env: { ...process.env, ...env } });
-    child.once('error', (error: NodeJS.ErrnoException) => resolve(`${command}: ${error.code === 'ENOENT' ? 'not found' : error.message}`));
+    const child = spawn(command, args, {
+      stdio: 'ignore',
+      detached: true,
+      env: { ...process.env, ...env },
+    });
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      resolve(`${command}: ${error.code === 'ENOENT' ? 'not found' : error.message}`),
+    );
     child.once('spawn', () => {
       child.unref();
       resolve(undefined);

@@ -5,7 +5,10 @@ import type { Command, CommandInput } from './command.js';
 import type { Flags } from './flags.js';
 
 /** What parsing a command's arguments gave. */
-export type ParsedArgs<S extends Flags> = { kind: 'help' } | { kind: 'error'; message: string } | ({ kind: 'ok' } & CommandInput<S>);
+export type ParsedArgs<S extends Flags> =
+  | { kind: 'help' }
+  | { kind: 'error'; message: string }
+  | ({ kind: 'ok' } & CommandInput<S>);
 
 type ParseArgsOptions = Record<string, { type: 'string' | 'boolean'; short?: string }>;
 
@@ -19,13 +22,25 @@ type ParseArgsOptions = Record<string, { type: 'string' | 'boolean'; short?: str
  * const parsed = parseCommandArgs(demoCommand, ['--seed', '3'])
  * if (parsed.kind === 'ok') parsed.flags.seed // 3
  */
-export function parseCommandArgs<S extends Flags>(command: Command<S>, argv: readonly string[]): ParsedArgs<S> {
+export function parseCommandArgs<S extends Flags>(
+  command: Command<S>,
+  argv: readonly string[],
+): ParsedArgs<S> {
   const options: ParseArgsOptions = { help: { type: 'boolean', short: 'h' } };
   for (const [name, flag] of Object.entries(command.flags)) {
-    options[name] = { type: flag.kind === 'boolean' ? 'boolean' : 'string', ...(flag.short === undefined ? {} : { short: flag.short }) };
+    options[name] = {
+      type: flag.kind === 'boolean' ? 'boolean' : 'string',
+      ...(flag.short === undefined ? {} : { short: flag.short }),
+    };
   }
   // strict: false hands back every token, so the messages below are ours and name the flag.
-  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   if (tokens.some((t) => t.kind === 'option' && t.name === 'help')) return { kind: 'help' };
 
   const flags: Record<string, unknown> = {};
@@ -40,38 +55,61 @@ export function parseCommandArgs<S extends Flags>(command: Command<S>, argv: rea
     const flag = command.flags[token.name];
     if (flag === undefined) {
       // A one-letter typo (-z) is too short to guess from.
-      const hint = token.name.length > 2 ? closestName(token.name, Object.keys(command.flags)) : undefined;
-      return { kind: 'error', message: `unknown option ${token.rawName}${hint === undefined ? '' : ` (did you mean --${hint}?)`}` };
+      const hint =
+        token.name.length > 2 ? closestName(token.name, Object.keys(command.flags)) : undefined;
+      return {
+        kind: 'error',
+        message: `unknown option ${token.rawName}${hint === undefined ? '' : ` (did you mean --${hint}?)`}`,
+      };
     }
     const shown = `--${token.name}`;
     if (given.has(token.name)) return { kind: 'error', message: `${shown} is given twice` };
     given.add(token.name);
     if (flag.kind === 'boolean') {
-      if (token.value !== undefined) return { kind: 'error', message: `${shown} takes no value, got "${token.value}"` };
+      if (token.value !== undefined)
+        return { kind: 'error', message: `${shown} takes no value, got "${token.value}"` };
       flags[token.name] = true;
       continue;
     }
     // parseArgs takes the next word as the value even when it is another flag (`--scenario --port 1`);
     // `--scenario=--odd` is how to pass a value that starts with a dash.
     const raw = token.value;
-    if (raw === undefined || raw === '' || (!token.inlineValue && raw.startsWith('-') && raw !== '-')) {
+    if (
+      raw === undefined ||
+      raw === '' ||
+      (!token.inlineValue && raw.startsWith('-') && raw !== '-')
+    ) {
       return { kind: 'error', message: `${shown} needs a value (${shown} ${flag.value})` };
     }
     try {
       flags[token.name] = flag.parse(raw);
     } catch (error) {
-      return { kind: 'error', message: `${shown} ${errorText(error).replace(/^RangeError: /, '')}, got "${raw}"` };
+      return {
+        kind: 'error',
+        message: `${shown} ${errorText(error).replace(/^RangeError: /, '')}, got "${raw}"`,
+      };
     }
   }
 
   for (const group of command.conflicts ?? []) {
     const clash = group.filter((name) => given.has(name));
-    if (clash.length > 1) return { kind: 'error', message: `${clash.map((n) => `--${n}`).join(' and ')} cannot be used together` };
+    if (clash.length > 1)
+      return {
+        kind: 'error',
+        message: `${clash.map((n) => `--${n}`).join(' and ')} cannot be used together`,
+      };
   }
   const { min, max } = command.positionals;
   if (positionals.length > max) {
-    return { kind: 'error', message: max === 0 ? `unexpected argument "${positionals[0]}"` : `unexpected argument "${positionals[max]}" (takes at most ${max})` };
+    return {
+      kind: 'error',
+      message:
+        max === 0
+          ? `unexpected argument "${positionals[0]}"`
+          : `unexpected argument "${positionals[max]}" (takes at most ${max})`,
+    };
   }
-  if (positionals.length < min) return { kind: 'error', message: `missing argument: ${command.synopsis}` };
+  if (positionals.length < min)
+    return { kind: 'error', message: `missing argument: ${command.synopsis}` };
   return { kind: 'ok', flags: flags as CommandInput<S>['flags'], positionals };
 }

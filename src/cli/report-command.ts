@@ -9,14 +9,20 @@ import { packageVersion } from './version.js';
 const NAME = 'report';
 
 const flags = {
-  output: textFlag('FILE', 'where to write the page (default: the log\'s name with .html, next to it)', 'o'),
+  output: textFlag(
+    'FILE',
+    "where to write the page (default: the log's name with .html, next to it)",
+    'o',
+  ),
   open: booleanFlag('open the page in a browser ($BROWSER, else open / xdg-open)'),
-  title: textFlag('TEXT', 'the page title (default: the log\'s file name)'),
+  title: textFlag('TEXT', "the page title (default: the log's file name)"),
 };
 
 /** The default page next to a log: `run.jsonl` → `run.html`. */
 export function defaultReportPath(log: string): string {
-  return /\.(jsonl|ndjson|json|log)$/i.test(log) ? log.replace(/\.(jsonl|ndjson|json|log)$/i, '.html') : `${log}.html`;
+  return /\.(jsonl|ndjson|json|log)$/i.test(log)
+    ? log.replace(/\.(jsonl|ndjson|json|log)$/i, '.html')
+    : `${log}.html`;
 }
 
 /**
@@ -28,7 +34,7 @@ export function defaultReportPath(log: string): string {
  */
 export const reportCommand = command({
   name: NAME,
-  summary: 'turn a run\'s JSON event log into one self-contained HTML page',
+  summary: "turn a run's JSON event log into one self-contained HTML page",
   synopsis: 'report RUN.jsonl [-o FILE] [--open] [--title TEXT]',
   description: [
     'Reads a JSON-lines event log written by jsonLogger (subscribe(jsonLogger(stream))) and writes one',
@@ -44,19 +50,28 @@ export const reportCommand = command({
   async run({ flags: f, positionals }, io) {
     const input = positionals[0]!;
     const output = f.output ?? defaultReportPath(input);
-    if (resolve(output) === resolve(input)) return usageError(io, NAME, `-o ${output} would overwrite the log itself`);
+    if (resolve(output) === resolve(input))
+      return usageError(io, NAME, `-o ${output} would overwrite the log itself`);
     let written: Awaited<ReturnType<typeof writeReport>>;
     try {
-      written = await writeReport(input, output, { version: packageVersion(), ...(f.title === undefined ? {} : { title: f.title }) });
+      written = await writeReport(input, output, {
+        version: packageVersion(),
+        ...(f.title === undefined ? {} : { title: f.title }),
+      });
     } catch (error) {
       io.stderr.write(`recourse ${NAME}: ${errorText(error)}\n`);
       return 1;
     }
     for (const note of written.notes) io.stderr.write(`recourse ${NAME}: ${note}\n`);
-    io.stdout.write(`report: ${resolve(written.output)} (${written.calls} calls, ${written.events} events)\n`);
+    io.stdout.write(
+      `report: ${resolve(written.output)} (${written.calls} calls, ${written.events} events)\n`,
+    );
     if (f.open === true) {
       const problem = await openInBrowser(resolve(written.output), io.env);
-      if (problem !== undefined) io.stderr.write(`recourse ${NAME}: could not open a browser (${problem}); the report is written\n`);
+      if (problem !== undefined)
+        io.stderr.write(
+          `recourse ${NAME}: could not open a browser (${problem}); the report is written\n`,
+        );
     }
     return 0;
   },

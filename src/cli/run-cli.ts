@@ -23,14 +23,20 @@ function unknown(io: CliIo, where: string, word: string, known: string[]): numbe
   return 2;
 }
 
-async function runCommand(command: Command<Flags>, argv: readonly string[], io: CliIo): Promise<number> {
+async function runCommand(
+  command: Command<Flags>,
+  argv: readonly string[],
+  io: CliIo,
+): Promise<number> {
   const parsed = parseCommandArgs(command, argv);
   if (parsed.kind === 'help') {
     io.stdout.write(commandHelp(command));
     return 0;
   }
   if (parsed.kind === 'error') {
-    io.stderr.write(`recourse ${command.name}: ${parsed.message}\nRun "recourse ${command.name} --help" for the options.\n`);
+    io.stderr.write(
+      `recourse ${command.name}: ${parsed.message}\nRun "recourse ${command.name} --help" for the options.\n`,
+    );
     return 2;
   }
   try {
@@ -38,7 +44,8 @@ async function runCommand(command: Command<Flags>, argv: readonly string[], io: 
   } catch (error) {
     // A failure while running (a port taken, an API key missing) is not a usage error: exit 1.
     io.stderr.write(`recourse ${command.name}: ${errorText(error)}\n`);
-    if (io.env.RECOURSE_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+    if (io.env.RECOURSE_DEBUG && error instanceof Error && error.stack)
+      io.stderr.write(`${error.stack}\n`);
     return 1;
   }
 }
@@ -51,7 +58,11 @@ async function runCommand(command: Command<Flags>, argv: readonly string[], io: 
  * @example
  * process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env })
  */
-export async function runCli(argv: readonly string[], io: CliIo, entries: readonly Entry[] = COMMANDS): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  entries: readonly Entry[] = COMMANDS,
+): Promise<number> {
   const [first, ...rest] = argv;
   if (first === '--version' || first === '-v') {
     io.stdout.write(`${packageVersion()}\n`);
@@ -65,9 +76,14 @@ export async function runCli(argv: readonly string[], io: CliIo, entries: readon
     io.stderr.write(globalHelp(packageVersion(), entries));
     return 2;
   }
-  if (first === 'help') return rest.length === 0 ? runCli(['--help'], io, entries) : runCli([...rest, '--help'], io, entries);
+  if (first === 'help')
+    return rest.length === 0
+      ? runCli(['--help'], io, entries)
+      : runCli([...rest, '--help'], io, entries);
   if (first.startsWith('-')) {
-    io.stderr.write(`recourse: unknown option ${first}; the options come after the command (recourse <command> ${first})\nRun "recourse --help" for usage.\n`);
+    io.stderr.write(
+      `recourse: unknown option ${first}; the options come after the command (recourse <command> ${first})\nRun "recourse --help" for usage.\n`,
+    );
     return 2;
   }
   const entry = entries.find((e) => e.name === first);
@@ -81,7 +97,9 @@ export async function runCli(argv: readonly string[], io: CliIo, entries: readon
   }
   const subNames = entry.commands.map((c) => c.name.slice(entry.name.length + 1));
   if (sub === undefined || sub.startsWith('-')) {
-    io.stderr.write(`recourse ${entry.name}: missing command (${subNames.join(', ')})\nRun "recourse ${entry.name} --help" for usage.\n`);
+    io.stderr.write(
+      `recourse ${entry.name}: missing command (${subNames.join(', ')})\nRun "recourse ${entry.name} --help" for usage.\n`,
+    );
     return 2;
   }
   const command = entry.commands.find((c) => c.name === `${entry.name} ${sub}`);

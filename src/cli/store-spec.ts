@@ -21,11 +21,17 @@ export const STORE_FORMS = 'sqlite:PATH, postgres://…[?schema=NAME] or redis:/
 export function parseStoreSpec(raw: string): StoreSpec {
   if (raw.startsWith('sqlite:')) {
     const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (path === '') throw new RangeError(`must name the database file after sqlite: (${STORE_FORMS})`);
+    if (path === '')
+      throw new RangeError(`must name the database file after sqlite: (${STORE_FORMS})`);
     return { kind: 'sqlite', path };
   }
   const scheme = /^([a-z]+):\/\//.exec(raw)?.[1];
-  if (scheme === 'postgres' || scheme === 'postgresql' || scheme === 'redis' || scheme === 'rediss') {
+  if (
+    scheme === 'postgres' ||
+    scheme === 'postgresql' ||
+    scheme === 'redis' ||
+    scheme === 'rediss'
+  ) {
     let url: URL;
     try {
       url = new URL(raw);
@@ -36,7 +42,9 @@ export function parseStoreSpec(raw: string): StoreSpec {
     const value = url.searchParams.get(option) ?? undefined;
     url.searchParams.delete(option);
     if (value === '') throw new RangeError(`?${option}= must not be empty`);
-    return scheme.startsWith('redis') ? { kind: 'redis', url: url.toString(), prefix: value } : { kind: 'postgres', url: url.toString(), schema: value };
+    return scheme.startsWith('redis')
+      ? { kind: 'redis', url: url.toString(), prefix: value }
+      : { kind: 'postgres', url: url.toString(), schema: value };
   }
   throw new RangeError(`must be one of ${STORE_FORMS}`);
 }
@@ -46,7 +54,14 @@ export function describeStore(spec: StoreSpec): string {
   if (spec.kind === 'sqlite') return `sqlite:${spec.path}`;
   const url = new URL(spec.url);
   if (url.password !== '') url.password = '****';
-  const extra = spec.kind === 'postgres' ? (spec.schema === undefined ? '' : ` (schema ${spec.schema})`) : spec.prefix === undefined ? '' : ` (prefix ${spec.prefix})`;
+  const extra =
+    spec.kind === 'postgres'
+      ? spec.schema === undefined
+        ? ''
+        : ` (schema ${spec.schema})`
+      : spec.prefix === undefined
+        ? ''
+        : ` (prefix ${spec.prefix})`;
   return `${url.toString()}${extra}`;
 }
 
@@ -91,8 +106,15 @@ export async function openStore(spec: StoreSpec, o: OpenStoreOptions = {}): Prom
     return { store, close: () => store.close() };
   }
   if (spec.kind === 'postgres') {
-    const [{ postgresStore }, pg] = await Promise.all([import('../postgres/index.js'), import('pg')]);
-    const pool = new pg.default.Pool({ connectionString: spec.url, max: o.connections ?? 2, connectionTimeoutMillis: 5_000 });
+    const [{ postgresStore }, pg] = await Promise.all([
+      import('../postgres/index.js'),
+      import('pg'),
+    ]);
+    const pool = new pg.default.Pool({
+      connectionString: spec.url,
+      max: o.connections ?? 2,
+      connectionTimeoutMillis: 5_000,
+    });
     // A lost connection is reported by the call that needed it, not as an unhandled 'error' event.
     pool.on('error', () => {});
     const store = postgresStore({
@@ -116,20 +138,33 @@ async function loadIoredis(): Promise<typeof import('ioredis').Redis> {
   try {
     return (await import('ioredis')).Redis;
   } catch (error) {
-    throw new Error('a redis:// store needs the package "ioredis", which is not installed (recourse leaves the drivers to you): npm install ioredis', { cause: error });
+    throw new Error(
+      'a redis:// store needs the package "ioredis", which is not installed (recourse leaves the drivers to you): npm install ioredis',
+      { cause: error },
+    );
   }
 }
 
-async function openRedisStore(spec: Extract<StoreSpec, { kind: 'redis' }>, o: OpenStoreOptions): Promise<OpenedStore> {
+async function openRedisStore(
+  spec: Extract<StoreSpec, { kind: 'redis' }>,
+  o: OpenStoreOptions,
+): Promise<OpenedStore> {
   const [{ redisStore }, Redis] = await Promise.all([import('../redis/index.js'), loadIoredis()]);
   // Connected here, so a wrong address is an error now rather than a hang.
-  const client = new Redis(spec.url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000 });
+  const client = new Redis(spec.url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 5_000,
+  });
   client.on('error', () => {});
   try {
     await client.connect();
   } catch (error) {
     client.disconnect();
-    throw new Error(`cannot connect to ${describeStore(spec)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `cannot connect to ${describeStore(spec)}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   const store = redisStore({
     client,

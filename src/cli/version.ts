@@ -11,7 +11,9 @@ let cached: string | undefined;
  */
 export function packageVersion(): string {
   if (cached === undefined) {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    const manifest = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as { version?: unknown };
     cached = typeof manifest.version === 'string' ? manifest.version : 'unknown';
   }
   return cached;

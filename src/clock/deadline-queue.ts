@@ -27,9 +27,8 @@ export interface UnstampedEntry extends DeadlineEntry {
   stamp(now: number): void;
 }
 
-
 /**
- * @internal One timer per clock for every pending deadline (principle 10). Entries live in a
+ * @internal One timer per clock for every pending deadline (ARCHITECTURE.md §P10). Entries live in a
  * binary heap; cancelling only clears the entry, and the single timer is re-armed lazily, so a
  * stream of short calls that finish in time arms about one timer per timeout period instead of
  * one per call. The newest entry waits outside the heap until another one comes: a call that ends
@@ -110,7 +109,11 @@ export class DeadlineQueue {
       if (unstamped.length > 0 && unstamped[unstamped.length - 1] === entry) unstamped.pop();
     }
     if (--this.#live === 0) this.#idle();
-    else if ((this.#n > 1024 && this.#n > 4 * this.#live) || (this.#unstamped.length > 1024 && this.#unstamped.length > 4 * this.#live)) this.#compact();
+    else if (
+      (this.#n > 1024 && this.#n > 4 * this.#live) ||
+      (this.#unstamped.length > 1024 && this.#unstamped.length > 4 * this.#live)
+    )
+      this.#compact();
   }
 
   /** Number of entries still waiting (cancelled ones excluded). */
@@ -122,7 +125,12 @@ export class DeadlineQueue {
     this.#timer?.cancel();
     this.#armedAt = at;
     this.#refed = true;
-    this.#timer = inRootContext(startTimer, this.#clock, Math.max(0, at - this.#clock.now()), this.#onTimer);
+    this.#timer = inRootContext(
+      startTimer,
+      this.#clock,
+      Math.max(0, at - this.#clock.now()),
+      this.#onTimer,
+    );
   }
 
   #idle(): void {
@@ -155,7 +163,8 @@ export class DeadlineQueue {
     for (const e of live) this.#push(e);
     const unstamped = this.#unstamped;
     let kept = 0;
-    for (let i = 0; i < unstamped.length; i++) if (unstamped[i]!.live) unstamped[kept++] = unstamped[i]!;
+    for (let i = 0; i < unstamped.length; i++)
+      if (unstamped[i]!.live) unstamped[kept++] = unstamped[i]!;
     unstamped.length = kept;
   }
 

@@ -63,7 +63,10 @@ export interface DeadlineSource {
 function noop(): void {}
 
 // One executor for every deadline's promise: it hands the settle functions over without a closure.
-const captured: { resolve: (value: unknown) => void; reject: (error: unknown) => void } = { resolve: noop, reject: noop };
+const captured: { resolve: (value: unknown) => void; reject: (error: unknown) => void } = {
+  resolve: noop,
+  reject: noop,
+};
 function capture(resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
   captured.resolve = resolve;
   captured.reject = reject;
@@ -71,7 +74,7 @@ function capture(resolve: (value: unknown) => void, reject: (error: unknown) => 
 
 /**
  * @internal The one implementation of {@link CallContext}, and the one carrier of per-call context
- * (principle 8): deadline, abort, attempt, idempotency key, the dependency's name and slots for
+ * (ARCHITECTURE.md §P8): deadline, abort, attempt, idempotency key, the dependency's name and slots for
  * telemetry. Scopes form a chain (root → timeout → retry attempt …); each link only adds what it
  * changes. The signal of a link that can abort on its own (a timeout, a probe) is created only when
  * somebody reads `signal`, so the success path allocates no AbortController.
@@ -119,13 +122,17 @@ export class Scope implements CallContext, UnstampedEntry {
     this.#info = info;
     this.#external = external;
     let flags = ownsAbort ? OWNS_ABORT | CAN_ABORT : 0;
-    if (external !== undefined || (parent !== undefined && (parent.#flags & CAN_ABORT) !== 0)) flags |= CAN_ABORT;
-    if (deadline !== undefined || info.idempotencyKey !== undefined || info.slots !== undefined) flags |= CARRIES;
+    if (external !== undefined || (parent !== undefined && (parent.#flags & CAN_ABORT) !== 0))
+      flags |= CAN_ABORT;
+    if (deadline !== undefined || info.idempotencyKey !== undefined || info.slots !== undefined)
+      flags |= CARRIES;
     this.#flags = flags;
   }
 
   /** The scope of a call that carries nothing: no deadline, no signal, no key, no name. */
-  static readonly EMPTY: Scope = Scope.#shared(new Scope(undefined, 1, undefined, undefined, NO_INFO, undefined, false));
+  static readonly EMPTY: Scope = Scope.#shared(
+    new Scope(undefined, 1, undefined, undefined, NO_INFO, undefined, false),
+  );
 
   static #shared(scope: Scope): Scope {
     scope.#flags |= SHARED;
@@ -137,7 +144,17 @@ export class Scope implements CallContext, UnstampedEntry {
    * pipeline keeps one): it never changes, so calls need not allocate their own.
    */
   static named(name: string): Scope {
-    return Scope.#shared(new Scope(undefined, 1, undefined, undefined, { idempotencyKey: undefined, name, slots: undefined }, undefined, false));
+    return Scope.#shared(
+      new Scope(
+        undefined,
+        1,
+        undefined,
+        undefined,
+        { idempotencyKey: undefined, name, slots: undefined },
+        undefined,
+        false,
+      ),
+    );
   }
 
   /** True for a scope shared by many calls ({@link Scope.EMPTY}, {@link Scope.named}): it stands for no call in particular. */
@@ -149,22 +166,45 @@ export class Scope implements CallContext, UnstampedEntry {
    * A root scope for one `execute`, nested in `ambient` (the scope of the call it runs inside, if
    * any) and reusing it when nothing changes.
    */
-  static root(ambient: Scope | undefined, signal: AbortSignal | undefined, idempotencyKey: string | undefined, named: Scope | undefined): Scope {
+  static root(
+    ambient: Scope | undefined,
+    signal: AbortSignal | undefined,
+    idempotencyKey: string | undefined,
+    named: Scope | undefined,
+  ): Scope {
     const name = named?.name;
     if (ambient === undefined) {
       // While a sink is attached every outermost call gets a scope of its own: its events say which
       // call they belong to. Otherwise a call with nothing of its own shares one immutable scope.
-      if (signal === undefined && idempotencyKey === undefined && !namesObserved()) return named ?? Scope.EMPTY;
-      return new Scope(undefined, 1, undefined, undefined, { idempotencyKey, name, slots: undefined }, signal, false);
+      if (signal === undefined && idempotencyKey === undefined && !namesObserved())
+        return named ?? Scope.EMPTY;
+      return new Scope(
+        undefined,
+        1,
+        undefined,
+        undefined,
+        { idempotencyKey, name, slots: undefined },
+        signal,
+        false,
+      );
     }
     const info = ambient.#info;
-    if (signal === undefined && (idempotencyKey === undefined || idempotencyKey === info.idempotencyKey) && (name === undefined || name === info.name)) {
+    if (
+      signal === undefined &&
+      (idempotencyKey === undefined || idempotencyKey === info.idempotencyKey) &&
+      (name === undefined || name === info.name)
+    ) {
       return ambient.attempt === 1 ? ambient : ambient.withAttempt(1);
     }
     const changed: CallInfo =
-      (idempotencyKey === undefined || idempotencyKey === info.idempotencyKey) && (name === undefined || name === info.name)
+      (idempotencyKey === undefined || idempotencyKey === info.idempotencyKey) &&
+      (name === undefined || name === info.name)
         ? info
-        : { idempotencyKey: idempotencyKey ?? info.idempotencyKey, name: name ?? info.name, slots: info.slots };
+        : {
+            idempotencyKey: idempotencyKey ?? info.idempotencyKey,
+            name: name ?? info.name,
+            slots: info.slots,
+          };
     return new Scope(ambient, 1, ambient.deadline, ambient.#deadlineClock, changed, signal, false);
   }
 
@@ -185,7 +225,15 @@ export class Scope implements CallContext, UnstampedEntry {
    * {@link Scope.pipe} when the call turns out to be asynchronous.
    */
   static withDeadline(parent: Scope, source: DeadlineSource): Scope {
-    const scope = new Scope(parent, parent.attempt, undefined, undefined, parent.#info, undefined, true);
+    const scope = new Scope(
+      parent,
+      parent.attempt,
+      undefined,
+      undefined,
+      parent.#info,
+      undefined,
+      true,
+    );
     scope.#source = source;
     if (source.lazy) scope.#flags |= UNSTAMPED | CARRIES;
     else scope.#stampAt(source.clock.now());
@@ -279,7 +327,15 @@ export class Scope implements CallContext, UnstampedEntry {
 
   /** The same scope as seen by attempt `n` of a retry. */
   withAttempt(attempt: number): Scope {
-    return new Scope(this, attempt, this.deadline, this.#deadlineClock, this.#info, undefined, false);
+    return new Scope(
+      this,
+      attempt,
+      this.deadline,
+      this.#deadlineClock,
+      this.#info,
+      undefined,
+      false,
+    );
   }
 
   /**
@@ -288,7 +344,15 @@ export class Scope implements CallContext, UnstampedEntry {
    */
   withAbort(at: number, clock: Clock): Scope {
     const parentFirst = this.deadlineFirstOf(at, clock);
-    return new Scope(this, this.attempt, parentFirst ? this.deadline : at, parentFirst ? this.#deadlineClock : clock, this.#info, undefined, true);
+    return new Scope(
+      this,
+      this.attempt,
+      parentFirst ? this.deadline : at,
+      parentFirst ? this.#deadlineClock : clock,
+      this.#info,
+      undefined,
+      true,
+    );
   }
 
   /**
@@ -340,14 +404,30 @@ export class Scope implements CallContext, UnstampedEntry {
   withName(name: string): Scope {
     const info = this.#info;
     if (name === info.name) return this;
-    return new Scope(this, this.attempt, this.deadline, this.#deadlineClock, { idempotencyKey: info.idempotencyKey, name, slots: info.slots }, undefined, false);
+    return new Scope(
+      this,
+      this.attempt,
+      this.deadline,
+      this.#deadlineClock,
+      { idempotencyKey: info.idempotencyKey, name, slots: info.slots },
+      undefined,
+      false,
+    );
   }
 
   /** A child carrying `value` in `slot` (seen by this call and everything nested in it). */
   withSlot<T>(slot: ScopeSlot<T>, value: T): Scope {
     const info = this.#info;
     const slots: SlotNode = { slot: slot as ScopeSlot<unknown>, value, next: info.slots };
-    return new Scope(this, this.attempt, this.deadline, this.#deadlineClock, { idempotencyKey: info.idempotencyKey, name: info.name, slots }, undefined, false);
+    return new Scope(
+      this,
+      this.attempt,
+      this.deadline,
+      this.#deadlineClock,
+      { idempotencyKey: info.idempotencyKey, name: info.name, slots },
+      undefined,
+      false,
+    );
   }
 
   /** The value of `slot` in this scope (the nearest one set), if any. */
@@ -368,14 +448,19 @@ export class Scope implements CallContext, UnstampedEntry {
     if ((this.#flags & OWNS_ABORT) !== 0) return this.#ownSignal();
     if (this.#external !== undefined) {
       // A caller signal plus a parent that can abort too: both must reach fn.
-      if (this.#parent !== undefined && (this.#parent.#flags & CAN_ABORT) !== 0) return this.#ownSignal();
+      if (this.#parent !== undefined && (this.#parent.#flags & CAN_ABORT) !== 0)
+        return this.#ownSignal();
       return this.#external;
     }
     return this.#parent?.signal ?? NEVER;
   }
 
   get aborted(): boolean {
-    return (this.#flags & ABORTED) !== 0 || (this.#external?.aborted ?? false) || (this.#parent?.aborted ?? false);
+    return (
+      (this.#flags & ABORTED) !== 0 ||
+      (this.#external?.aborted ?? false) ||
+      (this.#parent?.aborted ?? false)
+    );
   }
 
   /** The reason of the nearest abort (own, caller's, or an enclosing scope's). */
@@ -425,7 +510,7 @@ export class Scope implements CallContext, UnstampedEntry {
   }
 }
 
-// The one AsyncLocalStorage of recourse (principle 8): everything a nested call must know rides on
+// The one AsyncLocalStorage of recourse (ARCHITECTURE.md §P8): everything a nested call must know rides on
 // its Scope, so a chain enters it at most once, and only when the scope has something to carry.
 const storage = new AsyncLocalStorage<Scope>();
 let entered = false;
@@ -438,7 +523,8 @@ let entered = false;
  * one copies the map once (measured: about 250 ns less per call on Node 24). Both ways give nested
  * code the same stores; the test picks the cheaper one (the hook-based class has `_enable`).
  */
-const FRAME_MAPS = typeof (AsyncLocalStorage.prototype as { _enable?: unknown })._enable !== 'function';
+const FRAME_MAPS =
+  typeof (AsyncLocalStorage.prototype as { _enable?: unknown })._enable !== 'function';
 
 function enterAndCall<A extends unknown[], R>(scope: Scope, fn: (...args: A) => R, args: A): R {
   storage.enterWith(scope);
@@ -462,14 +548,22 @@ export function ambientScope(): Scope | undefined {
  * Enters AsyncLocalStorage only when the scope carries something nested code must see and is not
  * already the ambient one.
  */
-export function callInScope<T>(fn: (ctx: CallContext) => T | PromiseLike<T>, scope: Scope): T | PromiseLike<T> {
+export function callInScope<T>(
+  fn: (ctx: CallContext) => T | PromiseLike<T>,
+  scope: Scope,
+): T | PromiseLike<T> {
   if (scope.canAbort) {
     if (scope.aborted) throw scope.reason;
   } else if (!scope.propagates) return fn(scope);
   entered = true;
   if (!FRAME_MAPS) return storage.run(scope, fn, scope);
   if (storage.getStore() === scope) return fn(scope);
-  return new AsyncResource('recourse.scope').runInAsyncScope(enterAndCallWith<T | PromiseLike<T>>, undefined, scope, fn);
+  return new AsyncResource('recourse.scope').runInAsyncScope(
+    enterAndCallWith<T | PromiseLike<T>>,
+    undefined,
+    scope,
+    fn,
+  );
 }
 
 function expireScope(scope: Scope): void {
@@ -480,9 +574,19 @@ function expireScope(scope: Scope): void {
  * @internal Runs `fn(...args)` with `scope` as the ambient scope: for callbacks that fire outside
  * their call's own async context (a shared timer armed by another call).
  */
-export function runInScope<A extends unknown[], R>(scope: Scope, fn: (...args: A) => R, ...args: A): R {
+export function runInScope<A extends unknown[], R>(
+  scope: Scope,
+  fn: (...args: A) => R,
+  ...args: A
+): R {
   entered = true;
   if (!FRAME_MAPS) return storage.run(scope, fn, ...args);
   if (storage.getStore() === scope) return fn(...args);
-  return new AsyncResource('recourse.scope').runInAsyncScope(enterAndCall<A, R>, undefined, scope, fn, args);
+  return new AsyncResource('recourse.scope').runInAsyncScope(
+    enterAndCall<A, R>,
+    undefined,
+    scope,
+    fn,
+    args,
+  );
 }

@@ -5,7 +5,11 @@ import { abortReason } from '../errors/abort-error.js';
  * promise itself keeps running (other callers may share it; fn may ignore its signal) and
  * `onSettled` runs when it finally settles.
  */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, onSettled?: () => void): Promise<T> {
+export function untilAborted<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  onSettled?: () => void,
+): Promise<T> {
   if (signal === undefined) return promise;
   if (signal.aborted) return Promise.reject(abortReason(signal));
   return new Promise<T>((resolve, reject) => {

@@ -19,7 +19,9 @@ export class AllPathsFailedError extends RecourseError {
   readonly failures: readonly PathFailure[];
   constructor(failures: readonly PathFailure[]) {
     const summary = failures.map((f) => `${textOf(f.path)}: ${textOf(f.error)}`).join('; ');
-    super(`all ${failures.length} path(s) failed (${summary})`, { cause: failures[failures.length - 1]?.error });
+    super(`all ${failures.length} path(s) failed (${summary})`, {
+      cause: failures[failures.length - 1]?.error,
+    });
     this.failures = failures;
   }
 }

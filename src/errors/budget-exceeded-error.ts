@@ -29,7 +29,8 @@ export class BudgetExceededError extends RecourseError {
   readonly estimate: number;
   readonly limit: number;
   constructor(o: BudgetExceededErrorOptions) {
-    const show = (n: number): string => (o.unit === 'usd' ? `$${n.toFixed(4)}` : `${Math.round(n)} tokens`);
+    const show = (n: number): string =>
+      o.unit === 'usd' ? `$${n.toFixed(4)}` : `${Math.round(n)} tokens`;
     super(
       o.estimate > 0
         ? `spend limit ${JSON.stringify(o.name)}: ${show(o.spent)} spent and the next call may cost ${show(o.estimate)}, over the limit of ${show(o.limit)}`
@@ -43,7 +44,12 @@ export class BudgetExceededError extends RecourseError {
   }
 }
 
-const EXCEEDED: DeclaredClassification = Object.freeze({ kind: 'persistent', retryable: false, countsForBreaker: false, reason: 'budget_exceeded' });
+const EXCEEDED: DeclaredClassification = Object.freeze({
+  kind: 'persistent',
+  retryable: false,
+  countsForBreaker: false,
+  reason: 'budget_exceeded',
+});
 Object.defineProperty(BudgetExceededError.prototype, classifiedAs, { value: EXCEEDED });
 
 /** Cross-realm guard for {@link BudgetExceededError}. @example if (isBudgetExceededError(e)) stopTheRun() */

@@ -18,7 +18,12 @@ export class CircuitOpenError extends RecourseError {
   readonly state: 'open' | 'half-open' | 'isolated';
   /** Why the breaker was opened when not by its failures: `spend_rate` (a `spendLimit` rate); absent otherwise. */
   declare readonly reason?: BreakerOpenReason;
-  constructor(breaker: string, retryAfterMs: number, state: 'open' | 'half-open' | 'isolated', reason?: BreakerOpenReason) {
+  constructor(
+    breaker: string,
+    retryAfterMs: number,
+    state: 'open' | 'half-open' | 'isolated',
+    reason?: BreakerOpenReason,
+  ) {
     // Whole milliseconds, rounded up so a caller that waits this long is never early
     // (performance.now() differences would otherwise show as 29999.161192).
     const wait = Math.ceil(retryAfterMs);
@@ -32,7 +37,8 @@ export class CircuitOpenError extends RecourseError {
     this.breaker = breaker;
     this.retryAfterMs = wait;
     this.state = state;
-    if (reason !== undefined) Object.defineProperty(this, 'reason', { value: reason, enumerable: true });
+    if (reason !== undefined)
+      Object.defineProperty(this, 'reason', { value: reason, enumerable: true });
   }
 }
 

@@ -18,7 +18,12 @@ export class EscalationDecisionError extends RecourseError {
   readonly id: string;
   readonly problem: EscalationDecisionProblem;
   readonly record: EscalationRecord | undefined;
-  constructor(id: string, problem: EscalationDecisionProblem, message: string, record?: EscalationRecord) {
+  constructor(
+    id: string,
+    problem: EscalationDecisionProblem,
+    message: string,
+    record?: EscalationRecord,
+  ) {
     super(message);
     this.id = id;
     this.problem = problem;
@@ -26,7 +31,12 @@ export class EscalationDecisionError extends RecourseError {
   }
 }
 
-const BAD_DECISION: DeclaredClassification = Object.freeze({ kind: 'logical', retryable: false, countsForBreaker: false, reason: 'bad_decision' });
+const BAD_DECISION: DeclaredClassification = Object.freeze({
+  kind: 'logical',
+  retryable: false,
+  countsForBreaker: false,
+  reason: 'bad_decision',
+});
 Object.defineProperty(EscalationDecisionError.prototype, classifiedAs, { value: BAD_DECISION });
 
 /** Cross-realm guard for {@link EscalationDecisionError}. @example if (isEscalationDecisionError(e)) console.error(e.message) */

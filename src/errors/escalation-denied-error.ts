@@ -29,9 +29,16 @@ export class EscalationDeniedError extends RecourseError {
   readonly decidedBy: string | undefined;
   readonly note: string | undefined;
   constructor(options: EscalationDeniedErrorOptions) {
-    const at = Number.isFinite(options.decidedAt) ? new Date(options.decidedAt).toISOString() : String(options.decidedAt);
-    const who = options.state === 'expired' ? `expired undecided at ${at}` : `was denied by ${options.decidedBy ?? 'somebody'} at ${at}`;
-    super(`${JSON.stringify(options.action)} ${options.state === 'expired' ? 'was not run: its escalation ' : ''}${who} (escalation ${options.id})${options.note ? `: ${options.note}` : ''}`);
+    const at = Number.isFinite(options.decidedAt)
+      ? new Date(options.decidedAt).toISOString()
+      : String(options.decidedAt);
+    const who =
+      options.state === 'expired'
+        ? `expired undecided at ${at}`
+        : `was denied by ${options.decidedBy ?? 'somebody'} at ${at}`;
+    super(
+      `${JSON.stringify(options.action)} ${options.state === 'expired' ? 'was not run: its escalation ' : ''}${who} (escalation ${options.id})${options.note ? `: ${options.note}` : ''}`,
+    );
     this.id = options.id;
     this.action = options.action;
     this.state = options.state;
@@ -41,7 +48,12 @@ export class EscalationDeniedError extends RecourseError {
   }
 }
 
-const DENIED: DeclaredClassification = Object.freeze({ kind: 'persistent', retryable: false, countsForBreaker: false, reason: 'escalation_denied' });
+const DENIED: DeclaredClassification = Object.freeze({
+  kind: 'persistent',
+  retryable: false,
+  countsForBreaker: false,
+  reason: 'escalation_denied',
+});
 Object.defineProperty(EscalationDeniedError.prototype, classifiedAs, { value: DENIED });
 
 /** Cross-realm guard for {@link EscalationDeniedError}. @example if (isEscalationDeniedError(e)) console.log(e.decidedBy) */

@@ -29,7 +29,9 @@ export class EscalationRequiredError extends RecourseError {
   readonly round: number;
   readonly expiresAt: number;
   constructor(options: EscalationRequiredErrorOptions) {
-    const until = Number.isFinite(options.expiresAt) ? new Date(options.expiresAt).toISOString() : 'no deadline';
+    const until = Number.isFinite(options.expiresAt)
+      ? new Date(options.expiresAt).toISOString()
+      : 'no deadline';
     super(
       `${JSON.stringify(options.action)} needs a person's decision: escalation ${options.id} is pending until ${until} (recourse escalations approve ${options.id} | deny ${options.id})`,
       'cause' in options ? { cause: options.cause } : undefined,
@@ -41,7 +43,12 @@ export class EscalationRequiredError extends RecourseError {
   }
 }
 
-const REQUIRED: DeclaredClassification = Object.freeze({ kind: 'persistent', retryable: false, countsForBreaker: false, reason: 'escalation_required' });
+const REQUIRED: DeclaredClassification = Object.freeze({
+  kind: 'persistent',
+  retryable: false,
+  countsForBreaker: false,
+  reason: 'escalation_required',
+});
 Object.defineProperty(EscalationRequiredError.prototype, classifiedAs, { value: REQUIRED });
 
 /** Cross-realm guard for {@link EscalationRequiredError}. @example if (isEscalationRequiredError(e)) await escalations.wait(e.id) */

@@ -21,7 +21,9 @@ export class InvalidResultError extends RecourseError {
   readonly issues: readonly ResultIssue[];
   constructor(value: unknown, issues: readonly ResultIssue[]) {
     // Issues come from user schemas: read them defensively.
-    super(`invalid result: ${issues.map((i) => safeField(i, 'message') ?? textOf(i)).join('; ') || 'rejected by validator'}`);
+    super(
+      `invalid result: ${issues.map((i) => safeField(i, 'message') ?? textOf(i)).join('; ') || 'rejected by validator'}`,
+    );
     this.value = value;
     this.issues = issues;
   }

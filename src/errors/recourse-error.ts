@@ -40,7 +40,10 @@ export function isRecourseError(error: unknown): error is RecourseError {
 }
 
 /** @internal cross-realm check for one subclass by its literal name. */
-export function hasErrorName<N extends string>(error: unknown, name: N): error is RecourseError & { name: N } {
+export function hasErrorName<N extends string>(
+  error: unknown,
+  name: N,
+): error is RecourseError & { name: N } {
   if (!isRecourseError(error)) return false;
   try {
     return error.name === name;

@@ -42,7 +42,12 @@ export class ReplanRequiredError extends RecourseError {
   }
 }
 
-const REPLAN: DeclaredClassification = Object.freeze({ kind: 'logical', retryable: false, countsForBreaker: false, reason: 'replan_required' });
+const REPLAN: DeclaredClassification = Object.freeze({
+  kind: 'logical',
+  retryable: false,
+  countsForBreaker: false,
+  reason: 'replan_required',
+});
 Object.defineProperty(ReplanRequiredError.prototype, classifiedAs, { value: REPLAN });
 
 /** Cross-realm guard for {@link ReplanRequiredError}. @example if (isReplanRequiredError(e)) messages.push({ role: 'user', content: e.summary }) */

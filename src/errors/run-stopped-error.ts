@@ -26,7 +26,12 @@ export class RunStoppedError extends RecourseError {
   }
 }
 
-const STOPPED: DeclaredClassification = Object.freeze({ kind: 'cancelled', retryable: false, countsForBreaker: false, reason: 'run_stopped' });
+const STOPPED: DeclaredClassification = Object.freeze({
+  kind: 'cancelled',
+  retryable: false,
+  countsForBreaker: false,
+  reason: 'run_stopped',
+});
 Object.defineProperty(RunStoppedError.prototype, classifiedAs, { value: STOPPED });
 
 /** Cross-realm guard for {@link RunStoppedError}. @example if (isRunStoppedError(e)) return */

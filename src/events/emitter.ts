@@ -21,7 +21,10 @@ export function eventChannel(type: string): Channel {
 export function reportListenerError(error: unknown): void {
   // The stack says where the broken listener is; any thrown value must be printable (never throws).
   const stack = safeField(error, 'stack');
-  process.emitWarning(`a recourse event listener threw: ${typeof stack === 'string' ? stack : errorText(error)}`, 'RecourseListenerWarning');
+  process.emitWarning(
+    `a recourse event listener threw: ${typeof stack === 'string' ? stack : errorText(error)}`,
+    'RecourseListenerWarning',
+  );
 }
 
 type AnyListener = (event: object) => void;
@@ -48,7 +51,8 @@ export class Emitter<M extends object = RecourseEventMap> {
   on(type: string, listener: AnyListener): () => void;
   on(type: string, listener: AnyListener): () => void {
     if (typeof type !== 'string') throw new TypeError(`event must be a string, got ${typeof type}`);
-    if (typeof listener !== 'function') throw new TypeError(`listener must be a function, got ${typeof listener}`);
+    if (typeof listener !== 'function')
+      throw new TypeError(`listener must be a function, got ${typeof listener}`);
     this.#listeners ??= new Map();
     const list = this.#listeners.get(type) ?? [];
     list.push(listener);
@@ -67,7 +71,9 @@ export class Emitter<M extends object = RecourseEventMap> {
 
   /** True when emitting `type` would reach anybody. */
   wants(type: keyof M & string): boolean {
-    return this.#listeners?.has(type) === true || (this.#publish && eventChannel(type).hasSubscribers);
+    return (
+      this.#listeners?.has(type) === true || (this.#publish && eventChannel(type).hasSubscribers)
+    );
   }
 
   /**
@@ -93,7 +99,13 @@ export class Emitter<M extends object = RecourseEventMap> {
     if (!c.hasSubscribers) return;
     const call = scope ?? ambientScope();
     const name = this.#name ?? call?.name;
-    const event = { type, policy: this.#policy, ...(name === undefined ? {} : { name }), at: Date.now(), ...(payload as object) };
+    const event = {
+      type,
+      policy: this.#policy,
+      ...(name === undefined ? {} : { name }),
+      at: Date.now(),
+      ...(payload as object),
+    };
     stampScope(event, call);
     c.publish(event);
   }

@@ -89,7 +89,15 @@ export interface RecourseEventMap {
    * `firstItemMs` the call's time to that item, `loserTokens` the input tokens the aborted
    * attempts' requests carried (as their adapters reported them; `undefined` when none did).
    */
-  hedge: { name?: string; afterMs: number; attempts: number; winner: number | undefined; path: string | undefined; firstItemMs: number | undefined; loserTokens: number | undefined };
+  hedge: {
+    name?: string;
+    afterMs: number;
+    attempts: number;
+    winner: number | undefined;
+    path: string | undefined;
+    firstItemMs: number | undefined;
+    loserTokens: number | undefined;
+  };
   /** `validate` rejected a result. */
   invalid: { reason: string; value: unknown };
   /** `instrument()` saw one logical call end (`per: 'call'`, the default). */
@@ -97,7 +105,14 @@ export interface RecourseEventMap {
   /** `instrument({ per: 'attempt' })` saw one attempt end. */
   attempt: { outcome: CallOutcome; durationMs: number; attempt: number; error?: unknown };
   /** A degradation controller changed level; `level` is the index of `to` (0 = normal). */
-  degradation: { from: string; to: string; level: number; direction: DegradationDirection; errorRate: number; calls: number };
+  degradation: {
+    from: string;
+    to: string;
+    level: number;
+    direction: DegradationDirection;
+    errorRate: number;
+    calls: number;
+  };
   /** The Claude Agent SDK's CLI switched models mid-query (`agent-recourse/claude-agent-sdk`). */
   model_fallback: ModelFallbackEvent;
   /**
@@ -121,9 +136,21 @@ export interface RecourseEventMap {
   /** `byClass` handed a logical failure back to the agent (`ReplanRequiredError` with this `summary`). */
   replan: { reason: string; summary: string; attempts: number; error: unknown };
   /** A `shutdown` stopped the run: `error` is why; steps that failed or timed out are named. */
-  stop: { error: unknown; inFlight: number; aborted: number; failedSteps: string[]; durationMs: number };
+  stop: {
+    error: unknown;
+    inFlight: number;
+    aborted: number;
+    failedSteps: string[];
+    durationMs: number;
+  };
   /** An escalation to a person was opened, asked again, or seen decided (`state`). */
-  escalation: { id: string; action: string; state: EscalationState; round: number; decidedBy?: string };
+  escalation: {
+    id: string;
+    action: string;
+    state: EscalationState;
+    round: number;
+    decidedBy?: string;
+  };
   /**
    * A `rateLimiter` holds a call back for `waitMs` before sending it: `reason` is the limit that
    * was short (`requests`, `tokens`, `inputTokens`, `outputTokens`), a 429's `retry_after`, calls
@@ -136,12 +163,25 @@ export interface RecourseEventMap {
    * A `spendLimit` refused a call (`BudgetExceededError`): `spent` so far plus the call's
    * `estimate` would pass `limit` (in `unit`), for the run or for dependency `name`.
    */
-  budget_exceeded: { name: string; unit: 'usd' | 'tokens'; spent: number; estimate: number; limit: number };
+  budget_exceeded: {
+    name: string;
+    unit: 'usd' | 'tokens';
+    spent: number;
+    estimate: number;
+    limit: number;
+  };
   /**
    * A `spendLimit` with a `rate` saw `rate` (in `unit`) spent on dependency `name` in the last
    * `perMs`, over `limit`, and opened `breaker` (its `state` event follows, with `reason: 'spend_rate'`).
    */
-  spend_rate_exceeded: { name: string; unit: 'usd' | 'tokens'; rate: number; limit: number; perMs: number; breaker: string };
+  spend_rate_exceeded: {
+    name: string;
+    unit: 'usd' | 'tokens';
+    rate: number;
+    limit: number;
+    perMs: number;
+    breaker: string;
+  };
   /**
    * A model stream broke after content began and is continued (`agent-recourse/anthropic`,
    * `agent-recourse/ai-sdk`): `attempt` is the continuation request (1 = the first), `keptChars` the
@@ -149,7 +189,14 @@ export interface RecourseEventMap {
    * `mode` `restart` when no prefill is possible (extended thinking on, a provider that takes no
    * trailing assistant message): the request is sent again from scratch.
    */
-  resume: { name: string; attempt: number; keptChars: number; reason: string; mode: ResumeMode; error: unknown };
+  resume: {
+    name: string;
+    attempt: number;
+    keptChars: number;
+    reason: string;
+    mode: ResumeMode;
+    error: unknown;
+  };
 }
 
 /** How a broken stream goes on: `continue` from a prefill of the text so far, or `restart` from scratch. */
@@ -237,7 +284,13 @@ export type ObservabilityEventType = keyof ObservabilityEventMap;
  * @example
  * const sink = (e: RecourseEvent) => console.log(e.at, e.type, e.name ?? 'unnamed')
  */
-export type RecourseEvent = { type: string; policy: string; name?: string; at: number; [key: string]: unknown };
+export type RecourseEvent = {
+  type: string;
+  policy: string;
+  name?: string;
+  at: number;
+  [key: string]: unknown;
+};
 
 /**
  * A listener of one event type.

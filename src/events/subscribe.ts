@@ -16,7 +16,8 @@ import { EVENT_TYPES, type RecourseEvent } from './event-types.js';
  * stop()
  */
 export function subscribe(sink: (event: RecourseEvent) => void): () => void {
-  if (typeof sink !== 'function') throw new TypeError(`sink must be a function, got ${typeof sink}`);
+  if (typeof sink !== 'function')
+    throw new TypeError(`sink must be a function, got ${typeof sink}`);
   const handler = (message: unknown): void => {
     try {
       sink(message as RecourseEvent);

@@ -4,7 +4,13 @@ import { AllPathsFailedError, type PathFailure } from '../errors/all-paths-faile
 import { abortReason } from '../errors/abort-error.js';
 import { Emitter } from '../events/emitter.js';
 import type { Listener, RecourseEventMap } from '../events/event-types.js';
-import { checkName, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkName,
+  checkOptions,
+  checkSignal,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import { EXECUTE_KEYS, start, terminal } from '../policy/layer.js';
 import type { Policy } from '../policy/policy.js';
 
@@ -16,7 +22,11 @@ const PATH_KEYS: OptionKeys<FallbackPath<unknown>> = { name: true, run: true, po
 
 /** @internal True for a `fallback(...)` ladder. */
 export function isFallback(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && (value as { [LADDER]?: unknown })[LADDER] === true;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { [LADDER]?: unknown })[LADDER] === true
+  );
 }
 
 /** @internal The message for a ladder given where a policy belongs. */
@@ -50,7 +60,10 @@ export interface Fallback<T> {
    * function is a compile error and rejects with a TypeError.
    */
   execute(options?: ExecuteOptions): Promise<Served<T>>;
-  on<E extends 'fallback' | 'served'>(event: E, listener: Listener<RecourseEventMap[E]>): () => void;
+  on<E extends 'fallback' | 'served'>(
+    event: E,
+    listener: Listener<RecourseEventMap[E]>,
+  ): () => void;
   on(event: string, listener: (e: object) => void): () => void;
 }
 
@@ -72,17 +85,23 @@ export interface Fallback<T> {
  * const { value, servedBy, degraded } = await research.execute()
  */
 export function fallback<T>(paths: Array<FallbackPath<T>>): Fallback<T> {
-  if (!Array.isArray(paths) || paths.length === 0) throw new TypeError('fallback(paths) needs a non-empty array of paths');
+  if (!Array.isArray(paths) || paths.length === 0)
+    throw new TypeError('fallback(paths) needs a non-empty array of paths');
   const names = new Set<string>();
   paths.forEach((p, i) => {
-    if (typeof p !== 'object' || p === null) throw new TypeError(`paths[${i}] must be an object { name, run, policy? }`);
+    if (typeof p !== 'object' || p === null)
+      throw new TypeError(`paths[${i}] must be an object { name, run, policy? }`);
     checkOptions(`fallback paths[${i}]`, p, PATH_KEYS as OptionKeys<FallbackPath<T>>);
     checkName(`paths[${i}].name`, p.name);
     if (names.has(p.name)) throw new TypeError(`paths[${i}].name "${p.name}" is used twice`);
     names.add(p.name);
-    if (typeof p.run !== 'function') throw new TypeError(`paths[${i}].run must be a function, got ${showValue(p.run)}`);
+    if (typeof p.run !== 'function')
+      throw new TypeError(`paths[${i}].run must be a function, got ${showValue(p.run)}`);
     if (isFallback(p.policy)) throw new TypeError(ladderIsNotAPolicy(`paths[${i}].policy`));
-    if (p.policy !== undefined && (typeof p.policy !== 'object' || p.policy === null || typeof p.policy.execute !== 'function')) {
+    if (
+      p.policy !== undefined &&
+      (typeof p.policy !== 'object' || p.policy === null || typeof p.policy.execute !== 'function')
+    ) {
       throw new TypeError(`paths[${i}].policy must be a policy, got ${showValue(p.policy)}`);
     }
   });
@@ -109,15 +128,26 @@ export function fallback<T>(paths: Array<FallbackPath<T>>): Fallback<T> {
           const value = path.policy
             ? await path.policy.execute(path.run, options)
             : await start(terminal, path.run as Work<unknown>, options);
-          const served: Served<T> = { value: value as T, servedBy: path.name, degraded: i > 0, failures };
-          if (events.wants('served')) events.emit('served', { servedBy: path.name, degraded: i > 0, failures: failures.length });
+          const served: Served<T> = {
+            value: value as T,
+            servedBy: path.name,
+            degraded: i > 0,
+            failures,
+          };
+          if (events.wants('served'))
+            events.emit('served', {
+              servedBy: path.name,
+              degraded: i > 0,
+              failures: failures.length,
+            });
           return served;
         } catch (error) {
           if (signal?.aborted) throw error;
           if (ambient?.canAbort && ambient.aborted) throw ambient.reason;
           failures.push({ path: path.name, error });
           const to = ladder[i + 1];
-          if (to !== undefined && events.wants('fallback')) events.emit('fallback', { from: path.name, to: to.name, error });
+          if (to !== undefined && events.wants('fallback'))
+            events.emit('fallback', { from: path.name, to: to.name, error });
         }
       }
       throw new AllPathsFailedError(failures);

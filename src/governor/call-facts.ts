@@ -63,17 +63,32 @@ function usageFields(usage: unknown): TokenUsage | undefined {
   const u = usage as Record<string, unknown>;
   // Anthropic Message.usage (cache reads and writes are input too), OpenAI Responses usage.
   if ('input_tokens' in u || 'output_tokens' in u) {
-    const input = num(safeField(u, 'input_tokens')) + num(safeField(u, 'cache_creation_input_tokens')) + num(safeField(u, 'cache_read_input_tokens'));
+    const input =
+      num(safeField(u, 'input_tokens')) +
+      num(safeField(u, 'cache_creation_input_tokens')) +
+      num(safeField(u, 'cache_read_input_tokens'));
     return { input, output: num(safeField(u, 'output_tokens')) };
   }
   // OpenAI Chat Completions.
-  if ('prompt_tokens' in u || 'completion_tokens' in u) return { input: num(safeField(u, 'prompt_tokens')), output: num(safeField(u, 'completion_tokens')) };
+  if ('prompt_tokens' in u || 'completion_tokens' in u)
+    return {
+      input: num(safeField(u, 'prompt_tokens')),
+      output: num(safeField(u, 'completion_tokens')),
+    };
   // The AI SDK (LanguageModelUsage; older versions had promptTokens/completionTokens).
   if ('inputTokens' in u || 'outputTokens' in u) {
-    const field = (v: unknown): number => (typeof v === 'object' && v !== null ? num(safeField(v, 'total')) : num(v));
-    return { input: field(safeField(u, 'inputTokens')), output: field(safeField(u, 'outputTokens')) };
+    const field = (v: unknown): number =>
+      typeof v === 'object' && v !== null ? num(safeField(v, 'total')) : num(v);
+    return {
+      input: field(safeField(u, 'inputTokens')),
+      output: field(safeField(u, 'outputTokens')),
+    };
   }
-  if ('promptTokens' in u || 'completionTokens' in u) return { input: num(safeField(u, 'promptTokens')), output: num(safeField(u, 'completionTokens')) };
+  if ('promptTokens' in u || 'completionTokens' in u)
+    return {
+      input: num(safeField(u, 'promptTokens')),
+      output: num(safeField(u, 'completionTokens')),
+    };
   return undefined;
 }
 
@@ -120,10 +135,17 @@ export function estimateTokens(request: unknown): TokenUsage {
   let chars = 0;
   try {
     // Images and documents are counted by the provider in its own way; their base64 is no guide.
-    chars = JSON.stringify(parts, (key, v: unknown) => (key === 'data' && typeof v === 'string' && v.length > 1000 ? '' : v))?.length ?? 0;
+    chars =
+      JSON.stringify(parts, (key, v: unknown) =>
+        key === 'data' && typeof v === 'string' && v.length > 1000 ? '' : v,
+      )?.length ?? 0;
   } catch {
     chars = 0; // a body that is no JSON (a cycle) is no body the SDKs could send either
   }
-  const max = safeField(r, 'max_tokens') ?? safeField(r, 'max_completion_tokens') ?? safeField(r, 'max_output_tokens') ?? safeField(r, 'maxOutputTokens');
+  const max =
+    safeField(r, 'max_tokens') ??
+    safeField(r, 'max_completion_tokens') ??
+    safeField(r, 'max_output_tokens') ??
+    safeField(r, 'maxOutputTokens');
   return { input: chars === 0 ? 0 : Math.ceil(chars / 4), output: num(max) };
 }

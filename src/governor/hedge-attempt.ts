@@ -25,9 +25,25 @@ export class HedgeAttempt extends Scope implements AttemptObserver {
   constructor(parent: ScopeType, owner: AttemptOwner, index: number, path: string) {
     const info = parent.callInfo;
     // The slot's value is this scope, known only after super(): the node is filled in right after.
-    const node: { slot: typeof ATTEMPT_OBSERVER; value: unknown; next: CallInfo['slots'] } = { slot: ATTEMPT_OBSERVER, value: undefined, next: info.slots };
-    const withSlot: CallInfo = { idempotencyKey: info.idempotencyKey, name: info.name, slots: node as CallInfo['slots'] };
-    super(parent, parent.attempt, parent.deadline, parent.clockOfDeadline, withSlot, undefined, true);
+    const node: { slot: typeof ATTEMPT_OBSERVER; value: unknown; next: CallInfo['slots'] } = {
+      slot: ATTEMPT_OBSERVER,
+      value: undefined,
+      next: info.slots,
+    };
+    const withSlot: CallInfo = {
+      idempotencyKey: info.idempotencyKey,
+      name: info.name,
+      slots: node as CallInfo['slots'],
+    };
+    super(
+      parent,
+      parent.attempt,
+      parent.deadline,
+      parent.clockOfDeadline,
+      withSlot,
+      undefined,
+      true,
+    );
     node.value = this;
     this.index = index;
     this.path = path;

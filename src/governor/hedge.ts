@@ -1,7 +1,16 @@
 import { type Clock, startTimer, systemClock, type Timer } from '../clock/clock.js';
 import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
-import { checkClock, checkFunction, checkMs, checkName, checkNumber, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkMs,
+  checkName,
+  checkNumber,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import { asPromise, BaseLayer, COMPOSE, type Invoke, isThenable } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { HedgeAttempt } from './hedge-attempt.js';
@@ -36,14 +45,23 @@ export interface HedgeOptions {
   paths?: HedgePath[];
 }
 
-const HEDGE_KEYS: OptionKeys<HedgeOptions> = { afterMs: true, maxExtra: true, name: true, clock: true, paths: true };
+const HEDGE_KEYS: OptionKeys<HedgeOptions> = {
+  afterMs: true,
+  maxExtra: true,
+  name: true,
+  clock: true,
+  paths: true,
+};
 const PATH_KEYS: OptionKeys<HedgePath> = { name: true, run: true };
 /** Calls seen before `'p95'` hedges at all: a percentile of a handful of calls is a guess. */
 const P95_MIN_SAMPLES = 20;
 
 /** Why a loser is aborted: a cancellation (`isAbortError`), not a failure anybody should count. */
 function lostRace(): DOMException {
-  return new DOMException('Another attempt of this hedged call produced its first item first', 'AbortError');
+  return new DOMException(
+    'Another attempt of this hedged call produced its first item first',
+    'AbortError',
+  );
 }
 
 /** One hedged call: its attempts, the timer of the next hedge, and its promise. */
@@ -63,7 +81,13 @@ class HedgeCall {
   /** A synchronous outcome of the first attempt, before any promise exists. */
   #syncOutcome: { ok: boolean; value: unknown } | undefined;
 
-  constructor(policy: HedgePolicy, next: Invoke, fn: Work<unknown>, scope: Scope, delay: number | undefined) {
+  constructor(
+    policy: HedgePolicy,
+    next: Invoke,
+    fn: Work<unknown>,
+    scope: Scope,
+    delay: number | undefined,
+  ) {
     this.#policy = policy;
     this.#next = next;
     this.#fn = fn;
@@ -106,7 +130,14 @@ class HedgeCall {
       other.abort(lostRace());
       other.dispose();
     }
-    policy.report(this.#scope, { afterMs: this.#delay!, attempts: this.#attempts.length, winner: attempt.index, path: attempt.path, firstItemMs: elapsed, loserTokens });
+    policy.report(this.#scope, {
+      afterMs: this.#delay!,
+      attempts: this.#attempts.length,
+      winner: attempt.index,
+      path: attempt.path,
+      firstItemMs: elapsed,
+      loserTokens,
+    });
   }
 
   #launch(): void {
@@ -149,7 +180,14 @@ class HedgeCall {
     // is for slowness: a failure is the retry's business).
     if (this.#attempts.some((a) => !a.failed)) return;
     if (this.#attempts.length > 1) {
-      this.#policy.report(this.#scope, { afterMs: this.#delay!, attempts: this.#attempts.length, winner: undefined, path: undefined, firstItemMs: undefined, loserTokens: undefined });
+      this.#policy.report(this.#scope, {
+        afterMs: this.#delay!,
+        attempts: this.#attempts.length,
+        winner: undefined,
+        path: undefined,
+        firstItemMs: undefined,
+        loserTokens: undefined,
+      });
     }
     this.#settle(false, error);
   }
@@ -178,7 +216,12 @@ class HedgeCall {
     // No allowance left: this call is not hedged (a later call may be).
     if (!this.#policy.budget.take()) return;
     this.#launch();
-    if (!this.#settled && this.#winner === undefined && this.#attempts.length <= this.#policy.maxHedges) this.#arm();
+    if (
+      !this.#settled &&
+      this.#winner === undefined &&
+      this.#attempts.length <= this.#policy.maxHedges
+    )
+      this.#arm();
   };
 }
 
@@ -207,7 +250,9 @@ class HedgePolicy extends BaseLayer {
     this.#name = o.name;
     const afterMs = o.afterMs ?? 'p95';
     this.#afterMs = afterMs === 'p95' ? undefined : checkMs('afterMs', afterMs);
-    this.budget = new HedgeBudget(o.maxExtra === undefined ? 0.05 : checkNumber('maxExtra', o.maxExtra, 0, 1));
+    this.budget = new HedgeBudget(
+      o.maxExtra === undefined ? 0.05 : checkNumber('maxExtra', o.maxExtra, 0, 1),
+    );
     this.clock = checkClock<Clock>('clock', o.clock ?? systemClock);
     this.paths = checkPaths(o.paths);
     this.maxHedges = this.paths.length === 0 ? 1 : this.paths.length;
@@ -221,7 +266,11 @@ class HedgePolicy extends BaseLayer {
 
   report(scope: Scope, r: HedgeReport): void {
     if (!this.wants('hedge')) return;
-    this.events.emit('hedge', { ...(this.#name === undefined ? {} : { name: this.#name }), ...r }, scope);
+    this.events.emit(
+      'hedge',
+      { ...(this.#name === undefined ? {} : { name: this.#name }), ...r },
+      scope,
+    );
   }
 
   [COMPOSE](next: Invoke): Invoke {
@@ -234,13 +283,20 @@ class HedgePolicy extends BaseLayer {
 
 function checkPaths(paths: unknown): HedgePath[] {
   if (paths === undefined) return [];
-  if (!Array.isArray(paths) || paths.length === 0) throw new TypeError(`paths must be a non-empty array of { name, run }, got ${showValue(paths)}`);
+  if (!Array.isArray(paths) || paths.length === 0)
+    throw new TypeError(
+      `paths must be a non-empty array of { name, run }, got ${showValue(paths)}`,
+    );
   const names = new Set<string>(['primary']);
   return paths.map((p: unknown, i) => {
-    if (typeof p !== 'object' || p === null) throw new TypeError(`paths[${i}] must be an object { name, run }, got ${showValue(p)}`);
+    if (typeof p !== 'object' || p === null)
+      throw new TypeError(`paths[${i}] must be an object { name, run }, got ${showValue(p)}`);
     const path = checkOptions(`hedge paths[${i}]`, p as HedgePath, PATH_KEYS);
     const name = checkName(`paths[${i}].name`, path.name);
-    if (names.has(name)) throw new TypeError(`paths[${i}].name "${name}" is used twice (or is 'primary', the call's own function)`);
+    if (names.has(name))
+      throw new TypeError(
+        `paths[${i}].name "${name}" is used twice (or is 'primary', the call's own function)`,
+      );
     names.add(name);
     return { name, run: checkFunction<Work<unknown>>(`paths[${i}].run`, path.run) };
   });

@@ -36,7 +36,9 @@ export class QuantileSketch {
 
   /** Adds one duration (negative or NaN counts as 0). */
   add(ms: number): void {
-    const i = !(ms >= 1) ? 0 : Math.min(BUCKETS - 1, Math.max(1, Math.ceil(Math.log(ms) / LOG_GROWTH)));
+    const i = !(ms >= 1)
+      ? 0
+      : Math.min(BUCKETS - 1, Math.max(1, Math.ceil(Math.log(ms) / LOG_GROWTH)));
     this.#counts[i]!++;
     if (++this.#count >= this.#maxCount) this.#halve();
   }

@@ -4,7 +4,12 @@ import { readHeader } from '../classify/headers.js';
 export type RateLimitDimension = 'requests' | 'tokens' | 'inputTokens' | 'outputTokens';
 
 /** Every dimension, in a fixed order. */
-export const RATE_LIMIT_DIMENSIONS: readonly RateLimitDimension[] = ['requests', 'tokens', 'inputTokens', 'outputTokens'];
+export const RATE_LIMIT_DIMENSIONS: readonly RateLimitDimension[] = [
+  'requests',
+  'tokens',
+  'inputTokens',
+  'outputTokens',
+];
 
 /**
  * One limit as a response reported it: the limit per minute, what was left when the request was
@@ -37,7 +42,15 @@ const INTEGER = /^\d+$/;
 // Go's time.Duration text, as OpenAI writes resets: 6ms, 0.5s, 1m30s, 1h2m3.004s, 20us.
 const GO_DURATION = /^(?:(\d+(?:\.\d+)?)(h|m|s|ms|us|µs|ns))+$/;
 const GO_PART = /(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g;
-const UNIT_MS: Readonly<Record<string, number>> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
+const UNIT_MS: Readonly<Record<string, number>> = {
+  h: 3_600_000,
+  m: 60_000,
+  s: 1000,
+  ms: 1,
+  us: 0.001,
+  µs: 0.001,
+  ns: 0.000001,
+};
 
 function count(text: string | undefined): number | undefined {
   const t = text?.trim();
@@ -78,7 +91,10 @@ function anthropicReset(text: string | undefined, wallNow: number): number | und
  * @example
  * parseRateLimitHeaders(error.headers)?.requests // { limit: 50, remaining: 0, resetMs: 1200 }
  */
-export function parseRateLimitHeaders(headers: unknown, wallNow: number = Date.now()): RateLimitReadings | undefined {
+export function parseRateLimitHeaders(
+  headers: unknown,
+  wallNow: number = Date.now(),
+): RateLimitReadings | undefined {
   if (typeof headers !== 'object' || headers === null) return undefined;
   let out: RateLimitReadings | undefined;
   for (const [dim, part] of ANTHROPIC) {
@@ -86,7 +102,10 @@ export function parseRateLimitHeaders(headers: unknown, wallNow: number = Date.n
     const remaining = count(readHeader(headers, `anthropic-ratelimit-${part}-remaining`));
     if (limit === undefined || remaining === undefined || limit === 0) continue;
     const reading: RateLimitReading = { limit, remaining: Math.min(remaining, limit) };
-    const resetMs = anthropicReset(readHeader(headers, `anthropic-ratelimit-${part}-reset`), wallNow);
+    const resetMs = anthropicReset(
+      readHeader(headers, `anthropic-ratelimit-${part}-reset`),
+      wallNow,
+    );
     if (resetMs !== undefined) reading.resetMs = resetMs;
     out ??= {};
     out[dim] = reading;

@@ -4,7 +4,16 @@ import { wallClock } from '../clock/wall-clock.js';
 import type { Work } from '../context/call-context.js';
 import { ambientScope, type Scope, ScopeSlot } from '../context/scope.js';
 import { abortReason } from '../errors/abort-error.js';
-import { checkClock, checkFunction, checkName, checkNumber, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkName,
+  checkNumber,
+  checkOptions,
+  checkSignal,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import type { RateLimitStore } from '../store/rate-limit-store.js';
@@ -19,7 +28,11 @@ import {
   type RateLimitUpdate,
 } from '../transitions/rate-limit.js';
 import { estimateTokens, headersOf, statusOf, type TokenUsage, usageOf } from './call-facts.js';
-import { RATE_LIMIT_DIMENSIONS, type RateLimitDimension, parseRateLimitHeaders } from './rate-limit-headers.js';
+import {
+  RATE_LIMIT_DIMENSIONS,
+  type RateLimitDimension,
+  parseRateLimitHeaders,
+} from './rate-limit-headers.js';
 
 /** Options of {@link rateLimiter}. */
 export interface RateLimiterOptions {
@@ -79,7 +92,10 @@ export interface RateLimitView {
  * A client-side rate limiter (see {@link rateLimiter}): a policy, and a source of permits for code
  * that sends requests itself.
  */
-export interface RateLimiter extends EventedPolicy<'rate_limit_wait' | 'rate_limit_learned' | 'store_unavailable' | 'store_recovered'> {
+export interface RateLimiter
+  extends EventedPolicy<
+    'rate_limit_wait' | 'rate_limit_learned' | 'store_unavailable' | 'store_recovered'
+  > {
   readonly name: string;
   /**
    * Waits until a request with this body may be sent without a 429 and reserves its cost (1
@@ -91,7 +107,9 @@ export interface RateLimiter extends EventedPolicy<'rate_limit_wait' | 'rate_lim
 }
 
 /** @internal The permit of the call in progress, for adapters nested in a limiter's policy call. */
-export const RATE_PERMIT: ScopeSlot<RateLimitPermit> = new ScopeSlot<RateLimitPermit>('recourse.rateLimitPermit');
+export const RATE_PERMIT: ScopeSlot<RateLimitPermit> = new ScopeSlot<RateLimitPermit>(
+  'recourse.rateLimitPermit',
+);
 
 /** @internal The permit an enclosing limiter's policy holds for the current call, if any. */
 export function ambientPermit(): RateLimitPermit | undefined {
@@ -120,14 +138,24 @@ class Permit implements RateLimitPermit {
     const readings = parseRateLimitHeaders(headers);
     if (readings === undefined) return;
     this.#observed = true;
-    this.limiter.report(this, { readings, limited: false, retryAfterMs: undefined, answered: true });
+    this.limiter.report(this, {
+      readings,
+      limited: false,
+      retryAfterMs: undefined,
+      answered: true,
+    });
   }
 
   done(result?: unknown): void {
     if (!this.#observed) {
       this.#observed = true;
       // A result without headers is an answer too: a provider that sends none is not limited here.
-      this.limiter.report(this, { readings: parseRateLimitHeaders(headersOf(result)), limited: false, retryAfterMs: undefined, answered: true });
+      this.limiter.report(this, {
+        readings: parseRateLimitHeaders(headersOf(result)),
+        limited: false,
+        retryAfterMs: undefined,
+        answered: true,
+      });
     }
     if (this.#settled) return;
     this.#settled = true;
@@ -168,7 +196,13 @@ class RateLimiterPolicy extends BaseLayer implements RateLimiter {
   #storeDownSince: number | undefined;
   #lastLimits = '';
 
-  constructor(name: string, clock: Clock, guess: Partial<RateLimitCost>, estimate: ((request: unknown) => TokenUsage) | undefined, store: RateLimitStore | undefined) {
+  constructor(
+    name: string,
+    clock: Clock,
+    guess: Partial<RateLimitCost>,
+    estimate: ((request: unknown) => TokenUsage) | undefined,
+    store: RateLimitStore | undefined,
+  ) {
     super('rate-limiter', name);
     this.name = name;
     this.#clock = clock;
@@ -183,7 +217,11 @@ class RateLimiterPolicy extends BaseLayer implements RateLimiter {
       const outer = scope.get(RATE_PERMIT);
       // Nested in a call this limiter already admitted (a retry inside it, say): one reservation.
       if (outer !== undefined && outer.limiter === this) return next(fn, scope);
-      const permit = (await this.#acquire(undefined, scope.canAbort ? scope.signal : undefined, scope)) as Permit;
+      const permit = (await this.#acquire(
+        undefined,
+        scope.canAbort ? scope.signal : undefined,
+        scope,
+      )) as Permit;
       try {
         const value = await next(fn, scope.withSlot(RATE_PERMIT, permit));
         permit.done(value);
@@ -210,7 +248,11 @@ class RateLimiterPolicy extends BaseLayer implements RateLimiter {
     const out: Partial<Record<RateLimitDimension, RateLimitView>> = {};
     for (const dim of RATE_LIMIT_DIMENSIONS) {
       const b = this.#local.buckets[dim];
-      if (b !== undefined) out[dim] = { limit: b.limit, level: Math.min(b.limit, b.level + (elapsed * b.limit) / RATE_LIMIT_WINDOW_MS) };
+      if (b !== undefined)
+        out[dim] = {
+          limit: b.limit,
+          level: Math.min(b.limit, b.level + (elapsed * b.limit) / RATE_LIMIT_WINDOW_MS),
+        };
     }
     return out;
   }
@@ -220,33 +262,63 @@ class RateLimiterPolicy extends BaseLayer implements RateLimiter {
     if (request === undefined) usage = this.#average ?? { input: 0, output: 0 };
     else {
       const e = (this.#estimate ?? estimateTokens)(request);
-      const ok = (n: unknown): number => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0);
+      const ok = (n: unknown): number =>
+        typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0;
       usage = { input: ok(e?.input), output: ok(e?.output) };
     }
     const input = Math.ceil(usage.input);
     const output = Math.ceil(usage.output);
-    return { cost: { requests: 1, tokens: input + output, inputTokens: input, outputTokens: output }, output };
+    return {
+      cost: { requests: 1, tokens: input + output, inputTokens: input, outputTokens: output },
+      output,
+    };
   }
 
-  async #acquire(request: unknown, signal: AbortSignal | undefined, scope: Scope | undefined): Promise<Permit> {
+  async #acquire(
+    request: unknown,
+    signal: AbortSignal | undefined,
+    scope: Scope | undefined,
+  ): Promise<Permit> {
     const { cost, output } = this.#cost(request);
     for (;;) {
       if (signal?.aborted) throw abortReason(signal);
-      const answer = await this.#update({ type: 'take', cost, guess: this.#guess, probeMs: PROBE_MS });
+      const answer = await this.#update({
+        type: 'take',
+        cost,
+        guess: this.#guess,
+        probeMs: PROBE_MS,
+      });
       if (answer.kind === 'learning') {
-        if (this.wants('rate_limit_wait')) this.events.emit('rate_limit_wait', { name: this.name, waitMs: answer.retryInMs, reason: 'learning' }, scope);
+        if (this.wants('rate_limit_wait'))
+          this.events.emit(
+            'rate_limit_wait',
+            { name: this.name, waitMs: answer.retryInMs, reason: 'learning' },
+            scope,
+          );
         // Another process's probe wakes nobody here: ask the store again soon.
-        await this.#waitForLearning(this.#store === undefined ? answer.retryInMs : Math.min(answer.retryInMs, 250), signal);
+        await this.#waitForLearning(
+          this.#store === undefined ? answer.retryInMs : Math.min(answer.retryInMs, 250),
+          signal,
+        );
         continue;
       }
       if (answer.kind === 'done') throw new Error('rate limiter: a take answered done');
       if (answer.kind === 'go' && answer.waitMs > 0) {
-        if (this.wants('rate_limit_wait')) this.events.emit('rate_limit_wait', { name: this.name, waitMs: answer.waitMs, reason: answer.reason ?? 'queue' }, scope);
+        if (this.wants('rate_limit_wait'))
+          this.events.emit(
+            'rate_limit_wait',
+            { name: this.name, waitMs: answer.waitMs, reason: answer.reason ?? 'queue' },
+            scope,
+          );
         try {
           await this.#clock.sleep(answer.waitMs, signal);
           // A timer may fire a little early (Node measures from the event loop's cached time):
           // never before the send time, which the provider's bucket was counted for.
-          for (let i = 0, early = answer.sendAt - this.#clock.now(); early > 0 && i < 3; i++, early = answer.sendAt - this.#clock.now()) {
+          for (
+            let i = 0, early = answer.sendAt - this.#clock.now();
+            early > 0 && i < 3;
+            i++, early = answer.sendAt - this.#clock.now()
+          ) {
             await this.#clock.sleep(early, signal);
           }
         } catch (error) {
@@ -307,9 +379,19 @@ class RateLimiterPolicy extends BaseLayer implements RateLimiter {
   /** @internal */
   settle(permit: Permit, usage: TokenUsage): void {
     const a = this.#average;
-    this.#average = a === undefined ? usage : { input: a.input + AVERAGE_WEIGHT * (usage.input - a.input), output: a.output + AVERAGE_WEIGHT * (usage.output - a.output) };
+    this.#average =
+      a === undefined
+        ? usage
+        : {
+            input: a.input + AVERAGE_WEIGHT * (usage.input - a.input),
+            output: a.output + AVERAGE_WEIGHT * (usage.output - a.output),
+          };
     const unused = Math.max(0, permit.reservedOutput - usage.output);
-    if (unused > 0) void this.#update({ type: 'give_back', cost: { requests: 0, tokens: unused, inputTokens: 0, outputTokens: unused } });
+    if (unused > 0)
+      void this.#update({
+        type: 'give_back',
+        cost: { requests: 0, tokens: unused, inputTokens: 0, outputTokens: unused },
+      });
   }
 
   #learned(readings: NonNullable<ReturnType<typeof parseRateLimitHeaders>>): void {
@@ -321,7 +403,8 @@ class RateLimiterPolicy extends BaseLayer implements RateLimiter {
     const key = JSON.stringify(limits);
     if (key === this.#lastLimits) return;
     this.#lastLimits = key;
-    if (this.wants('rate_limit_learned')) this.events.emit('rate_limit_learned', { name: this.name, limits });
+    if (this.wants('rate_limit_learned'))
+      this.events.emit('rate_limit_learned', { name: this.name, limits });
   }
 
   async #epoch(): Promise<number> {
@@ -343,7 +426,11 @@ class RateLimiterPolicy extends BaseLayer implements RateLimiter {
       try {
         const answer = await store.rateLimitUpdate(this.name, update, now);
         if (this.#storeDownSince !== undefined) {
-          if (this.wants('store_recovered')) this.events.emit('store_recovered', { name: this.name, downMs: this.#clock.now() - this.#storeDownSince });
+          if (this.wants('store_recovered'))
+            this.events.emit('store_recovered', {
+              name: this.name,
+              downMs: this.#clock.now() - this.#storeDownSince,
+            });
           this.#storeDownSince = undefined;
         }
         // Keep a local copy of what was learned, for limits() and for an outage.
@@ -352,7 +439,8 @@ class RateLimiterPolicy extends BaseLayer implements RateLimiter {
       } catch (error) {
         if (this.#storeDownSince === undefined) {
           this.#storeDownSince = now;
-          if (this.wants('store_unavailable')) this.events.emit('store_unavailable', { name: this.name, error });
+          if (this.wants('store_unavailable'))
+            this.events.emit('store_unavailable', { name: this.name, error });
         }
       }
     }
@@ -363,7 +451,8 @@ class RateLimiterPolicy extends BaseLayer implements RateLimiter {
 function checkPerMinute(name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const n = checkNumber(name, value, 1);
-  if (!Number.isFinite(n)) throw new RangeError(`${name} must be a finite number >= 1, got ${showValue(value)}`);
+  if (!Number.isFinite(n))
+    throw new RangeError(`${name} must be a finite number >= 1, got ${showValue(value)}`);
   return n;
 }
 
@@ -399,15 +488,26 @@ export function rateLimiter(options?: RateLimiterOptions): RateLimiter {
   const o = checkOptions('rateLimiter', options, RATE_LIMITER_KEYS);
   const name = o.name === undefined ? 'default' : checkName('name', o.name);
   const store = o.store;
-  if (store !== undefined && (typeof store !== 'object' || store === null || typeof store.rateLimitUpdate !== 'function')) {
-    throw new TypeError(`store must be a RateLimitStore (redisStore(), postgresStore(), memoryStore()), got ${showValue(store)}`);
+  if (
+    store !== undefined &&
+    (typeof store !== 'object' || store === null || typeof store.rateLimitUpdate !== 'function')
+  ) {
+    throw new TypeError(
+      `store must be a RateLimitStore (redisStore(), postgresStore(), memoryStore()), got ${showValue(store)}`,
+    );
   }
-  const clock = checkClock<Clock>('clock', o.clock ?? (store === undefined ? systemClock : wallClock));
+  const clock = checkClock<Clock>(
+    'clock',
+    o.clock ?? (store === undefined ? systemClock : wallClock),
+  );
   const guess: Partial<RateLimitCost> = {};
   const requests = checkPerMinute('requestsPerMinute', o.requestsPerMinute);
   const tokens = checkPerMinute('tokensPerMinute', o.tokensPerMinute);
   if (requests !== undefined) guess.requests = requests;
   if (tokens !== undefined) guess.tokens = tokens;
-  const estimate = o.estimate === undefined ? undefined : checkFunction<(request: unknown) => TokenUsage>('estimate', o.estimate);
+  const estimate =
+    o.estimate === undefined
+      ? undefined
+      : checkFunction<(request: unknown) => TokenUsage>('estimate', o.estimate);
   return new RateLimiterPolicy(name, clock, guess, estimate, store);
 }

@@ -3,7 +3,16 @@ import type { RecourseEventMap } from '../events/event-types.js';
 import { ambientScope, type Scope, ScopeSlot } from '../context/scope.js';
 import { BudgetExceededError } from '../errors/budget-exceeded-error.js';
 import { UNNAMED_DEPENDENCY } from '../guardrails/health-monitor.js';
-import { checkFunction, checkName, checkNumber, checkOneOf, checkOptions, checkString, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkFunction,
+  checkName,
+  checkNumber,
+  checkOneOf,
+  checkOptions,
+  checkString,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { safeRead } from '../text/safe-text.js';
@@ -39,7 +48,15 @@ export interface SpendLimitOptions {
   rate?: SpendRateOptions;
 }
 
-const SPEND_LIMIT_KEYS: OptionKeys<SpendLimitOptions> = { usd: true, tokens: true, prices: true, per: true, name: true, estimate: true, rate: true };
+const SPEND_LIMIT_KEYS: OptionKeys<SpendLimitOptions> = {
+  usd: true,
+  tokens: true,
+  prices: true,
+  per: true,
+  name: true,
+  estimate: true,
+  rate: true,
+};
 const SPEND_KEYS: OptionKeys<SpendOptions> = { dependency: true, model: true };
 
 function checkSpendOptions(owner: string, options: SpendOptions | undefined): SpendOptions {
@@ -88,7 +105,12 @@ interface SpendTicket {
 const SPEND_TICKET: ScopeSlot<SpendTicket> = new ScopeSlot<SpendTicket>('recourse.spendTicket');
 
 function isUsage(value: unknown): value is TokenUsage {
-  return typeof value === 'object' && value !== null && typeof (value as TokenUsage).input === 'number' && typeof (value as TokenUsage).output === 'number';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as TokenUsage).input === 'number' &&
+    typeof (value as TokenUsage).output === 'number'
+  );
 }
 
 class SpendLimitPolicy extends BaseLayer implements SpendLimit {
@@ -155,7 +177,11 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
   record(resultOrUsage: unknown, options?: SpendOptions): void {
     const o = checkSpendOptions('record', options);
     const ticket = this.#newTicket(o.dependency ?? ambientScope()?.name);
-    this.#add(ticket, isUsage(resultOrUsage) ? resultOrUsage : usageOf(resultOrUsage), o.model ?? modelOf(resultOrUsage));
+    this.#add(
+      ticket,
+      isUsage(resultOrUsage) ? resultOrUsage : usageOf(resultOrUsage),
+      o.model ?? modelOf(resultOrUsage),
+    );
   }
 
   reset(): void {
@@ -193,7 +219,12 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
 
   #newTicket(name: string | undefined): SpendTicket {
     const dependency = name ?? UNNAMED_DEPENDENCY;
-    return { limit: this, key: this.#perDependency ? dependency : this.name, dependency, recorded: false };
+    return {
+      limit: this,
+      key: this.#perDependency ? dependency : this.name,
+      dependency,
+      recorded: false,
+    };
   }
 
   #key(dependency: string | undefined): string {
@@ -203,7 +234,11 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
   #costOfRequest(request: unknown, model: string | undefined): number {
     if (request === undefined) return 0;
     const e = this.#estimate(request);
-    return this.#cost({ input: Number(e?.input) || 0, output: Number(e?.output) || 0 }, model ?? modelOf(request), this.unit);
+    return this.#cost(
+      { input: Number(e?.input) || 0, output: Number(e?.output) || 0 },
+      model ?? modelOf(request),
+      this.unit,
+    );
   }
 
   #cost(usage: TokenUsage, model: string | undefined, unit: 'usd' | 'tokens'): number {
@@ -211,7 +246,9 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
     const prices = this.#prices ?? {};
     const price = (model === undefined ? undefined : prices[model]) ?? prices['*'];
     if (price === undefined) {
-      throw new TypeError(`spendLimit ${JSON.stringify(this.name)}: no price for model ${JSON.stringify(model ?? '(unknown)')}; add it to prices, or a '*' entry`);
+      throw new TypeError(
+        `spendLimit ${JSON.stringify(this.name)}: no price for model ${JSON.stringify(model ?? '(unknown)')}; add it to prices, or a '*' entry`,
+      );
     }
     return (usage.input * price.inputPerMTok + usage.output * price.outputPerMTok) / 1_000_000;
   }
@@ -221,7 +258,14 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
     // Reached, or the next call may pass it: refuse before anything is sent.
     if (spent < this.limit && spent + estimate <= this.limit) return;
     const name = this.#perDependency ? key : this.name;
-    if (this.wants('budget_exceeded')) this.events.emit('budget_exceeded', { name, unit: this.unit, spent, estimate, limit: this.limit });
+    if (this.wants('budget_exceeded'))
+      this.events.emit('budget_exceeded', {
+        name,
+        unit: this.unit,
+        spent,
+        estimate,
+        limit: this.limit,
+      });
     throw new BudgetExceededError({ name, unit: this.unit, spent, estimate, limit: this.limit });
   }
 
@@ -232,7 +276,12 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
     this.#spent.set(key, (this.#spent.get(key) ?? 0) + cost);
     if (cost > (this.#largest.get(key) ?? 0)) this.#largest.set(key, cost);
     const rate = this.#rate;
-    if (rate !== undefined) rate.add(ticket.dependency, rate.unit === this.unit ? cost : this.#cost(usage, model, rate.unit), this.#rateExceeded);
+    if (rate !== undefined)
+      rate.add(
+        ticket.dependency,
+        rate.unit === this.unit ? cost : this.#cost(usage, model, rate.unit),
+        this.#rateExceeded,
+      );
   }
 
   readonly #rateExceeded = (e: RecourseEventMap['spend_rate_exceeded']): void => {
@@ -241,7 +290,11 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
 }
 
 /** @internal The spend limit an adapter's request counts against: its option, or an enclosing policy's. */
-export function spendTicketFor(limit: SpendLimit | undefined): { check(request: unknown): void; record(result: unknown): void; fail(error: unknown): void } | undefined {
+export function spendTicketFor(
+  limit: SpendLimit | undefined,
+):
+  | { check(request: unknown): void; record(result: unknown): void; fail(error: unknown): void }
+  | undefined {
   let ticket: SpendTicket | undefined;
   if (limit !== undefined) ticket = (limit as SpendLimitPolicy).ticket();
   else ticket = ambientScope()?.get(SPEND_TICKET);
@@ -257,20 +310,30 @@ export function spendTicketFor(limit: SpendLimit | undefined): { check(request: 
 /** @internal A `spendLimit` option of an adapter. */
 export function checkSpendLimit(name: string, value: unknown): SpendLimit | undefined {
   if (value === undefined) return undefined;
-  if (!(value instanceof SpendLimitPolicy)) throw new TypeError(`${name} must be a spend limit (spendLimit()), got ${showValue(value)}`);
+  if (!(value instanceof SpendLimitPolicy))
+    throw new TypeError(`${name} must be a spend limit (spendLimit()), got ${showValue(value)}`);
   return value;
 }
 
 function checkPrices(value: unknown): Record<string, ModelPrice> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new TypeError(`prices must be an object of { inputPerMTok, outputPerMTok } by model name, got ${showValue(value)}`);
+    throw new TypeError(
+      `prices must be an object of { inputPerMTok, outputPerMTok } by model name, got ${showValue(value)}`,
+    );
   }
   const out: Record<string, ModelPrice> = {};
   for (const [model, p] of Object.entries(value)) {
-    const o = checkOptions(`prices[${JSON.stringify(model)}]`, p as ModelPrice, { inputPerMTok: true, outputPerMTok: true });
+    const o = checkOptions(`prices[${JSON.stringify(model)}]`, p as ModelPrice, {
+      inputPerMTok: true,
+      outputPerMTok: true,
+    });
     out[model] = {
       inputPerMTok: checkNumber(`prices[${JSON.stringify(model)}].inputPerMTok`, o.inputPerMTok, 0),
-      outputPerMTok: checkNumber(`prices[${JSON.stringify(model)}].outputPerMTok`, o.outputPerMTok, 0),
+      outputPerMTok: checkNumber(
+        `prices[${JSON.stringify(model)}].outputPerMTok`,
+        o.outputPerMTok,
+        0,
+      ),
     };
   }
   return out;
@@ -304,15 +367,27 @@ function checkPrices(value: unknown): Record<string, ModelPrice> {
  */
 export function spendLimit(options: SpendLimitOptions): SpendLimit {
   const o = checkOptions('spendLimit', options, SPEND_LIMIT_KEYS);
-  if ((o.usd === undefined) === (o.tokens === undefined)) throw new TypeError(`spendLimit needs exactly one of usd and tokens, got ${showValue(options)}`);
+  if ((o.usd === undefined) === (o.tokens === undefined))
+    throw new TypeError(
+      `spendLimit needs exactly one of usd and tokens, got ${showValue(options)}`,
+    );
   const unit = o.usd !== undefined ? 'usd' : 'tokens';
   const limit = checkNumber(unit, o.usd ?? o.tokens, 0);
-  if (!Number.isFinite(limit)) throw new RangeError(`${unit} must be a finite number >= 0, got ${limit}`);
+  if (!Number.isFinite(limit))
+    throw new RangeError(`${unit} must be a finite number >= 0, got ${limit}`);
   const prices = o.prices === undefined ? undefined : checkPrices(o.prices);
-  if (unit === 'usd' && prices === undefined) throw new TypeError(`prices must be given with usd (USD per million tokens by model), got undefined`);
-  const per = o.per === undefined ? 'run' : checkOneOf('per', o.per, ['run', 'dependency'] as const);
+  if (unit === 'usd' && prices === undefined)
+    throw new TypeError(
+      `prices must be given with usd (USD per million tokens by model), got undefined`,
+    );
+  const per =
+    o.per === undefined ? 'run' : checkOneOf('per', o.per, ['run', 'dependency'] as const);
   const name = o.name === undefined ? 'run' : checkName('name', o.name);
-  const estimate = o.estimate === undefined ? estimateTokens : checkFunction<(request: unknown) => TokenUsage>('estimate', o.estimate);
-  const rate = o.rate === undefined ? undefined : checkSpendRate(o.rate, prices !== undefined, name);
+  const estimate =
+    o.estimate === undefined
+      ? estimateTokens
+      : checkFunction<(request: unknown) => TokenUsage>('estimate', o.estimate);
+  const rate =
+    o.rate === undefined ? undefined : checkSpendRate(o.rate, prices !== undefined, name);
   return new SpendLimitPolicy(name, unit, limit, prices, per === 'dependency', estimate, rate);
 }

@@ -1,8 +1,19 @@
 import { BreakerRegistry } from '../circuit-breaker/breaker-registry.js';
-import { CLOSED_PERIOD, isTrippable, TRIP, type TrippableBreaker } from '../circuit-breaker/breaker-trip.js';
+import {
+  CLOSED_PERIOD,
+  isTrippable,
+  TRIP,
+  type TrippableBreaker,
+} from '../circuit-breaker/breaker-trip.js';
 import type { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
 import type { RecourseEventMap } from '../events/event-types.js';
-import { checkMs, checkNumber, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkMs,
+  checkNumber,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import { SpendWindow } from './spend-window.js';
 
 /**
@@ -26,13 +37,19 @@ export interface SpendRateOptions {
   breaker: CircuitBreaker | BreakerRegistry;
 }
 
-const RATE_KEYS: OptionKeys<SpendRateOptions> = { usd: true, tokens: true, perMs: true, breaker: true };
+const RATE_KEYS: OptionKeys<SpendRateOptions> = {
+  usd: true,
+  tokens: true,
+  perMs: true,
+  breaker: true,
+};
 
 type Exceeded = RecourseEventMap['spend_rate_exceeded'];
 
 function checkPositive(name: string, value: unknown): number {
   const n = checkNumber(name, value, 0);
-  if (n === 0 || !Number.isFinite(n)) throw new RangeError(`${name} must be a finite number > 0, got ${showValue(value)}`);
+  if (n === 0 || !Number.isFinite(n))
+    throw new RangeError(`${name} must be a finite number > 0, got ${showValue(value)}`);
   return n;
 }
 
@@ -51,7 +68,13 @@ export class SpendRate {
   readonly #breakers: TrippableBreaker | BreakerRegistry;
   readonly #windows = new Map<string, SpendWindow>();
 
-  constructor(name: string, unit: 'usd' | 'tokens', limit: number, perMs: number, breakers: TrippableBreaker | BreakerRegistry) {
+  constructor(
+    name: string,
+    unit: 'usd' | 'tokens',
+    limit: number,
+    perMs: number,
+    breakers: TrippableBreaker | BreakerRegistry,
+  ) {
     this.#name = name;
     this.unit = unit;
     this.limit = limit;
@@ -65,7 +88,10 @@ export class SpendRate {
    */
   add(dependency: string, cost: number, exceeded: (e: Exceeded) => void): void {
     const registry = this.#breakers instanceof BreakerRegistry ? this.#breakers : undefined;
-    const breaker = registry === undefined ? (this.#breakers as TrippableBreaker) : (registry.get(dependency) as TrippableBreaker);
+    const breaker =
+      registry === undefined
+        ? (this.#breakers as TrippableBreaker)
+        : (registry.get(dependency) as TrippableBreaker);
     const key = registry === undefined ? '' : dependency;
     const period = breaker[CLOSED_PERIOD]();
     let window = this.#windows.get(key);
@@ -80,7 +106,14 @@ export class SpendRate {
     const rate = window.add(breaker.options.clock.now(), cost);
     if (!(rate > this.limit)) return;
     this.#windows.delete(key);
-    exceeded({ name: registry === undefined ? this.#name : dependency, unit: this.unit, rate, limit: this.limit, perMs: this.perMs, breaker: breaker.name });
+    exceeded({
+      name: registry === undefined ? this.#name : dependency,
+      unit: this.unit,
+      rate,
+      limit: this.limit,
+      perMs: this.perMs,
+      breaker: breaker.name,
+    });
     breaker[TRIP]('spend_rate');
   }
 
@@ -93,14 +126,20 @@ export class SpendRate {
 /** @internal The `rate` option, checked; `prices` says whether USD can be counted. */
 export function checkSpendRate(value: unknown, hasPrices: boolean, limitName: string): SpendRate {
   const o = checkOptions('rate', value as SpendRateOptions, RATE_KEYS);
-  if ((o.usd === undefined) === (o.tokens === undefined)) throw new TypeError(`rate needs exactly one of usd and tokens, got ${showValue(value)}`);
+  if ((o.usd === undefined) === (o.tokens === undefined))
+    throw new TypeError(`rate needs exactly one of usd and tokens, got ${showValue(value)}`);
   const unit = o.usd !== undefined ? 'usd' : 'tokens';
   const limit = checkPositive(`rate.${unit}`, o.usd ?? o.tokens);
-  if (unit === 'usd' && !hasPrices) throw new TypeError('rate.usd needs the spend limit\'s prices (USD per million tokens by model)');
+  if (unit === 'usd' && !hasPrices)
+    throw new TypeError(
+      "rate.usd needs the spend limit's prices (USD per million tokens by model)",
+    );
   const perMs = checkMs('rate.perMs', o.perMs, 1);
   const breaker = o.breaker;
   if (!(breaker instanceof BreakerRegistry) && !isTrippable(breaker)) {
-    throw new TypeError(`rate.breaker must be a circuitBreaker() or a BreakerRegistry, got ${showValue(breaker)}`);
+    throw new TypeError(
+      `rate.breaker must be a circuitBreaker() or a BreakerRegistry, got ${showValue(breaker)}`,
+    );
   }
   return new SpendRate(limitName, unit, limit, perMs, breaker);
 }

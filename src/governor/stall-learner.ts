@@ -1,4 +1,9 @@
-import { checkInteger, checkNumber, checkOptions, type OptionKeys } from '../options/validate-options.js';
+import {
+  checkInteger,
+  checkNumber,
+  checkOptions,
+  type OptionKeys,
+} from '../options/validate-options.js';
 import { QuantileSketch } from './quantile-sketch.js';
 
 /** Options of {@link stallLearner}. */
@@ -46,7 +51,11 @@ export class GapTrack {
 
 // A watch may be named after anything (a user id by mistake): the tracks kept are bounded.
 const MAX_TRACKS = 1000;
-const LEARNER_KEYS: OptionKeys<StallLearnerOptions> = { quantile: true, factor: true, minSamples: true };
+const LEARNER_KEYS: OptionKeys<StallLearnerOptions> = {
+  quantile: true,
+  factor: true,
+  minSamples: true,
+};
 
 /** @internal The implementation behind {@link stallLearner}. */
 export class GapLearner implements StallLearner {
@@ -82,8 +91,22 @@ export class GapLearner implements StallLearner {
   limits(): LearnedStallLimit[] {
     const out: LearnedStallLimit[] = [];
     for (const t of this.#tracks.values()) {
-      if (t.first.count > 0) out.push({ name: t.name, model: t.model, phase: 'first-item', limitMs: this.learned(t.first), samples: t.first.count });
-      if (t.idle.count > 0) out.push({ name: t.name, model: t.model, phase: 'idle', limitMs: this.learned(t.idle), samples: t.idle.count });
+      if (t.first.count > 0)
+        out.push({
+          name: t.name,
+          model: t.model,
+          phase: 'first-item',
+          limitMs: this.learned(t.first),
+          samples: t.first.count,
+        });
+      if (t.idle.count > 0)
+        out.push({
+          name: t.name,
+          model: t.model,
+          phase: 'idle',
+          limitMs: this.learned(t.idle),
+          samples: t.idle.count,
+        });
     }
     return out;
   }
@@ -105,7 +128,8 @@ export function stallLearner(options?: StallLearnerOptions): StallLearner {
   const o = checkOptions('stallLearner', options, LEARNER_KEYS);
   const quantile = o.quantile === undefined ? 0.99 : checkNumber('quantile', o.quantile, 0.5, 1);
   const factor = o.factor === undefined ? 3 : checkNumber('factor', o.factor, 1, 1000);
-  const minSamples = o.minSamples === undefined ? 100 : checkInteger('minSamples', o.minSamples, 1, 1_000_000);
+  const minSamples =
+    o.minSamples === undefined ? 100 : checkInteger('minSamples', o.minSamples, 1, 1_000_000);
   return new GapLearner(quantile, factor, minSamples);
 }
 

@@ -2,7 +2,17 @@ import { classify } from '../classify/classify.js';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { Emitter, reportListenerError } from '../events/emitter.js';
 import type { DegradationDirection, Listener, RecourseEventMap } from '../events/event-types.js';
-import { checkClock, checkFunction, checkInteger, checkMs, checkName, checkNumber, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkInteger,
+  checkMs,
+  checkName,
+  checkNumber,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import { safeRead } from '../text/safe-text.js';
 import type { ErrorRate, HealthMonitor } from './health-monitor.js';
 
@@ -57,8 +67,23 @@ export interface DegradationOptions<F extends DegradationFlags> {
 }
 
 const BASE_LEVEL_KEYS: OptionKeys<BaseLevel<DegradationFlags>> = { name: true, flags: true };
-const LEVEL_KEYS: OptionKeys<DegradationLevel<DegradationFlags>> = { name: true, enterAt: true, exitBelow: true, flags: true };
-const DEGRADATION_KEYS: OptionKeys<DegradationOptions<DegradationFlags>> = { levels: true, monitor: true, dependencies: true, errorRate: true, holdMs: true, minimumCalls: true, name: true, clock: true, onContextOverflow: true };
+const LEVEL_KEYS: OptionKeys<DegradationLevel<DegradationFlags>> = {
+  name: true,
+  enterAt: true,
+  exitBelow: true,
+  flags: true,
+};
+const DEGRADATION_KEYS: OptionKeys<DegradationOptions<DegradationFlags>> = {
+  levels: true,
+  monitor: true,
+  dependencies: true,
+  errorRate: true,
+  holdMs: true,
+  minimumCalls: true,
+  name: true,
+  clock: true,
+  onContextOverflow: true,
+};
 
 /** A degradation controller (see {@link degradation}). */
 export interface DegradationController<F extends DegradationFlags> {
@@ -91,28 +116,47 @@ const MAX_CHANGES = 100;
 
 function resolveLevels<F extends DegradationFlags>(levels: unknown): Level<F>[] {
   if (!Array.isArray(levels) || levels.length === 0) {
-    throw new TypeError(`levels must be a non-empty array such as [{ name: "normal", flags: {…} }, { name: "degraded", enterAt: 0.2, flags: {…} }], got ${showValue(levels)}`);
+    throw new TypeError(
+      `levels must be a non-empty array such as [{ name: "normal", flags: {…} }, { name: "degraded", enterAt: 0.2, flags: {…} }], got ${showValue(levels)}`,
+    );
   }
   const names = new Set<string>();
   const base = levels[0] as Partial<BaseLevel<F>> & { enterAt?: unknown };
-  if (typeof base !== 'object' || base === null) throw new TypeError(`levels[0] must be an object { name, flags }, got ${showValue(base)}`);
+  if (typeof base !== 'object' || base === null)
+    throw new TypeError(`levels[0] must be an object { name, flags }, got ${showValue(base)}`);
   checkOptions('levels[0]', base, BASE_LEVEL_KEYS as OptionKeys<typeof base>);
-  if (typeof base.flags !== 'object' || base.flags === null) throw new TypeError(`levels[0].flags must be an object (the flags of the healthy level), got ${showValue(base.flags)}`);
-  if (base.enterAt !== undefined) throw new TypeError(`levels[0] is the healthy level and takes no enterAt, got ${showValue(base.enterAt)}`);
+  if (typeof base.flags !== 'object' || base.flags === null)
+    throw new TypeError(
+      `levels[0].flags must be an object (the flags of the healthy level), got ${showValue(base.flags)}`,
+    );
+  if (base.enterAt !== undefined)
+    throw new TypeError(
+      `levels[0] is the healthy level and takes no enterAt, got ${showValue(base.enterAt)}`,
+    );
   let previous = 0;
   return levels.map((l: Partial<DegradationLevel<F>> | undefined, i): Level<F> => {
-    if (typeof l !== 'object' || l === null) throw new TypeError(`levels[${i}] must be an object { name, enterAt, exitBelow?, flags? }, got ${showValue(l)}`);
+    if (typeof l !== 'object' || l === null)
+      throw new TypeError(
+        `levels[${i}] must be an object { name, enterAt, exitBelow?, flags? }, got ${showValue(l)}`,
+      );
     if (i > 0) checkOptions(`levels[${i}]`, l, LEVEL_KEYS);
     const name = checkName(`levels[${i}].name`, l.name);
     if (names.has(name)) throw new TypeError(`levels[${i}].name "${name}" is used twice`);
     names.add(name);
-    if (l.flags !== undefined && (typeof l.flags !== 'object' || l.flags === null)) throw new TypeError(`levels[${i}].flags must be an object, got ${showValue(l.flags)}`);
+    if (l.flags !== undefined && (typeof l.flags !== 'object' || l.flags === null))
+      throw new TypeError(`levels[${i}].flags must be an object, got ${showValue(l.flags)}`);
     const flags = Object.freeze({ ...base.flags, ...l.flags }) as Readonly<F>;
     if (i === 0) return { name, enterAt: 0, exitBelow: 0, flags };
     const enterAt = checkNumber(`levels[${i}].enterAt`, l.enterAt, Number.MIN_VALUE, 1);
-    if (enterAt <= previous) throw new RangeError(`levels[${i}].enterAt must be greater than levels[${i - 1}].enterAt (${previous}), got ${enterAt}`);
+    if (enterAt <= previous)
+      throw new RangeError(
+        `levels[${i}].enterAt must be greater than levels[${i - 1}].enterAt (${previous}), got ${enterAt}`,
+      );
     previous = enterAt;
-    const exitBelow = l.exitBelow === undefined ? enterAt / 2 : checkNumber(`levels[${i}].exitBelow`, l.exitBelow, 0, enterAt);
+    const exitBelow =
+      l.exitBelow === undefined
+        ? enterAt / 2
+        : checkNumber(`levels[${i}].exitBelow`, l.exitBelow, 0, enterAt);
     return { name, enterAt, exitBelow, flags };
   });
 }
@@ -134,17 +178,23 @@ class Controller<F extends DegradationFlags> implements DegradationController<F>
     const o = checkOptions('degradation', options, DEGRADATION_KEYS);
     this.#levels = resolveLevels<F>(o.levels);
     this.#holdMs = o.holdMs === undefined ? 30_000 : checkMs('holdMs', o.holdMs);
-    this.#minimumCalls = o.minimumCalls === undefined ? 10 : checkInteger('minimumCalls', o.minimumCalls, 1);
+    this.#minimumCalls =
+      o.minimumCalls === undefined ? 10 : checkInteger('minimumCalls', o.minimumCalls, 1);
     this.#clock = checkClock<Clock>('clock', o.clock ?? systemClock);
     if (o.name !== undefined) checkName('name', o.name);
     this.#events = new Emitter('degradation', o.name ?? 'degradation');
     const monitor = o.monitor;
-    if (monitor !== undefined && typeof safeRead(monitor, 'errorRate') !== 'function') throw new TypeError(`monitor must be a HealthMonitor, e.g. healthMonitor(), got ${showValue(monitor)}`);
+    if (monitor !== undefined && typeof safeRead(monitor, 'errorRate') !== 'function')
+      throw new TypeError(
+        `monitor must be a HealthMonitor, e.g. healthMonitor(), got ${showValue(monitor)}`,
+      );
     if (o.errorRate !== undefined) {
       const read = checkFunction<() => number | ErrorRate>('errorRate', o.errorRate);
       this.#source = () => {
         const r = read();
-        return typeof r === 'number' ? { rate: r, calls: Number.POSITIVE_INFINITY, failures: Number.NaN } : r;
+        return typeof r === 'number'
+          ? { rate: r, calls: Number.POSITIVE_INFINITY, failures: Number.NaN }
+          : r;
       };
     } else if (monitor !== undefined) {
       const deps = o.dependencies === undefined ? undefined : [...o.dependencies];
@@ -153,14 +203,25 @@ class Controller<F extends DegradationFlags> implements DegradationController<F>
       throw new TypeError('degradation needs a monitor (healthMonitor()) or an errorRate function');
     }
     this.#since = this.#clock.now();
-    const onOverflow = o.onContextOverflow === undefined ? undefined : checkFunction<NonNullable<DegradationOptions<F>['onContextOverflow']>>('onContextOverflow', o.onContextOverflow);
-    if (onOverflow !== undefined && monitor === undefined) throw new TypeError('onContextOverflow needs a monitor to learn about failed calls');
+    const onOverflow =
+      o.onContextOverflow === undefined
+        ? undefined
+        : checkFunction<NonNullable<DegradationOptions<F>['onContextOverflow']>>(
+            'onContextOverflow',
+            o.onContextOverflow,
+          );
+    if (onOverflow !== undefined && monitor === undefined)
+      throw new TypeError('onContextOverflow needs a monitor to learn about failed calls');
     if (monitor !== undefined) {
       const dependencies = o.dependencies === undefined ? undefined : new Set(o.dependencies);
       this.#detach.push(
         monitor.onSample((s) => {
           if (dependencies !== undefined && !dependencies.has(s.dependency)) return;
-          if (onOverflow !== undefined && s.outcome === 'failure' && (s.classification ?? classify(s.error)).reason === 'context_overflow') {
+          if (
+            onOverflow !== undefined &&
+            s.outcome === 'failure' &&
+            (s.classification ?? classify(s.error)).reason === 'context_overflow'
+          ) {
             try {
               onOverflow({ dependency: s.dependency, error: s.error });
             } catch (error) {
@@ -228,14 +289,35 @@ class Controller<F extends DegradationFlags> implements DegradationController<F>
     return this.#change(target, 'restore', now, rate, calls);
   }
 
-  #change(to: number, direction: DegradationDirection, now: number, errorRate: number, calls: number): LevelChange {
+  #change(
+    to: number,
+    direction: DegradationDirection,
+    now: number,
+    errorRate: number,
+    calls: number,
+  ): LevelChange {
     const from = this.#levels[this.#index]!.name;
     this.#index = to;
     this.#since = now;
-    const change: LevelChange = { from, to: this.#levels[to]!.name, direction, at: now, errorRate, calls };
+    const change: LevelChange = {
+      from,
+      to: this.#levels[to]!.name,
+      direction,
+      at: now,
+      errorRate,
+      calls,
+    };
     this.#changes.push(change);
     if (this.#changes.length > MAX_CHANGES) this.#changes.shift();
-    if (this.#events.wants('degradation')) this.#events.emit('degradation', { from, to: change.to, level: to, direction, errorRate, calls });
+    if (this.#events.wants('degradation'))
+      this.#events.emit('degradation', {
+        from,
+        to: change.to,
+        level: to,
+        direction,
+        errorRate,
+        calls,
+      });
     return change;
   }
 
@@ -249,7 +331,13 @@ class Controller<F extends DegradationFlags> implements DegradationController<F>
 
   toJSON(): object {
     const level = this.#levels[this.#index]!;
-    return { level: level.name, levelIndex: this.#index, since: Math.round(this.#since), flags: level.flags, changes: this.#changes.length };
+    return {
+      level: level.name,
+      levelIndex: this.#index,
+      since: Math.round(this.#since),
+      flags: level.flags,
+      changes: this.#changes.length,
+    };
   }
 }
 
@@ -278,6 +366,8 @@ class Controller<F extends DegradationFlags> implements DegradationController<F>
  * })
  * const { parallelToolCalls, maxContextTokens } = mode.flags
  */
-export function degradation<F extends DegradationFlags>(options: DegradationOptions<F>): DegradationController<F> {
+export function degradation<F extends DegradationFlags>(
+  options: DegradationOptions<F>,
+): DegradationController<F> {
   return new Controller(options);
 }

@@ -5,7 +5,15 @@ import { Emitter } from '../events/emitter.js';
 import { dependencyOf } from '../events/event-scope.js';
 import type { BreakerState, CallOutcome, RecourseEvent } from '../events/event-types.js';
 import { subscribe } from '../events/subscribe.js';
-import { checkClock, checkInteger, checkMs, checkName, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkInteger,
+  checkMs,
+  checkName,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import { safeRead, textOf } from '../text/safe-text.js';
 import { LatencyHistogram, type LatencyStats } from './latency-histogram.js';
 import { TimeBuckets } from './time-buckets.js';
@@ -26,7 +34,12 @@ export interface HealthMonitorOptions {
   clock?: Clock;
 }
 
-const HEALTH_MONITOR_KEYS: OptionKeys<HealthMonitorOptions> = { windowMs: true, buckets: true, maxDependencies: true, clock: true };
+const HEALTH_MONITOR_KEYS: OptionKeys<HealthMonitorOptions> = {
+  windowMs: true,
+  buckets: true,
+  maxDependencies: true,
+  clock: true,
+};
 
 /** One call's outcome, as `record` takes it (what an `instrument()` `call` event carries). */
 export interface HealthSample {
@@ -43,7 +56,22 @@ export interface RecordedSample extends HealthSample {
 }
 
 /** The counters kept per dependency over the window. */
-const COUNTERS = ['calls', 'successes', 'failures', 'countedFailures', 'cancelled', 'attempts', 'retries', 'giveups', 'stalls', 'timeouts', 'rejections', 'fallbacks', 'invalid', 'breakerTransitions'] as const;
+const COUNTERS = [
+  'calls',
+  'successes',
+  'failures',
+  'countedFailures',
+  'cancelled',
+  'attempts',
+  'retries',
+  'giveups',
+  'stalls',
+  'timeouts',
+  'rejections',
+  'fallbacks',
+  'invalid',
+  'breakerTransitions',
+] as const;
 type Counter = (typeof COUNTERS)[number];
 
 /** One dependency's health over the window. */
@@ -135,7 +163,9 @@ interface DependencyEntry {
 const KINDS: readonly FailureKind[] = ['transient', 'persistent', 'logical', 'fatal', 'cancelled'];
 
 class HealthBucket {
-  readonly counts: Record<Counter, number> = Object.fromEntries(COUNTERS.map((c) => [c, 0])) as Record<Counter, number>;
+  readonly counts: Record<Counter, number> = Object.fromEntries(
+    COUNTERS.map((c) => [c, 0]),
+  ) as Record<Counter, number>;
   readonly kinds = new Map<FailureKind, number>();
   readonly reasons = new Map<string, number>();
   readonly giveups = new Map<string, number>();
@@ -191,7 +221,10 @@ class Monitor implements HealthMonitor {
     const o = checkOptions('healthMonitor', options, HEALTH_MONITOR_KEYS);
     this.#windowMs = o.windowMs === undefined ? 60_000 : checkMs('windowMs', o.windowMs, 1);
     this.#buckets = o.buckets === undefined ? 12 : checkInteger('buckets', o.buckets, 1);
-    this.#maxDependencies = o.maxDependencies === undefined ? 1000 : checkInteger('maxDependencies', o.maxDependencies, 1);
+    this.#maxDependencies =
+      o.maxDependencies === undefined
+        ? 1000
+        : checkInteger('maxDependencies', o.maxDependencies, 1);
     this.#clock = checkClock<Clock>('clock', o.clock ?? systemClock);
     this.#fallback = new TimeBuckets<FallbackBucket>(
       this.#windowMs,
@@ -212,8 +245,14 @@ class Monitor implements HealthMonitor {
 
   record(dependency: string, sample: HealthSample): void {
     checkName('dependency', dependency);
-    if (typeof sample !== 'object' || sample === null || !['success', 'failure', 'cancelled'].includes(sample.outcome)) {
-      throw new TypeError(`sample.outcome must be one of 'success', 'failure', 'cancelled', got ${showValue(safeRead(sample, 'outcome'))}`);
+    if (
+      typeof sample !== 'object' ||
+      sample === null ||
+      !['success', 'failure', 'cancelled'].includes(sample.outcome)
+    ) {
+      throw new TypeError(
+        `sample.outcome must be one of 'success', 'failure', 'cancelled', got ${showValue(safeRead(sample, 'outcome'))}`,
+      );
     }
     const b = this.#bucket(dependency);
     b.counts.calls++;
@@ -229,7 +268,11 @@ class Monitor implements HealthMonitor {
     }
     if (typeof sample.durationMs === 'number') b.latency.record(sample.durationMs);
     if (!this.#samples.wants('sample')) return;
-    this.#samples.emit('sample', { ...sample, dependency, ...(classification === undefined ? {} : { classification }) });
+    this.#samples.emit('sample', {
+      ...sample,
+      dependency,
+      ...(classification === undefined ? {} : { classification }),
+    });
   }
 
   onSample(listener: (sample: RecordedSample) => void): () => void {
@@ -291,7 +334,10 @@ class Monitor implements HealthMonitor {
 
   #health(entry: DependencyEntry, now: number): DependencyHealth {
     const counts = Object.fromEntries(COUNTERS.map((c) => [c, 0])) as Record<Counter, number>;
-    const failuresByKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<FailureKind, number>;
+    const failuresByKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<
+      FailureKind,
+      number
+    >;
     const failuresByReason: Record<string, number> = {};
     const giveupsByReason: Record<string, number> = {};
     const latencies: LatencyHistogram[] = [];
@@ -303,7 +349,13 @@ class Monitor implements HealthMonitor {
       latencies.push(b.latency);
     });
     const decided = counts.successes + counts.countedFailures;
-    const health: DependencyHealth = { ...counts, errorRate: decided === 0 ? 0 : counts.countedFailures / decided, failuresByKind, failuresByReason, giveupsByReason };
+    const health: DependencyHealth = {
+      ...counts,
+      errorRate: decided === 0 ? 0 : counts.countedFailures / decided,
+      failuresByKind,
+      failuresByReason,
+      giveupsByReason,
+    };
     const latency = LatencyHistogram.stats(latencies);
     if (latency !== undefined) health.latencyMs = latency;
     if (entry.breaker !== undefined) health.breaker = entry.breaker;
@@ -329,7 +381,16 @@ class Monitor implements HealthMonitor {
         }
       }
       if (entry === undefined) {
-        entry = { window: new TimeBuckets(this.#windowMs, this.#buckets, () => new HealthBucket(), (b) => b.clear()), lastAt: now, breaker: undefined };
+        entry = {
+          window: new TimeBuckets(
+            this.#windowMs,
+            this.#buckets,
+            () => new HealthBucket(),
+            (b) => b.clear(),
+          ),
+          lastAt: now,
+          breaker: undefined,
+        };
         this.#deps.set(name, entry);
       }
     }
@@ -349,7 +410,8 @@ class Monitor implements HealthMonitor {
     const visibleMs = this.#windowMs + this.#windowMs / this.#buckets;
     let oldest = now;
     for (const [name, entry] of this.#deps) {
-      if (name === OTHER_DEPENDENCY || (entry.breaker !== undefined && entry.breaker !== 'closed')) continue;
+      if (name === OTHER_DEPENDENCY || (entry.breaker !== undefined && entry.breaker !== 'closed'))
+        continue;
       if (now - entry.lastAt > visibleMs) this.#deps.delete(name);
       else if (entry.lastAt < oldest) oldest = entry.lastAt;
     }
@@ -412,7 +474,13 @@ class Monitor implements HealthMonitor {
         b.served++;
         if (e.degraded === true) b.degraded++;
         // Path names of one window, bounded like dependency names.
-        if (typeof e.servedBy === 'string') bump(b.byPath, b.byPath.has(e.servedBy) || b.byPath.size < this.#maxDependencies ? e.servedBy : OTHER_DEPENDENCY);
+        if (typeof e.servedBy === 'string')
+          bump(
+            b.byPath,
+            b.byPath.has(e.servedBy) || b.byPath.size < this.#maxDependencies
+              ? e.servedBy
+              : OTHER_DEPENDENCY,
+          );
         return;
       }
       default:

@@ -1,6 +1,14 @@
 import { type Clock, systemClock } from '../clock/clock.js';
 import { wallClock } from '../clock/wall-clock.js';
-import { checkClock, checkMs, checkName, checkNumber, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkMs,
+  checkName,
+  checkNumber,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import type { RetryBudget } from '../retry/retry-budget.js';
 import type { RetryBudgetStore } from '../store/budget-store.js';
 import { BUDGET_BUCKETS } from '../transitions/budget.js';
@@ -189,24 +197,47 @@ class TokenRetryBudget implements RetryBudgetHandle {
  * // one budget for every worker sharing the store
  * const fleet = retryBudget({ store: redisStore({ client: new Redis() }), name: 'claude' })
  */
-export function retryBudget(options?: RetryBudgetOptions & { store?: undefined }): RetryBudgetHandle;
-export function retryBudget(options: RetryBudgetOptions & { store: RetryBudgetStore }): SharedRetryBudgetHandle;
-export function retryBudget(options?: RetryBudgetOptions): RetryBudgetHandle | SharedRetryBudgetHandle;
-export function retryBudget(options?: RetryBudgetOptions): RetryBudgetHandle | SharedRetryBudgetHandle {
+export function retryBudget(
+  options?: RetryBudgetOptions & { store?: undefined },
+): RetryBudgetHandle;
+export function retryBudget(
+  options: RetryBudgetOptions & { store: RetryBudgetStore },
+): SharedRetryBudgetHandle;
+export function retryBudget(
+  options?: RetryBudgetOptions,
+): RetryBudgetHandle | SharedRetryBudgetHandle;
+export function retryBudget(
+  options?: RetryBudgetOptions,
+): RetryBudgetHandle | SharedRetryBudgetHandle {
   const o = checkOptions('retryBudget', options, RETRY_BUDGET_KEYS);
   const ratio = o.ratio === undefined ? 0.1 : checkNumber('ratio', o.ratio, 0, 1);
-  const minPerSecond = o.minPerSecond === undefined ? 3 : checkNumber('minPerSecond', o.minPerSecond, 0);
-  if (!Number.isFinite(minPerSecond)) throw new RangeError(`minPerSecond must be a finite number >= 0, got ${minPerSecond}`);
+  const minPerSecond =
+    o.minPerSecond === undefined ? 3 : checkNumber('minPerSecond', o.minPerSecond, 0);
+  if (!Number.isFinite(minPerSecond))
+    throw new RangeError(`minPerSecond must be a finite number >= 0, got ${minPerSecond}`);
   const windowMs = o.windowMs === undefined ? 10_000 : checkMs('windowMs', o.windowMs, 1);
   const store = o.store;
   if (store === undefined) {
     for (const key of ['name', 'storeTimeoutMs', 'leaseMs'] as const) {
-      if (o[key] !== undefined) throw new TypeError(`${key} needs a store (it applies to a budget shared through one)`);
+      if (o[key] !== undefined)
+        throw new TypeError(`${key} needs a store (it applies to a budget shared through one)`);
     }
-    return new TokenRetryBudget({ ratio, minPerSecond, windowMs, clock: checkClock<Clock>('clock', o.clock ?? systemClock) });
+    return new TokenRetryBudget({
+      ratio,
+      minPerSecond,
+      windowMs,
+      clock: checkClock<Clock>('clock', o.clock ?? systemClock),
+    });
   }
-  if (typeof store !== 'object' || store === null || typeof store.budgetTake !== 'function' || typeof store.budgetGet !== 'function') {
-    throw new TypeError(`store must be a RetryBudgetStore (memoryStore(), sqliteStore(), redisStore(), postgresStore()), got ${showValue(store)}`);
+  if (
+    typeof store !== 'object' ||
+    store === null ||
+    typeof store.budgetTake !== 'function' ||
+    typeof store.budgetGet !== 'function'
+  ) {
+    throw new TypeError(
+      `store must be a RetryBudgetStore (memoryStore(), sqliteStore(), redisStore(), postgresStore()), got ${showValue(store)}`,
+    );
   }
   const clock = checkClock<Clock>('clock', o.clock ?? wallClock);
   return new SharedRetryBudget(new TokenRetryBudget({ ratio, minPerSecond, windowMs, clock }), {
@@ -214,7 +245,8 @@ export function retryBudget(options?: RetryBudgetOptions): RetryBudgetHandle | S
     name: o.name === undefined ? 'default' : checkName('name', o.name),
     limits: { ratio, minPerSecond, windowMs },
     clock,
-    storeTimeoutMs: o.storeTimeoutMs === undefined ? 250 : checkMs('storeTimeoutMs', o.storeTimeoutMs, 1),
+    storeTimeoutMs:
+      o.storeTimeoutMs === undefined ? 250 : checkMs('storeTimeoutMs', o.storeTimeoutMs, 1),
     leaseMs: o.leaseMs === undefined ? 1000 : checkMs('leaseMs', o.leaseMs, 1),
   });
 }

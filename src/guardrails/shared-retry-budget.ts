@@ -19,7 +19,10 @@ export interface SharedRetryBudgetHandle extends RetryBudgetHandle {
   /** The budget's name in the store. */
   readonly name: string;
   /** Subscribes to `store_unavailable` / `store_recovered`; returns the unsubscribe function. */
-  on<K extends keyof SharedRetryBudgetEventMap>(type: K, listener: Listener<SharedRetryBudgetEventMap[K]>): () => void;
+  on<K extends keyof SharedRetryBudgetEventMap>(
+    type: K,
+    listener: Listener<SharedRetryBudgetEventMap[K]>,
+  ): () => void;
   /** Reports the requests not yet reported, gives unused tokens back, and stops the timer. Idempotent. */
   close(): Promise<void>;
 }
@@ -119,13 +122,23 @@ export class SharedRetryBudget implements SharedRetryBudgetHandle {
     const shared = this.#last;
     return {
       ...local,
-      ...(shared === undefined || !this.#available ? {} : { requests: shared.requests, retries: shared.retries, floorTokens: shared.floorTokens }),
+      ...(shared === undefined || !this.#available
+        ? {}
+        : { requests: shared.requests, retries: shared.retries, floorTokens: shared.floorTokens }),
       denied: this.#denied,
-      store: { name: this.name, available: this.#available, heldTokens: this.#tokens, unreportedRequests: this.#pending },
+      store: {
+        name: this.name,
+        available: this.#available,
+        heldTokens: this.#tokens,
+        unreportedRequests: this.#pending,
+      },
     };
   }
 
-  on<K extends keyof SharedRetryBudgetEventMap>(type: K, listener: Listener<SharedRetryBudgetEventMap[K]>): () => void {
+  on<K extends keyof SharedRetryBudgetEventMap>(
+    type: K,
+    listener: Listener<SharedRetryBudgetEventMap[K]>,
+  ): () => void {
     return this.#events.on(type, listener);
   }
 
@@ -176,7 +189,8 @@ export class SharedRetryBudget implements SharedRetryBudgetHandle {
     this.#demand = 0;
     // Enough for as many retries as were asked for since the last take, and a quarter more; one
     // token in hand when there is traffic but no retry yet.
-    const wanted = demand > 0 ? Math.min(MAX_LEASE, Math.ceil(demand * 1.25)) : this.#pending > 0 ? 1 : 0;
+    const wanted =
+      demand > 0 ? Math.min(MAX_LEASE, Math.ceil(demand * 1.25)) : this.#pending > 0 ? 1 : 0;
     const want = Math.max(0, wanted - Math.floor(this.#tokens));
     const take = this.#nextTake(now, want, false);
     // Nothing to say, unless the call is the check whether an unavailable store is back.
@@ -195,7 +209,8 @@ export class SharedRetryBudget implements SharedRetryBudgetHandle {
         if (!this.#available) this.#recovered();
         // Traffic that arrived while we waited is reported at the next tick; demand beyond the
         // grant is asked for at the next retry.
-        if (this.#pending > 0 || this.#tokens > 0) this.#arm(this.#tokens > 0 && this.#pending === 0 ? this.#s.leaseMs : REPORT_MS);
+        if (this.#pending > 0 || this.#tokens > 0)
+          this.#arm(this.#tokens > 0 && this.#pending === 0 ? this.#s.leaseMs : REPORT_MS);
       },
       (error: unknown) => {
         this.#taking = false;
@@ -212,7 +227,12 @@ export class SharedRetryBudget implements SharedRetryBudgetHandle {
       const timer = startTimer(clock, storeTimeoutMs, () => {
         if (settled) return;
         settled = true;
-        reject(new StoreError('timeout', `retry budget ${JSON.stringify(name)}: the store did not answer within ${storeTimeoutMs} ms`));
+        reject(
+          new StoreError(
+            'timeout',
+            `retry budget ${JSON.stringify(name)}: the store did not answer within ${storeTimeoutMs} ms`,
+          ),
+        );
       });
       timer.unref?.();
       let pending: Promise<BudgetGrant>;
@@ -256,14 +276,19 @@ export class SharedRetryBudget implements SharedRetryBudgetHandle {
       this.#late += this.#tokens;
       this.#lateAt = Math.max(this.#lateAt, this.#grantedAt);
       this.#tokens = 0;
-      if (this.#events.wants('store_unavailable')) this.#events.emit('store_unavailable', { name: this.name, error });
+      if (this.#events.wants('store_unavailable'))
+        this.#events.emit('store_unavailable', { name: this.name, error });
     }
     this.#arm(RECOVERY_CHECK_MS);
   }
 
   #recovered(): void {
     this.#available = true;
-    if (this.#events.wants('store_recovered')) this.#events.emit('store_recovered', { name: this.name, downMs: Math.max(0, this.#s.clock.now() - this.#downSince) });
+    if (this.#events.wants('store_recovered'))
+      this.#events.emit('store_recovered', {
+        name: this.name,
+        downMs: Math.max(0, this.#s.clock.now() - this.#downSince),
+      });
   }
 
   #arm(ms: number): void {

@@ -2,15 +2,32 @@ import type { Backoff } from '../backoff/backoff.js';
 import { exponential } from '../backoff/exponential.js';
 import { nextDelay } from '../backoff/next-delay.js';
 import { canonicalJson } from '../canonical/canonical-json.js';
-import { isNotSerializableError, NotSerializableError } from '../canonical/not-serializable-error.js';
+import {
+  isNotSerializableError,
+  NotSerializableError,
+} from '../canonical/not-serializable-error.js';
 import type { Clock } from '../clock/clock.js';
 import { untilAborted } from '../context/until-aborted.js';
 import { abortReason } from '../errors/abort-error.js';
 import { Emitter } from '../events/emitter.js';
 import type { Listener, RecourseEventMap } from '../events/event-types.js';
-import { awaitLease, type HeldLease, type LeasePort, type LeaseSettings, type Taken } from '../lease/lease.js';
+import {
+  awaitLease,
+  type HeldLease,
+  type LeasePort,
+  type LeaseSettings,
+  type Taken,
+} from '../lease/lease.js';
 import { processOwner } from '../lease/process-identity.js';
-import { checkClock, checkFunction, checkMs, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkMs,
+  checkOptions,
+  checkSignal,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import type { LedgerStore } from '../store/ledger-store.js';
 import { asStoreError, StoreError } from '../store/store-error.js';
 import { wallClock } from '../clock/wall-clock.js';
@@ -31,7 +48,13 @@ export interface IdempotencyLedgerOptions {
   random?: () => number;
 }
 
-const LEDGER_KEYS: OptionKeys<IdempotencyLedgerOptions> = { leaseMs: true, ttlMs: true, clock: true, pollBackoff: true, random: true };
+const LEDGER_KEYS: OptionKeys<IdempotencyLedgerOptions> = {
+  leaseMs: true,
+  ttlMs: true,
+  clock: true,
+  pollBackoff: true,
+  random: true,
+};
 
 /** What `reconcile` found out about an operation whose holder died mid-way: see {@link LedgerRunOptions}. */
 export type Reconciliation<T> = { done: true; result: T } | { done: false };
@@ -110,13 +133,20 @@ export class IdempotencyLedger {
 
   constructor(store: LedgerStore, options?: IdempotencyLedgerOptions) {
     if (typeof (store as Partial<LedgerStore> | undefined)?.ledgerClaim !== 'function') {
-      throw new TypeError('store must be a LedgerStore, e.g. memoryStore() or sqliteStore({ path })');
+      throw new TypeError(
+        'store must be a LedgerStore, e.g. memoryStore() or sqliteStore({ path })',
+      );
     }
     const o = checkOptions('IdempotencyLedger', options, LEDGER_KEYS);
     this.#store = store;
     this.#ttlMs = o.ttlMs === undefined ? 86_400_000 : checkMs('ttlMs', o.ttlMs, 1);
-    if (o.pollBackoff !== undefined && typeof (o.pollBackoff as Partial<Backoff>)?.delay !== 'function') {
-      throw new TypeError('pollBackoff must be a Backoff (an object with a delay() function), e.g. exponential()');
+    if (
+      o.pollBackoff !== undefined &&
+      typeof (o.pollBackoff as Partial<Backoff>)?.delay !== 'function'
+    ) {
+      throw new TypeError(
+        'pollBackoff must be a Backoff (an object with a delay() function), e.g. exponential()',
+      );
     }
     this.#lease = {
       clock: checkClock<Clock>('clock', o.clock ?? wallClock),
@@ -147,7 +177,13 @@ export class IdempotencyLedger {
     checkFunction('fn', fn);
     const o = checkOptions('run', options, LEDGER_RUN_KEYS);
     const signal = checkSignal('signal', o.signal);
-    const reconcile = o.reconcile === undefined ? undefined : checkFunction<(key: string) => Promise<Reconciliation<unknown>>>('reconcile', o.reconcile);
+    const reconcile =
+      o.reconcile === undefined
+        ? undefined
+        : checkFunction<(key: string) => Promise<Reconciliation<unknown>>>(
+            'reconcile',
+            o.reconcile,
+          );
     if (signal?.aborted) throw abortReason(signal);
     let flight = this.#flights.get(key);
     if (flight === undefined) flight = this.#start(key, fn as () => Promise<unknown>, reconcile);
@@ -165,9 +201,17 @@ export class IdempotencyLedger {
     }
   }
 
-  #start(key: string, fn: () => Promise<unknown>, reconcile: ((key: string) => Promise<Reconciliation<unknown>>) | undefined): Flight {
+  #start(
+    key: string,
+    fn: () => Promise<unknown>,
+    reconcile: ((key: string) => Promise<Reconciliation<unknown>>) | undefined,
+  ): Flight {
     const controller = new AbortController();
-    const flight: Flight = { result: this.#execute(key, fn, reconcile, controller.signal), waiters: 0, controller };
+    const flight: Flight = {
+      result: this.#execute(key, fn, reconcile, controller.signal),
+      waiters: 0,
+      controller,
+    };
     this.#flights.set(key, flight);
     flight.result
       .finally(() => {
@@ -194,14 +238,23 @@ export class IdempotencyLedger {
       taken = await awaitLease(this.#port(key, owner), this.#lease, signal);
     } catch (error) {
       if (signal.aborted) throw error;
-      throw asStoreError(error, `IdempotencyLedger: cannot claim key ${JSON.stringify(key)}, so the operation was not run`, key);
+      throw asStoreError(
+        error,
+        `IdempotencyLedger: cannot claim key ${JSON.stringify(key)}, so the operation was not run`,
+        key,
+      );
     }
     if (taken.kind === 'done') return taken.value;
     const { lease, previousOwner } = taken;
     try {
       if (previousOwner !== undefined) {
         const answer = await this.#takeover(key, owner, previousOwner, lease, reconcile);
-        if (answer.done) return await this.#record(key, owner, await this.#serialise(key, owner, answer.result, lease, 'reconciled'));
+        if (answer.done)
+          return await this.#record(
+            key,
+            owner,
+            await this.#serialise(key, owner, answer.result, lease, 'reconciled'),
+          );
       }
       let result: unknown;
       try {
@@ -210,7 +263,11 @@ export class IdempotencyLedger {
         await lease.release().catch(noop);
         throw error;
       }
-      return await this.#record(key, owner, await this.#serialise(key, owner, result, lease, 'ran'));
+      return await this.#record(
+        key,
+        owner,
+        await this.#serialise(key, owner, result, lease, 'ran'),
+      );
     } finally {
       lease.stop();
     }
@@ -224,7 +281,9 @@ export class IdempotencyLedger {
         const claim = await store.ledgerClaim(key, owner, now, leaseMs);
         if (claim.kind === 'completed') return { kind: 'done', value: claim.result };
         if (claim.kind === 'held') return { kind: 'held', leaseUntil: claim.leaseUntil };
-        return claim.takeover ? { kind: 'acquired', previousOwner: claim.previousOwner } : { kind: 'acquired' };
+        return claim.takeover
+          ? { kind: 'acquired', previousOwner: claim.previousOwner }
+          : { kind: 'acquired' };
       },
       renew: (now, leaseMs) => store.ledgerRenew(key, owner, now, leaseMs),
       release: () => store.ledgerRelease(key, owner),
@@ -246,15 +305,26 @@ export class IdempotencyLedger {
     let answer: Reconciliation<unknown>;
     try {
       answer = await reconcile(key);
-      if (typeof answer !== 'object' || answer === null || typeof answer.done !== 'boolean' || (answer.done && !('result' in answer))) {
-        throw new TypeError(`reconcile must resolve { done: true, result } or { done: false }, got ${showValue(answer)}`);
+      if (
+        typeof answer !== 'object' ||
+        answer === null ||
+        typeof answer.done !== 'boolean' ||
+        (answer.done && !('result' in answer))
+      ) {
+        throw new TypeError(
+          `reconcile must resolve { done: true, result } or { done: false }, got ${showValue(answer)}`,
+        );
       }
     } catch (error) {
       // Still unknown: the next caller must reconcile too.
       await this.#abandon(key, owner, lease);
       throw error;
     }
-    this.#emit('ledger_takeover', { key, previousOwner, outcome: answer.done ? 'done' : 'not_done' });
+    this.#emit('ledger_takeover', {
+      key,
+      previousOwner,
+      outcome: answer.done ? 'done' : 'not_done',
+    });
     return answer;
   }
 
@@ -263,7 +333,13 @@ export class IdempotencyLedger {
    * claim when `fn` made it (the contract: the next caller runs again), or leaving it lapsed when
    * `reconcile` did (the outcome is still unknown: the next caller reconciles again).
    */
-  async #serialise(key: string, owner: string, result: unknown, lease: HeldLease, source: 'ran' | 'reconciled'): Promise<string | undefined> {
+  async #serialise(
+    key: string,
+    owner: string,
+    result: unknown,
+    lease: HeldLease,
+    source: 'ran' | 'reconciled',
+  ): Promise<string | undefined> {
     try {
       return result === undefined ? undefined : canonicalJson(result, 'result');
     } catch (error) {
@@ -302,7 +378,8 @@ export class IdempotencyLedger {
         failure = error;
       }
     }
-    if (this.#unrecorded.size >= MAX_UNRECORDED) this.#unrecorded.delete(this.#unrecorded.keys().next().value as string);
+    if (this.#unrecorded.size >= MAX_UNRECORDED)
+      this.#unrecorded.delete(this.#unrecorded.keys().next().value as string);
     this.#unrecorded.set(key, { owner, text });
     const error = new StoreError(
       'result_unrecorded',
@@ -324,7 +401,13 @@ export class IdempotencyLedger {
     const now = this.#lease.clock.now();
     let recorded: boolean;
     try {
-      recorded = await this.#store.ledgerComplete(key, earlier.owner, earlier.text, now, now + this.#ttlMs);
+      recorded = await this.#store.ledgerComplete(
+        key,
+        earlier.owner,
+        earlier.text,
+        now,
+        now + this.#ttlMs,
+      );
     } catch (error) {
       throw new StoreError(
         'result_unrecorded',

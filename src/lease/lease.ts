@@ -33,7 +33,9 @@ export interface LeaseSettings {
 }
 
 /** @internal What taking a lease came to (a port that is never done, `LeasePort<never>`, only acquires). */
-export type Taken<D> = { kind: 'acquired'; lease: HeldLease; previousOwner?: string } | ([D] extends [never] ? never : { kind: 'done'; value: D });
+export type Taken<D> =
+  | { kind: 'acquired'; lease: HeldLease; previousOwner?: string }
+  | ([D] extends [never] ? never : { kind: 'done'; value: D });
 
 /** @internal What one try came to: {@link Taken}, or who holds the lease. */
 export type TryAnswer<D> = Taken<D> | { kind: 'held'; leaseUntil: number; holder?: string };
@@ -75,7 +77,9 @@ export class HeldLease {
 
   #schedule(): void {
     if (this.#stopped) return;
-    this.#timer = startTimer(this.#s.clock, Math.max(1, Math.floor(this.#s.leaseMs / 3)), () => this.#renew());
+    this.#timer = startTimer(this.#s.clock, Math.max(1, Math.floor(this.#s.leaseMs / 3)), () =>
+      this.#renew(),
+    );
     // Renewal keeps a lease, never a process: the work holding the lease keeps the process alive.
     this.#timer.unref?.();
   }
@@ -95,11 +99,16 @@ export class HeldLease {
 /**
  * @internal One try: the lease (renewed from now on), the finished work's outcome, or who holds it.
  */
-export async function tryLease<D>(port: LeasePort<D>, settings: LeaseSettings): Promise<TryAnswer<D>> {
+export async function tryLease<D>(
+  port: LeasePort<D>,
+  settings: LeaseSettings,
+): Promise<TryAnswer<D>> {
   const answer = await port.tryAcquire(settings.clock.now(), settings.leaseMs);
   if (answer.kind !== 'acquired') return answer as TryAnswer<D>;
   const lease = new HeldLease(port as LeasePort<unknown>, settings);
-  return answer.previousOwner === undefined ? { kind: 'acquired', lease } : { kind: 'acquired', lease, previousOwner: answer.previousOwner };
+  return answer.previousOwner === undefined
+    ? { kind: 'acquired', lease }
+    : { kind: 'acquired', lease, previousOwner: answer.previousOwner };
 }
 
 /**
@@ -107,7 +116,11 @@ export async function tryLease<D>(port: LeasePort<D>, settings: LeaseSettings): 
  * backoff's delays, never later than the holder's lease end (so a dead holder is replaced as soon
  * as its lease lapses). `signal` stops the wait; a lease obtained just as it aborted is released.
  */
-export async function awaitLease<D>(port: LeasePort<D>, settings: LeaseSettings, signal?: AbortSignal): Promise<Taken<D>> {
+export async function awaitLease<D>(
+  port: LeasePort<D>,
+  settings: LeaseSettings,
+  signal?: AbortSignal,
+): Promise<Taken<D>> {
   let previous = 0;
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw abortReason(signal);

@@ -19,6 +19,8 @@ export type OpenAIClientOptionsInput = SdkClientOptionsInput;
  * const client = new OpenAI(openAIClientOptions({ apiKey, baseURL }))
  * await retry({ maxAttempts: 3 }).execute((ctx) => streamChat(client, body, { signal: ctx.signal }))
  */
-export function openAIClientOptions<O extends OpenAIClientOptionsInput>(options?: O): O & { maxRetries: number; timeout: number } {
+export function openAIClientOptions<O extends OpenAIClientOptionsInput>(
+  options?: O,
+): O & { maxRetries: number; timeout: number } {
   return sdkClientOptions(options);
 }

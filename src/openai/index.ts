@@ -11,10 +11,25 @@
  * const client = new OpenAI(openAIClientOptions())
  * const completion = await streamChat(client, { model: 'gpt-5', messages }, { idleMs: 15_000 })
  */
-export { IncompleteStreamError, isIncompleteStreamError } from '../anthropic/incomplete-stream-error.js';
+export {
+  IncompleteStreamError,
+  isIncompleteStreamError,
+} from '../anthropic/incomplete-stream-error.js';
 export { type ClientWithOptions, withoutSdkRetries } from '../anthropic/client-options.js';
 export { type OpenAIClientOptionsInput, openAIClientOptions } from './client-options.js';
 export { isResponseFailedError, ResponseFailedError } from './response-failed-error.js';
-export { type ChatCompletionStreamLike, type ChatStreamBody, type OpenAIChatLike, type StreamChatOptions, streamChat } from './stream-chat.js';
+export {
+  type ChatCompletionStreamLike,
+  type ChatStreamBody,
+  type OpenAIChatLike,
+  type StreamChatOptions,
+  streamChat,
+} from './stream-chat.js';
 export type { OpenAIStreamOptions } from './stream-options.js';
-export { type OpenAIResponsesLike, type ResponseStreamBody, type ResponseStreamLike, type StreamResponseOptions, streamResponse } from './stream-response.js';
+export {
+  type OpenAIResponsesLike,
+  type ResponseStreamBody,
+  type ResponseStreamLike,
+  type StreamResponseOptions,
+  streamResponse,
+} from './stream-response.js';

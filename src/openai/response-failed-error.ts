@@ -28,14 +28,20 @@ export class ResponseFailedError extends RecourseError {
   readonly [classifiedAs]: DeclaredClassification;
   constructor(response: { id?: unknown; error?: { code?: unknown; message?: unknown } | null }) {
     const code = typeof response.error?.code === 'string' ? response.error.code : undefined;
-    const message = typeof response.error?.message === 'string' ? response.error.message : 'no error message';
-    super(`response ${textOf(response.id)} failed${code === undefined ? '' : ` (${code})`}: ${message}`);
+    const message =
+      typeof response.error?.message === 'string' ? response.error.message : 'no error message';
+    super(
+      `response ${textOf(response.id)} failed${code === undefined ? '' : ` (${code})`}: ${message}`,
+    );
     this.code = code;
     this.response = response;
     if (code === undefined) this[classifiedAs] = { kind: 'transient', reason: 'response_failed' };
     else {
       const status = TRANSIENT_CODES.get(code);
-      this[classifiedAs] = status === undefined ? { kind: 'logical', reason: code, code } : { kind: 'transient', status, reason: code, code };
+      this[classifiedAs] =
+        status === undefined
+          ? { kind: 'logical', reason: code, code }
+          : { kind: 'transient', status, reason: code, code };
     }
   }
 }

@@ -8,7 +8,13 @@ import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
 import type { StallDefaults } from '../watch/stream-limits.js';
 import { requestPermit } from '../governor/request-permit.js';
 import { spendTicketFor } from '../governor/spend-limit.js';
-import { type OpenAIStreamOptions, readWatched, reportingHeaders, type StreamSetup, streamSetup } from './stream-options.js';
+import {
+  type OpenAIStreamOptions,
+  readWatched,
+  reportingHeaders,
+  type StreamSetup,
+  streamSetup,
+} from './stream-options.js';
 
 type ChatCompletion = OpenAI.Chat.ChatCompletion;
 type ChatCompletionChunk = OpenAI.Chat.ChatCompletionChunk;
@@ -20,7 +26,9 @@ type RequestOptions = OpenAI.RequestOptions;
  * @example
  * const body: ChatStreamBody = { model: 'gpt-5', messages: [{ role: 'user', content: 'Hi' }] }
  */
-export type ChatStreamBody = Omit<OpenAI.Chat.ChatCompletionCreateParamsStreaming, 'stream'> & { stream?: true };
+export type ChatStreamBody = Omit<OpenAI.Chat.ChatCompletionCreateParamsStreaming, 'stream'> & {
+  stream?: true;
+};
 
 /**
  * What `streamChat` needs of the SDK's `ChatCompletionStream`.
@@ -43,7 +51,11 @@ export interface ChatCompletionStreamLike extends AsyncIterable<ChatCompletionCh
  * const client: OpenAIChatLike = new OpenAI(openAIClientOptions())
  */
 export interface OpenAIChatLike {
-  chat: { completions: { stream(body: ChatStreamBody, options?: RequestOptions): ChatCompletionStreamLike } };
+  chat: {
+    completions: {
+      stream(body: ChatStreamBody, options?: RequestOptions): ChatCompletionStreamLike;
+    };
+  };
 }
 
 /**
@@ -52,7 +64,11 @@ export interface OpenAIChatLike {
  * @example
  * const o: StreamChatOptions = { idleMs: 15_000, validate: (c) => c.choices[0]?.message.content !== '' || 'empty answer' }
  */
-export type StreamChatOptions = OpenAIStreamOptions<ChatCompletionChunk, ChatCompletion, RequestOptions>;
+export type StreamChatOptions = OpenAIStreamOptions<
+  ChatCompletionChunk,
+  ChatCompletion,
+  RequestOptions
+>;
 
 /** Text is being written: the next token is due within moments. */
 function writing(chunk: ChatCompletionChunk): boolean {
@@ -76,7 +92,10 @@ const noop = (): void => {};
 function isSdkStreamComplaint(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   try {
-    return (Object.getPrototypeOf(error) as { constructor?: { name?: unknown } } | null)?.constructor?.name === 'OpenAIError';
+    return (
+      (Object.getPrototypeOf(error) as { constructor?: { name?: unknown } } | null)?.constructor
+        ?.name === 'OpenAIError'
+    );
   } catch {
     return false; // a hostile Proxy is nobody's stream complaint
   }
@@ -98,8 +117,15 @@ function isSdkStreamComplaint(error: unknown): boolean {
  * const completion = await pipeline(retry(), timeout(120_000)).execute((ctx) =>
  *   streamChat(client, { model: 'gpt-5', messages }, { signal: ctx.signal, idleMs: 15_000 }))
  */
-export async function streamChat(client: OpenAIChatLike, body: ChatStreamBody, options?: StreamChatOptions): Promise<ChatCompletion> {
-  if (typeof client?.chat?.completions?.stream !== 'function') throw new TypeError('streamChat(client) needs an OpenAI client (client.chat.completions.stream)');
+export async function streamChat(
+  client: OpenAIChatLike,
+  body: ChatStreamBody,
+  options?: StreamChatOptions,
+): Promise<ChatCompletion> {
+  if (typeof client?.chat?.completions?.stream !== 'function')
+    throw new TypeError(
+      'streamChat(client) needs an OpenAI client (client.chat.completions.stream)',
+    );
   const setup = streamSetup('streamChat', options, DEFAULTS, body);
   if (setup.signal?.aborted) throw abortReason(setup.signal);
   const spend = spendTicketFor(setup.spendLimit);
@@ -119,12 +145,19 @@ export async function streamChat(client: OpenAIChatLike, body: ChatStreamBody, o
   return setup.validator === undefined ? completion : checkResult(setup.validator, completion);
 }
 
-async function chatOnce(client: OpenAIChatLike, body: ChatStreamBody, setup: StreamSetup<ChatCompletionChunk, ChatCompletion>): Promise<ChatCompletion> {
+async function chatOnce(
+  client: OpenAIChatLike,
+  body: ChatStreamBody,
+  setup: StreamSetup<ChatCompletionChunk, ChatCompletion>,
+): Promise<ChatCompletion> {
   const { onEvent, limits, requestOptions } = setup;
   const controller = new AbortController();
   // A hedged attempt that loses is aborted: what its request may still cost is reported.
   reportRequestTokens(estimateTokens(body).input);
-  const stream = client.chat.completions.stream(body, { ...requestOptions, signal: controller.signal });
+  const stream = client.chat.completions.stream(body, {
+    ...requestOptions,
+    signal: controller.signal,
+  });
   // The SDK raises an unhandled rejection for an error nobody awaits; we report errors through the loop.
   stream.done().catch(noop);
   // Choices by index: true once their finish_reason came.
@@ -133,7 +166,13 @@ async function chatOnce(client: OpenAIChatLike, body: ChatStreamBody, setup: Str
   let partial: unknown;
   const complete = (): boolean => finished.size > 0 && ![...finished.values()].includes(false);
   const incomplete = (cause?: unknown) =>
-    new IncompleteStreamError(chunks, chunks === 0 ? undefined : 'chat.completion.chunk', partial, 'finish_reason', cause === undefined ? undefined : { cause });
+    new IncompleteStreamError(
+      chunks,
+      chunks === 0 ? undefined : 'chat.completion.chunk',
+      partial,
+      'finish_reason',
+      cause === undefined ? undefined : { cause },
+    );
   try {
     await readWatched(stream, limits, controller, (chunk) => {
       chunks++;

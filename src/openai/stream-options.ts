@@ -1,5 +1,11 @@
 import { type Clock, systemClock } from '../clock/clock.js';
-import { checkClock, checkFunction, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkOptions,
+  checkSignal,
+  type OptionKeys,
+} from '../options/validate-options.js';
 import type { RateLimiter, RateLimitPermit } from '../governor/rate-limiter.js';
 import { checkRateLimiter } from '../governor/request-permit.js';
 import { checkSpendLimit, type SpendLimit } from '../governor/spend-limit.js';
@@ -77,7 +83,8 @@ const KEYS: OptionKeys<OpenAIStreamOptions<unknown, unknown>> = {
   spendLimit: true,
 };
 
-const notKeepalive = (event: unknown): boolean => (event as { type?: unknown }).type !== 'keepalive';
+const notKeepalive = (event: unknown): boolean =>
+  (event as { type?: unknown }).type !== 'keepalive';
 
 /** @internal What a stream call runs with, checked. */
 export interface StreamSetup<E, R> {
@@ -91,17 +98,26 @@ export interface StreamSetup<E, R> {
 }
 
 /** @internal Checks `owner`'s options and resolves its stall limits against `defaults`. */
-export function streamSetup<E, R>(owner: string, options: OpenAIStreamOptions<E, R> | undefined, defaults: StallDefaults<E>, body: unknown): StreamSetup<E, R> {
+export function streamSetup<E, R>(
+  owner: string,
+  options: OpenAIStreamOptions<E, R> | undefined,
+  defaults: StallDefaults<E>,
+  body: unknown,
+): StreamSetup<E, R> {
   const o = checkOptions(owner, options, KEYS as OptionKeys<OpenAIStreamOptions<E, R>>);
   const signal = checkSignal('signal', o.signal);
   return {
     signal,
-    onEvent: o.onEvent === undefined ? undefined : checkFunction<(e: E) => void>('onEvent', o.onEvent),
+    onEvent:
+      o.onEvent === undefined ? undefined : checkFunction<(e: E) => void>('onEvent', o.onEvent),
     validator: o.validate === undefined ? undefined : checkValidator<R>('validate', o.validate),
     limits: {
-      ...resolveStallLimits(owner, o, { name: 'firstEventMs', value: o.firstEventMs }, defaults, { model: modelOf(body) }),
+      ...resolveStallLimits(owner, o, { name: 'firstEventMs', value: o.firstEventMs }, defaults, {
+        model: modelOf(body),
+      }),
       signal,
-      isProgress: o.isProgress === undefined ? notKeepalive : checkFunction('isProgress', o.isProgress),
+      isProgress:
+        o.isProgress === undefined ? notKeepalive : checkFunction('isProgress', o.isProgress),
       clock: checkClock<Clock>('clock', o.clock ?? systemClock),
       name: undefined,
     },
@@ -137,7 +153,12 @@ export function reportingHeaders<C>(client: C, permit: RateLimitPermit | undefin
  * abort, an SDK error or a throw from `each`, the request is aborted (its socket closed) before
  * the error is rethrown: it must not live on, whatever happened.
  */
-export async function readWatched<E>(stream: AsyncIterable<E>, limits: WatchLimits<E>, controller: AbortController, each: (event: E) => void): Promise<void> {
+export async function readWatched<E>(
+  stream: AsyncIterable<E>,
+  limits: WatchLimits<E>,
+  controller: AbortController,
+  each: (event: E) => void,
+): Promise<void> {
   try {
     for await (const event of watchWith(stream, limits)) each(event);
   } catch (error) {

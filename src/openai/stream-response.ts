@@ -9,7 +9,13 @@ import type { StallDefaults } from '../watch/stream-limits.js';
 import { ResponseFailedError } from './response-failed-error.js';
 import { requestPermit } from '../governor/request-permit.js';
 import { spendTicketFor } from '../governor/spend-limit.js';
-import { type OpenAIStreamOptions, readWatched, reportingHeaders, type StreamSetup, streamSetup } from './stream-options.js';
+import {
+  type OpenAIStreamOptions,
+  readWatched,
+  reportingHeaders,
+  type StreamSetup,
+  streamSetup,
+} from './stream-options.js';
 
 type Response = OpenAI.Responses.Response;
 type ResponseStreamEvent = OpenAI.Responses.ResponseStreamEvent;
@@ -21,7 +27,9 @@ type RequestOptions = OpenAI.RequestOptions;
  * @example
  * const body: ResponseStreamBody = { model: 'gpt-5', input: 'Hi' }
  */
-export type ResponseStreamBody = Omit<OpenAI.Responses.ResponseCreateParamsStreaming, 'stream'> & { stream?: true };
+export type ResponseStreamBody = Omit<OpenAI.Responses.ResponseCreateParamsStreaming, 'stream'> & {
+  stream?: true;
+};
 
 /**
  * What `streamResponse` needs of the SDK's `ResponseStream`.
@@ -51,11 +59,18 @@ export interface OpenAIResponsesLike {
  * @example
  * const o: StreamResponseOptions = { idleMs: 15_000, validate: (r) => r.output_text !== '' || 'empty answer' }
  */
-export type StreamResponseOptions = OpenAIStreamOptions<ResponseStreamEvent, Response, RequestOptions>;
+export type StreamResponseOptions = OpenAIStreamOptions<
+  ResponseStreamEvent,
+  Response,
+  RequestOptions
+>;
 
 const DEFAULTS: StallDefaults<ResponseStreamEvent> = {
   firstItemMs: QUIET_IDLE_MS,
-  idleMs: (event) => (event.type === 'response.output_text.delta' || event.type === 'response.refusal.delta' ? WRITING_IDLE_MS : QUIET_IDLE_MS),
+  idleMs: (event) =>
+    event.type === 'response.output_text.delta' || event.type === 'response.refusal.delta'
+      ? WRITING_IDLE_MS
+      : QUIET_IDLE_MS,
 };
 
 const noop = (): void => {};
@@ -78,8 +93,13 @@ const noop = (): void => {};
  * const response = await retry().execute((ctx) => streamResponse(client, { model: 'gpt-5', input: 'Hi' }, { signal: ctx.signal }))
  * console.log(response.output_text)
  */
-export async function streamResponse(client: OpenAIResponsesLike, body: ResponseStreamBody, options?: StreamResponseOptions): Promise<Response> {
-  if (typeof client?.responses?.stream !== 'function') throw new TypeError('streamResponse(client) needs an OpenAI client (client.responses.stream)');
+export async function streamResponse(
+  client: OpenAIResponsesLike,
+  body: ResponseStreamBody,
+  options?: StreamResponseOptions,
+): Promise<Response> {
+  if (typeof client?.responses?.stream !== 'function')
+    throw new TypeError('streamResponse(client) needs an OpenAI client (client.responses.stream)');
   const setup = streamSetup('streamResponse', options, DEFAULTS, body);
   if (setup.signal?.aborted) throw abortReason(setup.signal);
   const spend = spendTicketFor(setup.spendLimit);
@@ -99,7 +119,11 @@ export async function streamResponse(client: OpenAIResponsesLike, body: Response
   return setup.validator === undefined ? response : checkResult(setup.validator, response);
 }
 
-async function responseOnce(client: OpenAIResponsesLike, body: ResponseStreamBody, setup: StreamSetup<ResponseStreamEvent, Response>): Promise<Response> {
+async function responseOnce(
+  client: OpenAIResponsesLike,
+  body: ResponseStreamBody,
+  setup: StreamSetup<ResponseStreamEvent, Response>,
+): Promise<Response> {
   const { onEvent, limits, requestOptions } = setup;
   const controller = new AbortController();
   // A hedged attempt that loses is aborted: what its request may still cost is reported.
@@ -116,7 +140,8 @@ async function responseOnce(client: OpenAIResponsesLike, body: ResponseStreamBod
     events++;
     last = event.type;
     if ('response' in event) partial = event.response;
-    if (event.type === 'response.completed' || event.type === 'response.incomplete') finished = true;
+    if (event.type === 'response.completed' || event.type === 'response.incomplete')
+      finished = true;
     else if (event.type === 'response.failed') failed = event.response;
     if (onEvent !== undefined) onEvent(event);
   });

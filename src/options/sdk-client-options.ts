@@ -15,7 +15,9 @@ const DEFAULT_TIMEOUT_MS = 600_000;
  * unless given, `timeout` 10 minutes unless given (it bounds only the wait for response headers;
  * the stream functions' stall limits bound the rest).
  */
-export function sdkClientOptions<O extends SdkClientOptionsInput>(options: O | undefined): O & { maxRetries: number; timeout: number } {
+export function sdkClientOptions<O extends SdkClientOptionsInput>(
+  options: O | undefined,
+): O & { maxRetries: number; timeout: number } {
   const o = (options ?? {}) as O;
   return { ...o, maxRetries: o.maxRetries ?? 0, timeout: o.timeout ?? DEFAULT_TIMEOUT_MS };
 }

@@ -14,7 +14,12 @@ function onEvent(event: RecourseEvent): void {
   // The event's own call (a timeout fired by the shared timer included), not the ambient context.
   const span = scopeOfEvent(event)?.get(SPAN);
   if (span === undefined || !span.isRecording()) return;
-  const dependency = event.type === 'fallback' ? (typeof event.from === 'string' ? event.from : undefined) : dependencyOf(event);
+  const dependency =
+    event.type === 'fallback'
+      ? typeof event.from === 'string'
+        ? event.from
+        : undefined
+      : dependencyOf(event);
   span.addEvent(`recourse.${event.type}`, eventAttributes(event, dependency));
 }
 

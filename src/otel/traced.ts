@@ -1,8 +1,22 @@
-import { type Attributes, context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
 import { classify } from '../classify/classify.js';
 import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
-import { checkName, checkOneOf, checkOptions, checkString, type OptionKeys } from '../options/validate-options.js';
+import {
+  checkName,
+  checkOneOf,
+  checkOptions,
+  checkString,
+  type OptionKeys,
+} from '../options/validate-options.js';
 import { BaseLayer, COMPOSE, type Invoke, isThenable } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { errorMessage } from '../telemetry/error-summary.js';
@@ -32,20 +46,42 @@ export interface TracedOptions {
   attributes?: Attributes;
 }
 
-const TRACED_KEYS: OptionKeys<TracedOptions> = { name: true, tracer: true, per: true, spanName: true, attributes: true };
+const TRACED_KEYS: OptionKeys<TracedOptions> = {
+  name: true,
+  tracer: true,
+  per: true,
+  spanName: true,
+  attributes: true,
+};
 
 /** A fallback ladder's `Served` result, recognised by shape. */
-function servedOf(value: unknown): { servedBy: string; degraded: boolean; failures: unknown[] } | undefined {
+function servedOf(
+  value: unknown,
+): { servedBy: string; degraded: boolean; failures: unknown[] } | undefined {
   const v = value as { servedBy?: unknown; degraded?: unknown; failures?: unknown } | null;
-  if (typeof v !== 'object' || v === null || typeof v.servedBy !== 'string' || typeof v.degraded !== 'boolean') return undefined;
-  return { servedBy: v.servedBy, degraded: v.degraded, failures: Array.isArray(v.failures) ? v.failures : [] };
+  if (
+    typeof v !== 'object' ||
+    v === null ||
+    typeof v.servedBy !== 'string' ||
+    typeof v.degraded !== 'boolean'
+  )
+    return undefined;
+  return {
+    servedBy: v.servedBy,
+    degraded: v.degraded,
+    failures: Array.isArray(v.failures) ? v.failures : [],
+  };
 }
 
 function endOk(span: Span, value: unknown): void {
   span.setAttribute('recourse.outcome', 'success');
   const served = servedOf(value);
   if (served !== undefined) {
-    span.setAttributes({ 'recourse.served_by': served.servedBy, 'recourse.degraded': served.degraded, 'recourse.fallback.failures': served.failures.length });
+    span.setAttributes({
+      'recourse.served_by': served.servedBy,
+      'recourse.degraded': served.degraded,
+      'recourse.fallback.failures': served.failures.length,
+    });
   }
   span.end();
 }
@@ -57,7 +93,10 @@ function endFailed(span: Span, error: unknown): void {
   span.setAttribute('error.type', String(attributes['exception.type']));
   // Not span.recordException: it would export the stack, whose first line repeats the message unredacted.
   span.addEvent('exception', attributes);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: `${String(attributes['exception.type'])}: ${errorMessage(error)}` });
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: `${String(attributes['exception.type'])}: ${errorMessage(error)}`,
+  });
   span.end();
 }
 
@@ -72,12 +111,21 @@ class TracedPolicy extends BaseLayer {
     const o = checkOptions('traced', options, TRACED_KEYS);
     const name = o.name === undefined ? undefined : checkName('name', o.name);
     super('traced', name);
-    if (o.tracer !== undefined && typeof o.tracer?.startSpan !== 'function') throw new TypeError('tracer must be an OpenTelemetry Tracer');
+    if (o.tracer !== undefined && typeof o.tracer?.startSpan !== 'function')
+      throw new TypeError('tracer must be an OpenTelemetry Tracer');
     this.#tracer = o.tracer ?? trace.getTracer('recourse');
     this.#name = name;
     // 'execute' is the old name of 'call' (deprecated, still accepted; not advertised in errors).
-    this.#attempt = (o.per === undefined || o.per === 'execute' ? 'call' : checkOneOf('per', o.per, ['call', 'attempt'])) === 'attempt';
-    this.#spanName = o.spanName === undefined ? (this.#attempt ? 'recourse.attempt' : 'recourse.call') : checkString('spanName', o.spanName);
+    this.#attempt =
+      (o.per === undefined || o.per === 'execute'
+        ? 'call'
+        : checkOneOf('per', o.per, ['call', 'attempt'])) === 'attempt';
+    this.#spanName =
+      o.spanName === undefined
+        ? this.#attempt
+          ? 'recourse.attempt'
+          : 'recourse.call'
+        : checkString('spanName', o.spanName);
     this.#attributes = { ...o.attributes };
     ensureSpanEvents();
   }
@@ -92,7 +140,11 @@ class TracedPolicy extends BaseLayer {
       const dependency = this.#name ?? scope.name;
       if (dependency !== undefined) attributes['recourse.dependency'] = dependency;
       if (this.#attempt) attributes['recourse.attempt'] = scope.attempt;
-      const span = this.#tracer.startSpan(this.#spanName, { kind: SpanKind.INTERNAL, attributes }, parentContext);
+      const span = this.#tracer.startSpan(
+        this.#spanName,
+        { kind: SpanKind.INTERNAL, attributes },
+        parentContext,
+      );
       // The span rides on the call's scope (nested policies and events find it there).
       const inner = scope.withSlot(SPAN, span);
       let result: unknown;

@@ -2,8 +2,22 @@ import type { ExecuteOptions, Work } from '../context/call-context.js';
 import { Scope } from '../context/scope.js';
 import type { Emitter } from '../events/emitter.js';
 import { isFallback, ladderIsNotAPolicy } from '../fallback/fallback.js';
-import { checkName, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
-import { COMPOSE, FUSE, type Invoke, isLayer, type Layer, start, terminal } from '../policy/layer.js';
+import {
+  checkName,
+  checkOptions,
+  checkSignal,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
+import {
+  COMPOSE,
+  FUSE,
+  type Invoke,
+  isLayer,
+  type Layer,
+  start,
+  terminal,
+} from '../policy/layer.js';
 import type { EventedPolicy, PipelineOf, Policy } from '../policy/policy.js';
 
 /** Options of a named {@link pipeline}: `pipeline({ name }, ...policies)`. */
@@ -29,7 +43,9 @@ function foreignLayer(policy: Policy, next: Invoke): Invoke {
 function checkPolicy(p: unknown, i: number): Policy {
   if (isFallback(p)) throw new TypeError(ladderIsNotAPolicy(`pipeline argument ${i}`));
   if (typeof p !== 'object' || p === null || typeof (p as Policy).execute !== 'function') {
-    throw new TypeError(`pipeline argument ${i} must be a policy (retry(), timeout(ms), …), got ${showValue(p)}`);
+    throw new TypeError(
+      `pipeline argument ${i} must be a policy (retry(), timeout(ms), …), got ${showValue(p)}`,
+    );
   }
   return p as Policy;
 }
@@ -51,7 +67,9 @@ class PipelinePolicy implements Layer {
     const chain = this.#chain(next);
     const name = this.name;
     // Nested in another pipeline: this part of the chain works for its own dependency.
-    return name === undefined ? chain : (fn: Work<unknown>, scope: Scope) => chain(fn, scope.withName(name));
+    return name === undefined
+      ? chain
+      : (fn: Work<unknown>, scope: Scope) => chain(fn, scope.withName(name));
   }
 
   #chain(next: Invoke): Invoke {
@@ -89,7 +107,9 @@ class PipelinePolicy implements Layer {
   }
 
   on(event: string, listener: (e: object) => void): () => void {
-    const offs = this.#policies.map((p) => (isLayer(p) || typeof p.on !== 'function' ? null : p.on(event, listener)));
+    const offs = this.#policies.map((p) =>
+      isLayer(p) || typeof p.on !== 'function' ? null : p.on(event, listener),
+    );
     const own = this.emitters.map((e) => e.on(event, listener));
     return () => {
       for (const off of own) off();
@@ -113,17 +133,28 @@ class PipelinePolicy implements Layer {
  * const result = await search.execute((ctx) => fetchResults(q, { signal: ctx.signal }))
  */
 export function pipeline<const P extends readonly Policy[]>(...policies: P): PipelineOf<P>;
-export function pipeline<const P extends readonly Policy[]>(options: PipelineOptions, ...policies: P): PipelineOf<P>;
+export function pipeline<const P extends readonly Policy[]>(
+  options: PipelineOptions,
+  ...policies: P
+): PipelineOf<P>;
 export function pipeline(...args: ReadonlyArray<Policy | PipelineOptions>): EventedPolicy<never> {
   let name: string | undefined;
   let offset = 0;
   const first = args[0];
-  if (typeof first === 'object' && first !== null && typeof (first as Partial<Policy>).execute !== 'function' && !isFallback(first)) {
+  if (
+    typeof first === 'object' &&
+    first !== null &&
+    typeof (first as Partial<Policy>).execute !== 'function' &&
+    !isFallback(first)
+  ) {
     const o = checkOptions('pipeline', first as PipelineOptions, PIPELINE_KEYS);
     if (o.name !== undefined) name = checkName('name', o.name);
     offset = 1;
   }
   const policies = args.slice(offset).map((p, i) => checkPolicy(p, i + offset));
-  if (policies.length === 0) throw new TypeError('pipeline() needs at least one policy, e.g. pipeline(retry(), timeout(30_000))');
+  if (policies.length === 0)
+    throw new TypeError(
+      'pipeline() needs at least one policy, e.g. pipeline(retry(), timeout(30_000))',
+    );
   return new PipelinePolicy(name, policies);
 }

@@ -4,7 +4,13 @@ import { untilAborted } from '../context/until-aborted.js';
 import { abortReason } from '../errors/abort-error.js';
 import { Emitter, eventChannel } from '../events/emitter.js';
 import type { Listener, RecourseEventMap, RecourseEventType } from '../events/event-types.js';
-import { checkName, checkOptions, checkSignal, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkName,
+  checkOptions,
+  checkSignal,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import type { DeadlineSpec } from '../timeout/run-with-deadline.js';
 import type { Policy } from './policy.js';
 
@@ -15,8 +21,11 @@ export type Invoke = (fn: Work<unknown>, scope: Scope) => unknown;
 export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     value instanceof Promise ||
-    (typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function') ||
-    (typeof value === 'function' && typeof (value as unknown as PromiseLike<unknown>).then === 'function')
+    (typeof value === 'object' &&
+      value !== null &&
+      typeof (value as PromiseLike<unknown>).then === 'function') ||
+    (typeof value === 'function' &&
+      typeof (value as unknown as PromiseLike<unknown>).then === 'function')
   );
 }
 
@@ -33,7 +42,7 @@ export const COMPOSE: unique symbol = Symbol('recourse.compose');
 
 /**
  * @internal Lets a layer merge with the layer right inside it into one promise reaction
- * (principle 10). Returns undefined when it cannot fuse with that layer.
+ * (ARCHITECTURE.md §P10). Returns undefined when it cannot fuse with that layer.
  */
 export const FUSE: unique symbol = Symbol('recourse.fuse');
 
@@ -94,11 +103,19 @@ export const EXECUTE_KEYS: OptionKeys<ExecuteOptions> = { signal: true, idempote
  * inside a call that was already aborted (its caller gave up, its deadline passed) is refused with
  * the abort reason before any layer runs.
  */
-export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | undefined, self?: unknown, named?: Scope): Promise<T> {
-  if (typeof fn !== 'function') return Promise.reject(new TypeError(`execute(fn) needs a function, got ${showValue(fn)}`));
+export function start<T>(
+  invoke: Invoke,
+  fn: Work<T>,
+  options: ExecuteOptions | undefined,
+  self?: unknown,
+  named?: Scope,
+): Promise<T> {
+  if (typeof fn !== 'function')
+    return Promise.reject(new TypeError(`execute(fn) needs a function, got ${showValue(fn)}`));
   const ambient = ambientScope();
   if (ambient?.canAbort && ambient.aborted) return Promise.reject(ambient.reason);
-  if (options === undefined) return toPromise(invoke, fn, Scope.root(ambient, undefined, undefined, named), self);
+  if (options === undefined)
+    return toPromise(invoke, fn, Scope.root(ambient, undefined, undefined, named), self);
   let signal: AbortSignal | undefined;
   let key: string | undefined;
   try {
@@ -114,7 +131,7 @@ export function start<T>(invoke: Invoke, fn: Work<T>, options: ExecuteOptions | 
   const scope = Scope.root(ambient, signal, key, named);
   if (signal === undefined) return toPromise(invoke, fn, scope, self);
   if (signal.aborted) return Promise.reject(abortReason(signal));
-  // Principle 7: fn may ignore ctx.signal; the caller still gets control back at once.
+  // ARCHITECTURE.md §P7: fn may ignore ctx.signal; the caller still gets control back at once.
   return untilAborted(toPromise(invoke, fn, scope, self), signal, () => scope.dispose());
 }
 
@@ -141,7 +158,9 @@ export abstract class BaseLayer implements Layer {
 
   /** True when emitting `type` would reach anybody (never allocates the emitter). */
   protected wants(type: RecourseEventType): boolean {
-    return this.#events !== undefined ? this.#events.wants(type) : eventChannel(type).hasSubscribers;
+    return this.#events !== undefined
+      ? this.#events.wants(type)
+      : eventChannel(type).hasSubscribers;
   }
 
   abstract [COMPOSE](next: Invoke): Invoke;

@@ -38,7 +38,11 @@ export interface EventedPolicy<K extends RecourseEventType> extends Policy {
  * @example
  * type T = EventsOf<ReturnType<typeof retry>>   // 'retry' | 'giveup'
  */
-export type EventsOf<P> = P extends { readonly [EVENTS]?: infer K } ? (K extends RecourseEventType ? K : never) : never;
+export type EventsOf<P> = P extends { readonly [EVENTS]?: infer K }
+  ? K extends RecourseEventType
+    ? K
+    : never
+  : never;
 
 // Type-level only: never set at run time.
 declare const RESULT: unique symbol;
@@ -70,10 +74,18 @@ export interface ResultPolicy<T, K extends RecourseEventType = never> extends Ev
  * @example
  * type T = ResultOf<ReturnType<typeof validate<{ text: string }>>>   // { text: string }
  */
-export type ResultOf<P> = [ResultChecks<P>] extends [never] ? unknown : [ResultChecks<P>] extends [(value: infer T) => void] ? T : unknown;
+export type ResultOf<P> = [ResultChecks<P>] extends [never]
+  ? unknown
+  : [ResultChecks<P>] extends [(value: infer T) => void]
+    ? T
+    : unknown;
 
 /** The result constraints of the members of `P` that have one (a union of `(value: T) => void`). */
-type ResultChecks<P> = P extends unknown ? (typeof RESULT extends keyof P ? NonNullable<P[typeof RESULT]> : never) : never;
+type ResultChecks<P> = P extends unknown
+  ? typeof RESULT extends keyof P
+    ? NonNullable<P[typeof RESULT]>
+    : never
+  : never;
 
 /**
  * What `pipeline` returns for layers `P`: their event types, and their result constraint if any.
@@ -82,4 +94,6 @@ type ResultChecks<P> = P extends unknown ? (typeof RESULT extends keyof P ? NonN
  * type P = PipelineOf<[ReturnType<typeof retry>, ReturnType<typeof validate<string>>]>   // ResultPolicy<string, 'retry' | 'giveup' | 'invalid'>
  */
 export type PipelineOf<P extends readonly Policy[]> =
-  unknown extends ResultOf<P[number]> ? EventedPolicy<EventsOf<P[number]>> : ResultPolicy<ResultOf<P[number]>, EventsOf<P[number]>>;
+  unknown extends ResultOf<P[number]>
+    ? EventedPolicy<EventsOf<P[number]>>
+    : ResultPolicy<ResultOf<P[number]>, EventsOf<P[number]>>;

@@ -44,8 +44,17 @@ function parsePayload(payload: string | undefined): Parsed {
     if (v.length === 2 && v[0] === '#' && typeof v[1] === 'string') return { idHex: v[1] };
     const [state, epoch, failures, openedAt, probeUntil, name] = v as unknown[];
     if (!STATES.has(state as string) || typeof name !== 'string') return undefined;
-    if (typeof epoch !== 'number' || typeof failures !== 'number' || typeof openedAt !== 'number' || typeof probeUntil !== 'number') return undefined;
-    return { name, record: { state: state as BreakerRecord['state'], epoch, failures, openedAt, probeUntil } };
+    if (
+      typeof epoch !== 'number' ||
+      typeof failures !== 'number' ||
+      typeof openedAt !== 'number' ||
+      typeof probeUntil !== 'number'
+    )
+      return undefined;
+    return {
+      name,
+      record: { state: state as BreakerRecord['state'], epoch, failures, openedAt, probeUntil },
+    };
   } catch {
     return undefined;
   }
@@ -141,7 +150,11 @@ export class BreakerListener {
 
   async #catchUp(lostAt: number): Promise<void> {
     try {
-      for (const { name, record } of await this.#rows.changedSince(lostAt - CATCH_UP_MARGIN_MS, CATCH_UP_LIMIT)) this.#deliver(name, record);
+      for (const { name, record } of await this.#rows.changedSince(
+        lostAt - CATCH_UP_MARGIN_MS,
+        CATCH_UP_LIMIT,
+      ))
+        this.#deliver(name, record);
     } catch {
       // Breakers still re-read their records on their own interval.
     }

@@ -1,4 +1,10 @@
-import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord, EscalationState } from '../store/escalation-store.js';
+import type {
+  EscalationDecideResult,
+  EscalationDecision,
+  EscalationQuery,
+  EscalationRecord,
+  EscalationState,
+} from '../store/escalation-store.js';
 import {
   escalationDecideTransition,
   escalationListTransition,
@@ -26,7 +32,8 @@ interface EscalationRow {
   keep_until: number;
 }
 
-const COLUMNS = 'id_text, action, args, reason, deciders, state, round, created_at, expires_at, decided_at, decided_by, note, keep_until';
+const COLUMNS =
+  'id_text, action, args, reason, deciders, state, round, created_at, expires_at, decided_at, decided_by, note, keep_until';
 
 /** Records past `keepUntil` are deleted after every this many opens. */
 const SWEEP_EVERY = 256;
@@ -91,8 +98,13 @@ export class EscalationRows {
     const t = this.#table;
     return {
       read: async (client) => {
-        const { rows } = await client.query<EscalationRow & { version: number }>(`SELECT ${COLUMNS}, version::float8 AS version FROM ${t} WHERE id = $1`, [key]);
-        return rows[0] === undefined ? undefined : { value: toRecord(rows[0]), version: rows[0].version };
+        const { rows } = await client.query<EscalationRow & { version: number }>(
+          `SELECT ${COLUMNS}, version::float8 AS version FROM ${t} WHERE id = $1`,
+          [key],
+        );
+        return rows[0] === undefined
+          ? undefined
+          : { value: toRecord(rows[0]), version: rows[0].version };
       },
       insert: async (client, r) => {
         const { rows } = await client.query(
@@ -111,13 +123,23 @@ export class EscalationRows {
         return rows.length === 1;
       },
       remove: async (client, expected) => {
-        const { rows } = await client.query(`DELETE FROM ${t} WHERE id = $1 AND version = $2 RETURNING 1`, [key, expected]);
+        const { rows } = await client.query(
+          `DELETE FROM ${t} WHERE id = $1 AND version = $2 RETURNING 1`,
+          [key, expected],
+        );
         return rows.length === 1;
       },
     };
   }
 
-  #transition<R>(operation: string, id: string, decide: (current: EscalationRecord | undefined) => { result: R; write: EscalationRecord | undefined }): Promise<R> {
+  #transition<R>(
+    operation: string,
+    id: string,
+    decide: (current: EscalationRecord | undefined) => {
+      result: R;
+      write: EscalationRecord | undefined;
+    },
+  ): Promise<R> {
     const row = this.#row(id);
     return this.#calls.run(operation, id, this.#timeoutMs, (client) =>
       applyToRow(client, row, (current) => {
@@ -127,10 +149,17 @@ export class EscalationRows {
     );
   }
 
-  open(record: EscalationRecord, now: number): Promise<{ created: boolean; record: EscalationRecord }> {
+  open(
+    record: EscalationRecord,
+    now: number,
+  ): Promise<{ created: boolean; record: EscalationRecord }> {
     if (++this.#opensSinceSweep >= SWEEP_EVERY) {
       this.#opensSinceSweep = 0;
-      this.#calls.run('sweeping escalations', undefined, this.#timeoutMs, (client) => client.query(`DELETE FROM ${this.#table} WHERE keep_until <= $1`, [now])).catch(() => {});
+      this.#calls
+        .run('sweeping escalations', undefined, this.#timeoutMs, (client) =>
+          client.query(`DELETE FROM ${this.#table} WHERE keep_until <= $1`, [now]),
+        )
+        .catch(() => {});
     }
     return this.#transition('escalationOpen', record.id, (current) => {
       const { created, record: answer, write } = escalationOpenTransition(current, record, now);
@@ -140,18 +169,37 @@ export class EscalationRows {
 
   get(id: string): Promise<EscalationRecord | undefined> {
     return this.#calls.run('escalationGet', id, this.#timeoutMs, async (client: PgClientLike) => {
-      const { rows } = await client.query<EscalationRow>(`SELECT ${COLUMNS} FROM ${this.#table} WHERE id = $1`, [rowId(id)]);
+      const { rows } = await client.query<EscalationRow>(
+        `SELECT ${COLUMNS} FROM ${this.#table} WHERE id = $1`,
+        [rowId(id)],
+      );
       return rows[0] === undefined ? undefined : toRecord(rows[0]);
     });
   }
 
   decide(id: string, decision: EscalationDecision, now: number): Promise<EscalationDecideResult> {
-    return this.#transition('escalationDecide', id, (current) => escalationDecideTransition(current, decision, now));
+    return this.#transition('escalationDecide', id, (current) =>
+      escalationDecideTransition(current, decision, now),
+    );
   }
 
-  reopen(id: string, round: number, reason: string, now: number, expiresAt: number, keepUntil: number): Promise<EscalationRecord | undefined> {
+  reopen(
+    id: string,
+    round: number,
+    reason: string,
+    now: number,
+    expiresAt: number,
+    keepUntil: number,
+  ): Promise<EscalationRecord | undefined> {
     return this.#transition('escalationReopen', id, (current) => {
-      const { record, write } = escalationReopenTransition(current, round, reason, now, expiresAt, keepUntil);
+      const { record, write } = escalationReopenTransition(
+        current,
+        round,
+        reason,
+        now,
+        expiresAt,
+        keepUntil,
+      );
       return { result: record, write };
     });
   }
@@ -159,7 +207,10 @@ export class EscalationRows {
   /** Kept records are few (people decide them): read in order, states as seen at `now` applied in code. */
   list(query: EscalationQuery): Promise<EscalationRecord[]> {
     return this.#calls.run('escalationList', undefined, this.#timeoutMs, async (client) => {
-      const { rows } = await client.query<EscalationRow>(`SELECT ${COLUMNS} FROM ${this.#table} WHERE keep_until > $1 ORDER BY created_at, id_text`, [query.now]);
+      const { rows } = await client.query<EscalationRow>(
+        `SELECT ${COLUMNS} FROM ${this.#table} WHERE keep_until > $1 ORDER BY created_at, id_text`,
+        [query.now],
+      );
       return escalationListTransition(rows.map(toRecord), query);
     });
   }

@@ -10,8 +10,15 @@ const MAX_IDENTIFIER_BYTES = 63;
  * schema without knowing it).
  */
 export function checkSchemaName(schema: unknown): string {
-  if (typeof schema !== 'string' || schema === '' || schema.includes('\u0000') || Buffer.byteLength(schema, 'utf8') > MAX_IDENTIFIER_BYTES) {
-    throw new TypeError(`schema must be a non-empty string of at most ${MAX_IDENTIFIER_BYTES} bytes (a PostgreSQL identifier) without U+0000, got ${showValue(schema)}`);
+  if (
+    typeof schema !== 'string' ||
+    schema === '' ||
+    schema.includes('\u0000') ||
+    Buffer.byteLength(schema, 'utf8') > MAX_IDENTIFIER_BYTES
+  ) {
+    throw new TypeError(
+      `schema must be a non-empty string of at most ${MAX_IDENTIFIER_BYTES} bytes (a PostgreSQL identifier) without U+0000, got ${showValue(schema)}`,
+    );
   }
   return schema;
 }

@@ -47,10 +47,23 @@ export class PgCalls {
   }
 
   /** Runs `work` on one connection (its statements autocommit), within `timeoutMs`. */
-  run<R>(operation: string, key: string | undefined, timeoutMs: number, work: (client: PgClientLike) => Promise<R>): Promise<R> {
+  run<R>(
+    operation: string,
+    key: string | undefined,
+    timeoutMs: number,
+    work: (client: PgClientLike) => Promise<R>,
+  ): Promise<R> {
     if (this.#calls.closed) return Promise.reject(this.#calls.closedError(operation, key));
     const call: Call = { client: undefined, released: false, timedOut: false };
-    return this.#calls.track(this.#limit(operation, key, timeoutMs, call, this.#ready().then(() => this.#withClient(call, work))));
+    return this.#calls.track(
+      this.#limit(
+        operation,
+        key,
+        timeoutMs,
+        call,
+        this.#ready().then(() => this.#withClient(call, work)),
+      ),
+    );
   }
 
   /** Refuses new calls and waits for the ones running (each bounded by its limit). Idempotent. */
@@ -70,7 +83,13 @@ export class PgCalls {
 
   #migrate(): Promise<void> {
     const call: Call = { client: undefined, released: false, timedOut: false };
-    const migrated = this.#limit('creating the schema', undefined, SCHEMA_TIMEOUT_MS, call, this.#withClient(call, (client) => migrate(client, this.schema)));
+    const migrated = this.#limit(
+      'creating the schema',
+      undefined,
+      SCHEMA_TIMEOUT_MS,
+      call,
+      this.#withClient(call, (client) => migrate(client, this.schema)),
+    );
     migrated.catch(() => {
       this.#schemaReady = undefined;
     });
@@ -100,12 +119,23 @@ export class PgCalls {
     }
   }
 
-  #limit<R>(operation: string, key: string | undefined, timeoutMs: number, call: Call, work: Promise<R>): Promise<R> {
+  #limit<R>(
+    operation: string,
+    key: string | undefined,
+    timeoutMs: number,
+    call: Call,
+    work: Promise<R>,
+  ): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       const timer = setTimeout(() => {
         call.timedOut = true;
         const message = `postgresStore: ${operation} in schema ${JSON.stringify(this.schema)} got no answer within ${timeoutMs} ms (the server is unreachable, or overloaded; the connection was closed)`;
-        const error = new StoreError('timeout', message, undefined, key === undefined ? {} : { key });
+        const error = new StoreError(
+          'timeout',
+          message,
+          undefined,
+          key === undefined ? {} : { key },
+        );
         release(call, error);
         reject(error);
       }, timeoutMs);

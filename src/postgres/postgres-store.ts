@@ -1,9 +1,21 @@
 import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { BreakerChangeListener, StoredAdmission } from '../store/breaker-store.js';
-import { type BudgetGrant, type BudgetLimits, type BudgetRecord, type BudgetTake, budgetTakeTransition, newBudgetRecord } from '../transitions/budget.js';
+import {
+  type BudgetGrant,
+  type BudgetLimits,
+  type BudgetRecord,
+  type BudgetTake,
+  budgetTakeTransition,
+  newBudgetRecord,
+} from '../transitions/budget.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
-import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord } from '../store/escalation-store.js';
+import type {
+  EscalationDecideResult,
+  EscalationDecision,
+  EscalationQuery,
+  EscalationRecord,
+} from '../store/escalation-store.js';
 import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
 import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
 import { type RateLimitBatchResult, RateLimitBatches } from '../store/rate-limit-batches.js';
@@ -11,12 +23,29 @@ import { rateLimitFromJson, rateLimitToJson } from '../store/rate-limit-json.js'
 import type { RateLimitStore } from '../store/rate-limit-store.js';
 import type { Store } from '../store/store.js';
 import { asStoreError } from '../store/store-error.js';
-import type { RateLimitAnswer, RateLimitRecord, RateLimitUpdate } from '../transitions/rate-limit.js';
-import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
+import type {
+  RateLimitAnswer,
+  RateLimitRecord,
+  RateLimitUpdate,
+} from '../transitions/rate-limit.js';
+import type {
+  BreakerLimits,
+  BreakerOutcome,
+  BreakerRecord,
+} from '../transitions/breaker-record.js';
 import { newBreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
-import { admitTransition, forceTransition, recordTransition } from '../transitions/breaker-transitions.js';
+import {
+  admitTransition,
+  forceTransition,
+  recordTransition,
+} from '../transitions/breaker-transitions.js';
 import { safeField } from '../text/safe-text.js';
-import { leaseAcquireTransition, type LeaseRecord, leaseReleaseTransition, leaseRenewTransition } from '../transitions/lease.js';
+import {
+  leaseAcquireTransition,
+  type LeaseRecord,
+  leaseReleaseTransition,
+  leaseRenewTransition,
+} from '../transitions/lease.js';
 import { ledgerClaimTransition } from '../transitions/ledger.js';
 import { BreakerListener, notifyPayload } from './breaker-listener.js';
 import { EscalationRows } from './escalation-rows.js';
@@ -37,7 +66,12 @@ export interface PostgresStoreOptions {
   breakerTimeoutMs?: number;
 }
 
-const POSTGRES_STORE_KEYS: OptionKeys<PostgresStoreOptions> = { pool: true, schema: true, timeoutMs: true, breakerTimeoutMs: true };
+const POSTGRES_STORE_KEYS: OptionKeys<PostgresStoreOptions> = {
+  pool: true,
+  schema: true,
+  timeoutMs: true,
+  breakerTimeoutMs: true,
+};
 
 /** Expired ledger rows are deleted after every this many claims (and this many at most per sweep). */
 const SWEEP_EVERY = 256;
@@ -68,22 +102,47 @@ const BREAKER_COLUMNS = 'state, epoch::float8 AS epoch, failures, opened_at, pro
 const LEDGER_COLUMNS = 'state, owner, lease_until, claims, result, expires_at';
 
 /** A row with its version: bigint comes back as text from pg, so it is read as float8 (exact below 2^53). */
-function versioned<Row, V>(row: (Row & { version: number }) | undefined, value: (row: Row) => V): Versioned<V> | undefined {
+function versioned<Row, V>(
+  row: (Row & { version: number }) | undefined,
+  value: (row: Row) => V,
+): Versioned<V> | undefined {
   return row === undefined ? undefined : { value: value(row), version: row.version };
 }
 
 function toBreaker(row: BreakerRow): BreakerRecord {
-  return { state: row.state, epoch: row.epoch, failures: row.failures, openedAt: row.opened_at, probeUntil: row.probe_until };
+  return {
+    state: row.state,
+    epoch: row.epoch,
+    failures: row.failures,
+    openedAt: row.opened_at,
+    probeUntil: row.probe_until,
+  };
 }
 
 function toEntry(key: string, row: LedgerRow): LedgerEntry {
-  const entry: LedgerEntry = { key, state: row.state, owner: row.owner, leaseUntil: row.lease_until, claims: row.claims, expiresAt: row.expires_at };
+  const entry: LedgerEntry = {
+    key,
+    state: row.state,
+    owner: row.owner,
+    leaseUntil: row.lease_until,
+    claims: row.claims,
+    expiresAt: row.expires_at,
+  };
   if (row.result !== null) entry.result = row.result;
   return entry;
 }
 
 function ledgerValues(id: Buffer, e: LedgerEntry): unknown[] {
-  return [id, textColumn(e.key), e.state, e.owner, e.leaseUntil, e.claims, e.result ?? null, e.expiresAt];
+  return [
+    id,
+    textColumn(e.key),
+    e.state,
+    e.owner,
+    e.leaseUntil,
+    e.claims,
+    e.result ?? null,
+    e.expiresAt,
+  ];
 }
 
 /**
@@ -100,7 +159,15 @@ class PostgresStore implements Store, RateLimitStore {
   readonly #channel: string;
   readonly #listener: BreakerListener;
   readonly #pool: PgLike;
-  readonly #t: { breakers: string; ledger: string; checkpoints: string; leases: string; log: string; budgets: string; rateLimits: string };
+  readonly #t: {
+    breakers: string;
+    ledger: string;
+    checkpoints: string;
+    leases: string;
+    log: string;
+    budgets: string;
+    rateLimits: string;
+  };
   readonly #escalations: EscalationRows;
   readonly #rateLimits = new RateLimitBatches((name, batch) => this.#rateLimitWrite(name, batch));
   #claimsSinceSweep = 0;
@@ -123,7 +190,12 @@ class PostgresStore implements Store, RateLimitStore {
     this.#escalations = new EscalationRows(this.#calls, `${s}.escalations`, timeoutMs);
     this.#channel = breakerChannel(schema);
     this.#listener = new BreakerListener(pool, this.#channel, {
-      byIdHex: (idHex) => this.#breakerRows('breakerSubscribe', `SELECT name, ${BREAKER_COLUMNS} FROM ${this.#t.breakers} WHERE id = $1`, [Buffer.from(idHex, 'hex')]),
+      byIdHex: (idHex) =>
+        this.#breakerRows(
+          'breakerSubscribe',
+          `SELECT name, ${BREAKER_COLUMNS} FROM ${this.#t.breakers} WHERE id = $1`,
+          [Buffer.from(idHex, 'hex')],
+        ),
       changedSince: (ms, limit) =>
         this.#breakerRows(
           'breakerSubscribe',
@@ -138,7 +210,11 @@ class PostgresStore implements Store, RateLimitStore {
 
   readonly #onPoolError = (): void => {};
 
-  #breakerRows(operation: string, sql: string, values: unknown[]): Promise<Array<{ name: string; record: BreakerRecord }>> {
+  #breakerRows(
+    operation: string,
+    sql: string,
+    values: unknown[],
+  ): Promise<Array<{ name: string; record: BreakerRecord }>> {
     return this.#calls.run(operation, undefined, this.#timeoutMs, async (client) => {
       const { rows } = await client.query<BreakerRow & { name: string }>(sql, values);
       return rows.map((row) => ({ name: row.name, record: toBreaker(row) }));
@@ -150,10 +226,23 @@ class PostgresStore implements Store, RateLimitStore {
   #breakerRow(name: string): RowStatements<BreakerRecord, BreakerRecord> {
     const id = rowId(name);
     const t = this.#t.breakers;
-    const values = (r: BreakerRecord): unknown[] => [id, textColumn(name), r.state, r.epoch, r.failures, r.openedAt, r.probeUntil, this.#channel, notifyPayload(id.toString('hex'), name, r)];
+    const values = (r: BreakerRecord): unknown[] => [
+      id,
+      textColumn(name),
+      r.state,
+      r.epoch,
+      r.failures,
+      r.openedAt,
+      r.probeUntil,
+      this.#channel,
+      notifyPayload(id.toString('hex'), name, r),
+    ];
     return {
       read: async (client) => {
-        const { rows } = await client.query<BreakerRow & { version: number }>(`SELECT ${BREAKER_COLUMNS}, version::float8 AS version FROM ${t} WHERE id = $1`, [id]);
+        const { rows } = await client.query<BreakerRow & { version: number }>(
+          `SELECT ${BREAKER_COLUMNS}, version::float8 AS version FROM ${t} WHERE id = $1`,
+          [id],
+        );
         return versioned(rows[0], toBreaker);
       },
       insert: async (client, r) => {
@@ -182,34 +271,57 @@ class PostgresStore implements Store, RateLimitStore {
   }
 
   /** One breaker transition: `apply` changes the record in place; it is written (and announced) only when it changed. */
-  #breakerTransition<R>(operation: string, name: string, apply: (r: BreakerRecord) => R): Promise<{ out: R; record: BreakerRecord }> {
+  #breakerTransition<R>(
+    operation: string,
+    name: string,
+    apply: (r: BreakerRecord) => R,
+  ): Promise<{ out: R; record: BreakerRecord }> {
     const row = this.#breakerRow(name);
     return this.#calls.run(operation, undefined, this.#breakerTimeoutMs, (client) =>
       applyToRow(client, row, (current) => {
         const r = current === undefined ? newBreakerRecord() : { ...current };
         const out = apply(r);
-        const changed = current === undefined ? !sameBreakerRecord(newBreakerRecord(), r) : !sameBreakerRecord(current, r);
+        const changed =
+          current === undefined
+            ? !sameBreakerRecord(newBreakerRecord(), r)
+            : !sameBreakerRecord(current, r);
         return { result: { out, record: { ...r } }, write: changed ? r : 'keep' };
       }),
     );
   }
 
   async breakerAdmit(name: string, now: number, limits: BreakerLimits): Promise<StoredAdmission> {
-    const { out, record } = await this.#breakerTransition('breakerAdmit', name, (r) => admitTransition(r, now, limits));
+    const { out, record } = await this.#breakerTransition('breakerAdmit', name, (r) =>
+      admitTransition(r, now, limits),
+    );
     return { admission: out, record };
   }
 
-  async breakerRecord(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): Promise<BreakerRecord> {
-    return (await this.#breakerTransition('breakerRecord', name, (r) => recordTransition(r, epoch, outcome, now, limits))).record;
+  async breakerRecord(
+    name: string,
+    epoch: number,
+    outcome: BreakerOutcome,
+    now: number,
+    limits: BreakerLimits,
+  ): Promise<BreakerRecord> {
+    return (
+      await this.#breakerTransition('breakerRecord', name, (r) =>
+        recordTransition(r, epoch, outcome, now, limits),
+      )
+    ).record;
   }
 
   async breakerForce(name: string, state: 'closed' | 'isolated'): Promise<BreakerRecord> {
-    return (await this.#breakerTransition('breakerForce', name, (r) => forceTransition(r, state))).record;
+    return (await this.#breakerTransition('breakerForce', name, (r) => forceTransition(r, state)))
+      .record;
   }
 
   breakerGet(name: string): Promise<BreakerRecord | undefined> {
     return this.#calls.run('breakerGet', undefined, this.#breakerTimeoutMs, async (client) => {
-      const { rows } = await client.query<BreakerRow>(`SELECT ${BREAKER_COLUMNS} FROM ${this.#t.breakers} WHERE id = $1`, [rowId(name)]);
+      const { rows } = await client.query<BreakerRow>(
+        `SELECT ${BREAKER_COLUMNS} FROM ${this.#t.breakers} WHERE id = $1`,
+        [rowId(name)],
+      );
       return rows[0] === undefined ? undefined : toBreaker(rows[0]);
     });
   }
@@ -226,7 +338,10 @@ class PostgresStore implements Store, RateLimitStore {
     const t = this.#t.ledger;
     return {
       read: async (client) => {
-        const { rows } = await client.query<LedgerRow & { version: number }>(`SELECT ${LEDGER_COLUMNS}, version::float8 AS version FROM ${t} WHERE id = $1`, [id]);
+        const { rows } = await client.query<LedgerRow & { version: number }>(
+          `SELECT ${LEDGER_COLUMNS}, version::float8 AS version FROM ${t} WHERE id = $1`,
+          [id],
+        );
         return versioned(rows[0], (row) => toEntry(key, row));
       },
       insert: (client, e) => insertLedger(client, t, id, e),
@@ -239,13 +354,21 @@ class PostgresStore implements Store, RateLimitStore {
         return rows.length === 1;
       },
       remove: async (client, expected) => {
-        const { rows } = await client.query(`DELETE FROM ${t} WHERE id = $1 AND version = $2 RETURNING 1`, [id, expected]);
+        const { rows } = await client.query(
+          `DELETE FROM ${t} WHERE id = $1 AND version = $2 RETURNING 1`,
+          [id, expected],
+        );
         return rows.length === 1;
       },
     };
   }
 
-  async ledgerClaim(key: string, owner: string, now: number, leaseMs: number): Promise<LedgerClaim> {
+  async ledgerClaim(
+    key: string,
+    owner: string,
+    now: number,
+    leaseMs: number,
+  ): Promise<LedgerClaim> {
     if (++this.#claimsSinceSweep >= SWEEP_EVERY) {
       this.#claimsSinceSweep = 0;
       this.#sweep(now);
@@ -254,7 +377,9 @@ class PostgresStore implements Store, RateLimitStore {
     // it costs one round trip; a key that exists takes the compare-and-swap path.
     const fresh = ledgerClaimTransition(undefined, key, owner, now, leaseMs);
     const id = rowId(key);
-    const inserted = await this.#calls.run('ledgerClaim', key, this.#timeoutMs, (client) => insertLedger(client, this.#t.ledger, id, fresh.write as LedgerEntry));
+    const inserted = await this.#calls.run('ledgerClaim', key, this.#timeoutMs, (client) =>
+      insertLedger(client, this.#t.ledger, id, fresh.write as LedgerEntry),
+    );
     if (inserted) return fresh.claim;
     const row = this.#ledgerRow(key);
     return this.#calls.run('ledgerClaim', key, this.#timeoutMs, (client) =>
@@ -275,16 +400,21 @@ class PostgresStore implements Store, RateLimitStore {
 
   ledgerRenew(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
     return this.#calls.run('ledgerRenew', key, this.#timeoutMs, async (client) => {
-      const { rows } = await client.query(`UPDATE ${this.#t.ledger} SET lease_until = $3, version = version + 1 WHERE id = $1 AND state = 'pending' AND owner = $2 RETURNING 1`, [
-        rowId(key),
-        owner,
-        now + leaseMs,
-      ]);
+      const { rows } = await client.query(
+        `UPDATE ${this.#t.ledger} SET lease_until = $3, version = version + 1 WHERE id = $1 AND state = 'pending' AND owner = $2 RETURNING 1`,
+        [rowId(key), owner, now + leaseMs],
+      );
       return rows.length === 1;
     });
   }
 
-  ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
+  ledgerComplete(
+    key: string,
+    owner: string,
+    result: string | undefined,
+    now: number,
+    expiresAt: number,
+  ): Promise<boolean> {
     return this.#calls.run('ledgerComplete', key, this.#timeoutMs, async (client) => {
       const { rows } = await client.query(
         `UPDATE ${this.#t.ledger} SET state = 'completed', lease_until = $3, result = $4, expires_at = $5, version = version + 1
@@ -297,13 +427,19 @@ class PostgresStore implements Store, RateLimitStore {
 
   ledgerRelease(key: string, owner: string): Promise<void> {
     return this.#calls.run('ledgerRelease', key, this.#timeoutMs, async (client) => {
-      await client.query(`DELETE FROM ${this.#t.ledger} WHERE id = $1 AND state = 'pending' AND owner = $2`, [rowId(key), owner]);
+      await client.query(
+        `DELETE FROM ${this.#t.ledger} WHERE id = $1 AND state = 'pending' AND owner = $2`,
+        [rowId(key), owner],
+      );
     });
   }
 
   ledgerGet(key: string): Promise<LedgerEntry | undefined> {
     return this.#calls.run('ledgerGet', key, this.#timeoutMs, async (client) => {
-      const { rows } = await client.query<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM ${this.#t.ledger} WHERE id = $1`, [rowId(key)]);
+      const { rows } = await client.query<LedgerRow>(
+        `SELECT ${LEDGER_COLUMNS} FROM ${this.#t.ledger} WHERE id = $1`,
+        [rowId(key)],
+      );
       return rows[0] === undefined ? undefined : toEntry(key, rows[0]);
     });
   }
@@ -340,12 +476,24 @@ class PostgresStore implements Store, RateLimitStore {
 
   loadCheckpoint(taskId: string): Promise<CheckpointRecord | undefined> {
     return this.#calls.run('loadCheckpoint', taskId, this.#timeoutMs, async (client) => {
-      const { rows } = await client.query<{ step_index: number; state: string; checksum: string; saved_at: number }>(
-        `SELECT step_index, state, checksum, saved_at FROM ${this.#t.checkpoints} WHERE id = $1`,
-        [rowId(taskId)],
-      );
+      const { rows } = await client.query<{
+        step_index: number;
+        state: string;
+        checksum: string;
+        saved_at: number;
+      }>(`SELECT step_index, state, checksum, saved_at FROM ${this.#t.checkpoints} WHERE id = $1`, [
+        rowId(taskId),
+      ]);
       const row = rows[0];
-      return row === undefined ? undefined : { taskId, stepIndex: row.step_index, state: row.state, checksum: row.checksum, savedAt: row.saved_at };
+      return row === undefined
+        ? undefined
+        : {
+            taskId,
+            stepIndex: row.step_index,
+            state: row.state,
+            checksum: row.checksum,
+            savedAt: row.saved_at,
+          };
     });
   }
 
@@ -356,7 +504,10 @@ class PostgresStore implements Store, RateLimitStore {
     const t = this.#t.leases;
     return {
       read: async (client) => {
-        const { rows } = await client.query<LeaseRow & { version: number }>(`SELECT owner, lease_until, version::float8 AS version FROM ${t} WHERE id = $1`, [id]);
+        const { rows } = await client.query<LeaseRow & { version: number }>(
+          `SELECT owner, lease_until, version::float8 AS version FROM ${t} WHERE id = $1`,
+          [id],
+        );
         return versioned(rows[0], (row) => ({ owner: row.owner, leaseUntil: row.lease_until }));
       },
       insert: async (client, l) => {
@@ -367,26 +518,39 @@ class PostgresStore implements Store, RateLimitStore {
         return rows.length === 1;
       },
       swap: async (client, expected, l) => {
-        const { rows } = await client.query(`UPDATE ${t} SET owner = $2, lease_until = $3, version = version + 1 WHERE id = $1 AND version = $4 RETURNING 1`, [
-          id,
-          l.owner,
-          l.leaseUntil,
-          expected,
-        ]);
+        const { rows } = await client.query(
+          `UPDATE ${t} SET owner = $2, lease_until = $3, version = version + 1 WHERE id = $1 AND version = $4 RETURNING 1`,
+          [id, l.owner, l.leaseUntil, expected],
+        );
         return rows.length === 1;
       },
       remove: async (client, expected) => {
-        const { rows } = await client.query(`DELETE FROM ${t} WHERE id = $1 AND version = $2 RETURNING 1`, [id, expected]);
+        const { rows } = await client.query(
+          `DELETE FROM ${t} WHERE id = $1 AND version = $2 RETURNING 1`,
+          [id, expected],
+        );
         return rows.length === 1;
       },
     };
   }
 
-  sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease> {
+  sagaAcquire(
+    sagaId: string,
+    owner: string,
+    now: number,
+    leaseMs: number,
+    replacing?: string,
+  ): Promise<SagaLease> {
     const row = this.#leaseRow(sagaId);
     return this.#calls.run('sagaAcquire', sagaId, this.#timeoutMs, (client) =>
       applyToRow(client, row, (current) => {
-        const { acquired, leaseUntil, holder, write } = leaseAcquireTransition(current, owner, now, leaseMs, replacing);
+        const { acquired, leaseUntil, holder, write } = leaseAcquireTransition(
+          current,
+          owner,
+          now,
+          leaseMs,
+          replacing,
+        );
         return { result: { acquired, leaseUntil, holder }, write: write ?? 'keep' };
       }),
     );
@@ -405,7 +569,10 @@ class PostgresStore implements Store, RateLimitStore {
   sagaRelease(sagaId: string, owner: string): Promise<void> {
     const row = this.#leaseRow(sagaId);
     return this.#calls.run('sagaRelease', sagaId, this.#timeoutMs, (client) =>
-      applyToRow(client, row, (current) => ({ result: undefined, write: leaseReleaseTransition(current, owner).release ? undefined : 'keep' })),
+      applyToRow(client, row, (current) => ({
+        result: undefined,
+        write: leaseReleaseTransition(current, owner).release ? undefined : 'keep',
+      })),
     );
   }
 
@@ -416,7 +583,15 @@ class PostgresStore implements Store, RateLimitStore {
 
   sagaAppend(sagaId: string, owner: string, e: SagaLogEntry): Promise<boolean> {
     const t = this.#t.log;
-    const values = [rowId(sagaId), owner, e.type, e.step, textColumn(e.name), e.data === undefined ? null : textColumn(e.data), e.at];
+    const values = [
+      rowId(sagaId),
+      owner,
+      e.type,
+      e.step,
+      textColumn(e.name),
+      e.data === undefined ? null : textColumn(e.data),
+      e.at,
+    ];
     return this.#calls.run('sagaAppend', sagaId, this.#timeoutMs, async (client) => {
       for (;;) {
         try {
@@ -438,10 +613,15 @@ class PostgresStore implements Store, RateLimitStore {
 
   sagaRead(sagaId: string): Promise<SagaLogEntry[]> {
     return this.#calls.run('sagaRead', sagaId, this.#timeoutMs, async (client) => {
-      const { rows } = await client.query<{ type: SagaLogEntry['type']; step: number; name: string; data: string | null; at: number }>(
-        `SELECT type, step, name, data, at FROM ${this.#t.log} WHERE id = $1 ORDER BY seq`,
-        [rowId(sagaId)],
-      );
+      const { rows } = await client.query<{
+        type: SagaLogEntry['type'];
+        step: number;
+        name: string;
+        data: string | null;
+        at: number;
+      }>(`SELECT type, step, name, data, at FROM ${this.#t.log} WHERE id = $1 ORDER BY seq`, [
+        rowId(sagaId),
+      ]);
       return rows.map((row) => {
         const entry: SagaLogEntry = { type: row.type, step: row.step, name: row.name, at: row.at };
         if (row.data !== null) entry.data = row.data;
@@ -464,7 +644,10 @@ class PostgresStore implements Store, RateLimitStore {
 
   // ── escalations ─────────────────────────────────────────────────────────────────────────────
 
-  escalationOpen(record: EscalationRecord, now: number): Promise<{ created: boolean; record: EscalationRecord }> {
+  escalationOpen(
+    record: EscalationRecord,
+    now: number,
+  ): Promise<{ created: boolean; record: EscalationRecord }> {
     return this.#escalations.open(record, now);
   }
 
@@ -472,11 +655,22 @@ class PostgresStore implements Store, RateLimitStore {
     return this.#escalations.get(id);
   }
 
-  escalationDecide(id: string, decision: EscalationDecision, now: number): Promise<EscalationDecideResult> {
+  escalationDecide(
+    id: string,
+    decision: EscalationDecision,
+    now: number,
+  ): Promise<EscalationDecideResult> {
     return this.#escalations.decide(id, decision, now);
   }
 
-  escalationReopen(id: string, round: number, reason: string, now: number, expiresAt: number, keepUntil: number): Promise<EscalationRecord | undefined> {
+  escalationReopen(
+    id: string,
+    round: number,
+    reason: string,
+    now: number,
+    expiresAt: number,
+    keepUntil: number,
+  ): Promise<EscalationRecord | undefined> {
     return this.#escalations.reopen(id, round, reason, now, expiresAt, keepUntil);
   }
 
@@ -487,10 +681,20 @@ class PostgresStore implements Store, RateLimitStore {
   // ── retry budgets ───────────────────────────────────────────────────────────────────────────
 
   #budgetRow(name: string): RowStatements<BudgetRecord, BudgetRecord> {
-    return jsonRow(this.#t.budgets, name, (r) => JSON.stringify(r), (text) => JSON.parse(text) as BudgetRecord);
+    return jsonRow(
+      this.#t.budgets,
+      name,
+      (r) => JSON.stringify(r),
+      (text) => JSON.parse(text) as BudgetRecord,
+    );
   }
 
-  budgetTake(name: string, take: BudgetTake, now: number, limits: BudgetLimits): Promise<BudgetGrant> {
+  budgetTake(
+    name: string,
+    take: BudgetTake,
+    now: number,
+    limits: BudgetLimits,
+  ): Promise<BudgetGrant> {
     const row = this.#budgetRow(name);
     // A shared budget gives up on the store after its own storeTimeoutMs (250): the breaker limit fits.
     return this.#calls.run('budgetTake', undefined, this.#breakerTimeoutMs, (client) =>
@@ -503,7 +707,10 @@ class PostgresStore implements Store, RateLimitStore {
 
   budgetGet(name: string): Promise<BudgetRecord | undefined> {
     return this.#calls.run('budgetGet', undefined, this.#breakerTimeoutMs, async (client) => {
-      const { rows } = await client.query<{ record: string }>(`SELECT record FROM ${this.#t.budgets} WHERE id = $1`, [rowId(name)]);
+      const { rows } = await client.query<{ record: string }>(
+        `SELECT record FROM ${this.#t.budgets} WHERE id = $1`,
+        [rowId(name)],
+      );
       return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as BudgetRecord);
     });
   }
@@ -511,19 +718,27 @@ class PostgresStore implements Store, RateLimitStore {
   // ── rate limiters ───────────────────────────────────────────────────────────────────────────
 
   #rateLimitRow(name: string): RowStatements<RateLimitRecord, RateLimitRecord> {
-    return jsonRow(this.#t.rateLimits, name, rateLimitToJson, (text) => this.#rateLimitRecord(text, name));
+    return jsonRow(this.#t.rateLimits, name, rateLimitToJson, (text) =>
+      this.#rateLimitRecord(text, name),
+    );
   }
 
   #rateLimitRecord(json: string, name: string): RateLimitRecord {
     try {
       return rateLimitFromJson(json, `postgresStore: the rate limiter ${JSON.stringify(name)}`);
     } catch (error) {
-      throw asStoreError(error, `postgresStore: reading a rate limiter in schema ${JSON.stringify(this.#calls.schema)}`);
+      throw asStoreError(
+        error,
+        `postgresStore: reading a rate limiter in schema ${JSON.stringify(this.#calls.schema)}`,
+      );
     }
   }
 
   /** The batch is applied to the row as read and written only if the row is still that version (see `applyToRow`). */
-  #rateLimitWrite(name: string, batch: (current: RateLimitRecord | undefined) => RateLimitBatchResult): Promise<RateLimitAnswer[]> {
+  #rateLimitWrite(
+    name: string,
+    batch: (current: RateLimitRecord | undefined) => RateLimitBatchResult,
+  ): Promise<RateLimitAnswer[]> {
     const row = this.#rateLimitRow(name);
     return this.#calls.run('rateLimitUpdate', undefined, this.#breakerTimeoutMs, (client) =>
       applyToRow(client, row, (current) => {
@@ -540,7 +755,10 @@ class PostgresStore implements Store, RateLimitStore {
 
   rateLimitGet(name: string): Promise<RateLimitRecord | undefined> {
     return this.#calls.run('rateLimitGet', undefined, this.#breakerTimeoutMs, async (client) => {
-      const { rows } = await client.query<{ record: string }>(`SELECT record FROM ${this.#t.rateLimits} WHERE id = $1`, [rowId(name)]);
+      const { rows } = await client.query<{ record: string }>(
+        `SELECT record FROM ${this.#t.rateLimits} WHERE id = $1`,
+        [rowId(name)],
+      );
       return rows[0] === undefined ? undefined : this.#rateLimitRecord(rows[0].record, name);
     });
   }
@@ -556,27 +774,33 @@ class PostgresStore implements Store, RateLimitStore {
  * A row of a table `(id, name, record, version)` holding one small record per name as JSON text,
  * written by compare-and-swap (retry budgets, rate limiters); such rows are never deleted.
  */
-function jsonRow<T>(table: string, name: string, toText: (r: T) => string, fromText: (text: string) => T): RowStatements<T, T> {
+function jsonRow<T>(
+  table: string,
+  name: string,
+  toText: (r: T) => string,
+  fromText: (text: string) => T,
+): RowStatements<T, T> {
   const id = rowId(name);
   return {
     read: async (client) => {
-      const { rows } = await client.query<{ record: string; version: number }>(`SELECT record, version::float8 AS version FROM ${table} WHERE id = $1`, [id]);
+      const { rows } = await client.query<{ record: string; version: number }>(
+        `SELECT record, version::float8 AS version FROM ${table} WHERE id = $1`,
+        [id],
+      );
       return versioned(rows[0], (row) => fromText(row.record));
     },
     insert: async (client, r) => {
-      const { rows } = await client.query(`INSERT INTO ${table} (id, name, record) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING 1`, [
-        id,
-        textColumn(name),
-        toText(r),
-      ]);
+      const { rows } = await client.query(
+        `INSERT INTO ${table} (id, name, record) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING 1`,
+        [id, textColumn(name), toText(r)],
+      );
       return rows.length === 1;
     },
     swap: async (client, expected, r) => {
-      const { rows } = await client.query(`UPDATE ${table} SET record = $2, version = version + 1 WHERE id = $1 AND version = $3 RETURNING 1`, [
-        id,
-        toText(r),
-        expected,
-      ]);
+      const { rows } = await client.query(
+        `UPDATE ${table} SET record = $2, version = version + 1 WHERE id = $1 AND version = $3 RETURNING 1`,
+        [id, toText(r), expected],
+      );
       return rows.length === 1;
     },
     remove: async () => {
@@ -585,7 +809,12 @@ function jsonRow<T>(table: string, name: string, toText: (r: T) => string, fromT
   };
 }
 
-async function insertLedger(client: PgClientLike, table: string, id: Buffer, e: LedgerEntry): Promise<boolean> {
+async function insertLedger(
+  client: PgClientLike,
+  table: string,
+  id: Buffer,
+  e: LedgerEntry,
+): Promise<boolean> {
   const { rows } = await client.query(
     `INSERT INTO ${table} (id, key, state, owner, lease_until, claims, result, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT (id) DO NOTHING RETURNING 1`,
@@ -623,10 +852,13 @@ export function postgresStore(options: PostgresStoreOptions): Store & RateLimitS
   const o = checkOptions('postgresStore', options, POSTGRES_STORE_KEYS);
   const pool = o.pool as Partial<PgLike> | undefined;
   if (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function') {
-    throw new TypeError(`pool must be a connection pool with connect() (new pg.Pool(...)), got ${showValue(o.pool)}`);
+    throw new TypeError(
+      `pool must be a connection pool with connect() (new pg.Pool(...)), got ${showValue(o.pool)}`,
+    );
   }
   const schema = checkSchemaName(o.schema ?? 'recourse');
   const timeoutMs = o.timeoutMs === undefined ? 5000 : checkMs('timeoutMs', o.timeoutMs, 1);
-  const breakerTimeoutMs = o.breakerTimeoutMs === undefined ? 250 : checkMs('breakerTimeoutMs', o.breakerTimeoutMs, 1);
+  const breakerTimeoutMs =
+    o.breakerTimeoutMs === undefined ? 250 : checkMs('breakerTimeoutMs', o.breakerTimeoutMs, 1);
   return new PostgresStore(pool as PgLike, schema, timeoutMs, breakerTimeoutMs);
 }

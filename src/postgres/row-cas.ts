@@ -50,7 +50,12 @@ export async function applyToRow<Row, Write, R>(
       if (current === undefined || (await row.remove(client, current.version))) return result;
       continue;
     }
-    if (current === undefined ? await row.insert(client, write) : await row.swap(client, current.version, write)) return result;
+    if (
+      current === undefined
+        ? await row.insert(client, write)
+        : await row.swap(client, current.version, write)
+    )
+      return result;
     // Another write came between our read and ours: decide again on the row as it is now.
   }
 }

@@ -89,7 +89,9 @@ CREATE TABLE ${s}.budgets (
  * (a compare-and-swap instead of a lock held across round trips).
  */
 const V3 = (s: string): string =>
-  ['breakers', 'ledger', 'saga_leases', 'escalations', 'budgets'].map((t) => `ALTER TABLE ${s}.${t} ADD COLUMN version bigint NOT NULL DEFAULT 0;`).join('\n');
+  ['breakers', 'ledger', 'saga_leases', 'escalations', 'budgets']
+    .map((t) => `ALTER TABLE ${s}.${t} ADD COLUMN version bigint NOT NULL DEFAULT 0;`)
+    .join('\n');
 
 /**
  * Shared rate limiters: one small record per limiter name (buckets, queue, pause) as JSON text,
@@ -120,7 +122,9 @@ const INSUFFICIENT_PRIVILEGE = '42501';
 
 async function installedVersion(client: PgClientLike, s: string): Promise<number | undefined> {
   try {
-    const { rows } = await client.query<{ version: number | null }>(`SELECT MAX(version) AS version FROM ${s}.migrations`);
+    const { rows } = await client.query<{ version: number | null }>(
+      `SELECT MAX(version) AS version FROM ${s}.migrations`,
+    );
     return rows[0]?.version ?? 0;
   } catch (error) {
     const code = safeField(error, 'code');
@@ -137,7 +141,11 @@ function tooNew(schema: string, version: number): StoreError {
 }
 
 /** A permission error while creating or reading recourse's tables, as an error that says who owns the schema and what to grant. */
-async function privilegeError(client: PgClientLike, schema: string, error: unknown): Promise<StoreError> {
+async function privilegeError(
+  client: PgClientLike,
+  schema: string,
+  error: unknown,
+): Promise<StoreError> {
   let owner: string | undefined;
   let user = 'the pool’s user';
   try {
@@ -175,9 +183,14 @@ export async function migrate(client: PgClientLike, schema: string): Promise<voi
     if (current !== undefined && current > SCHEMA_VERSION) throw tooNew(schema, current);
     await client.query('BEGIN');
     try {
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, schema]);
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+        MIGRATION_LOCK,
+        schema,
+      ]);
       // CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema exists.
-      const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [
+        schema,
+      ]);
       if (rows.length === 0) await client.query(`CREATE SCHEMA ${s}`);
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${s}.migrations (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
@@ -187,7 +200,10 @@ export async function migrate(client: PgClientLike, schema: string): Promise<voi
       for (let v = from; v < SCHEMA_VERSION; v++) {
         const step = MIGRATIONS[v]!;
         await client.query(step.sql(s));
-        await client.query(`INSERT INTO ${s}.migrations (version, description) VALUES ($1, $2)`, [v + 1, step.description]);
+        await client.query(`INSERT INTO ${s}.migrations (version, description) VALUES ($1, $2)`, [
+          v + 1,
+          step.description,
+        ]);
       }
       await client.query('COMMIT');
     } catch (error) {
@@ -195,7 +211,8 @@ export async function migrate(client: PgClientLike, schema: string): Promise<voi
       throw error;
     }
   } catch (error) {
-    if (safeField(error, 'code') === INSUFFICIENT_PRIVILEGE) throw await privilegeError(client, schema, error);
+    if (safeField(error, 'code') === INSUFFICIENT_PRIVILEGE)
+      throw await privilegeError(client, schema, error);
     throw error;
   }
 }

@@ -3,7 +3,12 @@ import type { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
 import type { BreakerState, RecourseEvent } from '../events/event-types.js';
 import { subscribe } from '../events/subscribe.js';
 import { dependencyOf } from '../events/event-scope.js';
-import { checkInteger, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkInteger,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import { safeRead } from '../text/safe-text.js';
 import { LabelCap, OTHER_LABEL_VALUE } from './label-cap.js';
 
@@ -26,7 +31,13 @@ export interface PrometheusOptions {
   maxLabelValues?: number;
 }
 
-const PROMETHEUS_KEYS: OptionKeys<PrometheusOptions> = { registry: true, prefix: true, buckets: true, breakers: true, maxLabelValues: true };
+const PROMETHEUS_KEYS: OptionKeys<PrometheusOptions> = {
+  registry: true,
+  prefix: true,
+  buckets: true,
+  breakers: true,
+  maxLabelValues: true,
+};
 
 /** The metrics of {@link prometheusMetrics}. */
 export interface PrometheusMetrics {
@@ -43,7 +54,12 @@ export interface PrometheusMetrics {
  * @example
  * BREAKER_STATE_VALUE.open // 2: alert on recourse_breaker_state >= 2
  */
-export const BREAKER_STATE_VALUE: Readonly<Record<BreakerState, number>> = Object.freeze({ closed: 0, 'half-open': 1, open: 2, isolated: 3 });
+export const BREAKER_STATE_VALUE: Readonly<Record<BreakerState, number>> = Object.freeze({
+  closed: 0,
+  'half-open': 1,
+  open: 2,
+  isolated: 3,
+});
 
 const DEFAULT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const UNNAMED = 'unnamed';
@@ -83,22 +99,86 @@ export type MetricName =
  * METRICS.retries_total.labels // ['dependency']
  */
 export const METRICS: Readonly<Record<MetricName, MetricSpec>> = Object.freeze({
-  calls_total: { kind: 'counter', help: 'Logical calls measured by instrument(), by outcome', labels: ['dependency', 'outcome'] },
-  call_duration_seconds: { kind: 'histogram', help: 'Duration of logical calls measured by instrument()', labels: ['dependency', 'outcome'] },
-  attempts_total: { kind: 'counter', help: "Attempts measured by instrument({ per: 'attempt' }), by outcome", labels: ['dependency', 'outcome'] },
-  attempt_duration_seconds: { kind: 'histogram', help: "Duration of attempts measured by instrument({ per: 'attempt' })", labels: ['dependency', 'outcome'] },
-  retries_total: { kind: 'counter', help: 'Retries scheduled by retry layers', labels: ['dependency'] },
-  giveups_total: { kind: 'counter', help: 'Retry layers that gave up, by reason (attempts, deadline, retry-after, budget)', labels: ['dependency', 'reason'] },
-  stalls_total: { kind: 'counter', help: 'Streams caught silent by watch, by phase', labels: ['dependency', 'phase'] },
-  timeouts_total: { kind: 'counter', help: 'Calls and breaker probes that ran out of time', labels: ['dependency'] },
-  rejections_total: { kind: 'counter', help: 'Calls refused by an open or half-open circuit breaker', labels: ['dependency'] },
-  invalid_results_total: { kind: 'counter', help: 'Results rejected by validate', labels: ['dependency'] },
-  fallbacks_total: { kind: 'counter', help: 'Fallback steps from one path to the next', labels: ['from', 'to'] },
-  served_total: { kind: 'counter', help: 'Fallback ladders served, by path and whether degraded', labels: ['path', 'degraded'] },
-  breaker_state: { kind: 'gauge', help: 'Circuit breaker state: 0 closed, 1 half-open, 2 open, 3 isolated', labels: ['dependency'] },
-  breaker_transitions_total: { kind: 'counter', help: 'Circuit breaker state changes, by new state', labels: ['dependency', 'to'] },
-  degradation_level: { kind: 'gauge', help: 'Current level of a degradation controller (0 = normal)', labels: ['controller'] },
-  degradation_changes_total: { kind: 'counter', help: 'Degradation level changes, by new level and direction', labels: ['controller', 'to', 'direction'] },
+  calls_total: {
+    kind: 'counter',
+    help: 'Logical calls measured by instrument(), by outcome',
+    labels: ['dependency', 'outcome'],
+  },
+  call_duration_seconds: {
+    kind: 'histogram',
+    help: 'Duration of logical calls measured by instrument()',
+    labels: ['dependency', 'outcome'],
+  },
+  attempts_total: {
+    kind: 'counter',
+    help: "Attempts measured by instrument({ per: 'attempt' }), by outcome",
+    labels: ['dependency', 'outcome'],
+  },
+  attempt_duration_seconds: {
+    kind: 'histogram',
+    help: "Duration of attempts measured by instrument({ per: 'attempt' })",
+    labels: ['dependency', 'outcome'],
+  },
+  retries_total: {
+    kind: 'counter',
+    help: 'Retries scheduled by retry layers',
+    labels: ['dependency'],
+  },
+  giveups_total: {
+    kind: 'counter',
+    help: 'Retry layers that gave up, by reason (attempts, deadline, retry-after, budget)',
+    labels: ['dependency', 'reason'],
+  },
+  stalls_total: {
+    kind: 'counter',
+    help: 'Streams caught silent by watch, by phase',
+    labels: ['dependency', 'phase'],
+  },
+  timeouts_total: {
+    kind: 'counter',
+    help: 'Calls and breaker probes that ran out of time',
+    labels: ['dependency'],
+  },
+  rejections_total: {
+    kind: 'counter',
+    help: 'Calls refused by an open or half-open circuit breaker',
+    labels: ['dependency'],
+  },
+  invalid_results_total: {
+    kind: 'counter',
+    help: 'Results rejected by validate',
+    labels: ['dependency'],
+  },
+  fallbacks_total: {
+    kind: 'counter',
+    help: 'Fallback steps from one path to the next',
+    labels: ['from', 'to'],
+  },
+  served_total: {
+    kind: 'counter',
+    help: 'Fallback ladders served, by path and whether degraded',
+    labels: ['path', 'degraded'],
+  },
+  breaker_state: {
+    kind: 'gauge',
+    help: 'Circuit breaker state: 0 closed, 1 half-open, 2 open, 3 isolated',
+    labels: ['dependency'],
+  },
+  breaker_transitions_total: {
+    kind: 'counter',
+    help: 'Circuit breaker state changes, by new state',
+    labels: ['dependency', 'to'],
+  },
+  degradation_level: {
+    kind: 'gauge',
+    help: 'Current level of a degradation controller (0 = normal)',
+    labels: ['controller'],
+  },
+  degradation_changes_total: {
+    kind: 'counter',
+    help: 'Degradation level changes, by new level and direction',
+    labels: ['controller', 'to', 'direction'],
+  },
 });
 
 type AnyMetric = Counter<string> | Gauge<string> | Histogram<string>;
@@ -130,19 +210,47 @@ export function prometheusMetrics(options?: PrometheusOptions): PrometheusMetric
   const o = checkOptions('prometheusMetrics', options, PROMETHEUS_KEYS);
   const registry = o.registry ?? globalRegistry;
   const prefix = o.prefix ?? 'recourse_';
-  if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$|^$/.test(prefix)) throw new TypeError(`prefix must be a valid metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*), got ${showValue(prefix)}`);
+  if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$|^$/.test(prefix))
+    throw new TypeError(
+      `prefix must be a valid metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*), got ${showValue(prefix)}`,
+    );
   const buckets = o.buckets ?? DEFAULT_BUCKETS;
-  if (!Array.isArray(buckets) || buckets.length === 0 || buckets.some((b) => typeof b !== 'number' || !(b > 0))) {
-    throw new TypeError(`buckets must be a non-empty array of numbers > 0, got ${showValue(buckets)}`);
+  if (
+    !Array.isArray(buckets) ||
+    buckets.length === 0 ||
+    buckets.some((b) => typeof b !== 'number' || !(b > 0))
+  ) {
+    throw new TypeError(
+      `buckets must be a non-empty array of numbers > 0, got ${showValue(buckets)}`,
+    );
   }
   const breakers = o.breakers;
-  if (breakers !== undefined && typeof safeRead(breakers, 'entries') !== 'function' && typeof safeRead(breakers, Symbol.iterator) !== 'function') {
-    throw new TypeError(`breakers must be a BreakerRegistry or a list of circuit breakers, got ${showValue(breakers)}`);
+  if (
+    breakers !== undefined &&
+    typeof safeRead(breakers, 'entries') !== 'function' &&
+    typeof safeRead(breakers, Symbol.iterator) !== 'function'
+  ) {
+    throw new TypeError(
+      `breakers must be a BreakerRegistry or a list of circuit breakers, got ${showValue(breakers)}`,
+    );
   }
-  const maxLabelValues = o.maxLabelValues === undefined ? DEFAULT_MAX_LABEL_VALUES : checkInteger('maxLabelValues', o.maxLabelValues, 1);
+  const maxLabelValues =
+    o.maxLabelValues === undefined
+      ? DEFAULT_MAX_LABEL_VALUES
+      : checkInteger('maxLabelValues', o.maxLabelValues, 1);
   let shared = subscriptions.get(registry)?.get(prefix);
   if (shared === undefined) {
-    shared = { observe: build(registry, prefix, buckets, breakers, new LabelCap(maxLabelValues, warnCardinality)), refs: 0, detach: undefined };
+    shared = {
+      observe: build(
+        registry,
+        prefix,
+        buckets,
+        breakers,
+        new LabelCap(maxLabelValues, warnCardinality),
+      ),
+      refs: 0,
+      detach: undefined,
+    };
     const byPrefix = subscriptions.get(registry) ?? new Map<string, Shared>();
     byPrefix.set(prefix, shared);
     subscriptions.set(registry, byPrefix);
@@ -182,7 +290,13 @@ function warnCardinality(label: string, max: number): void {
   );
 }
 
-function build(registry: Registry, prefix: string, buckets: number[], breakers: PrometheusOptions['breakers'], cap: LabelCap): (event: RecourseEvent) => void {
+function build(
+  registry: Registry,
+  prefix: string,
+  buckets: number[],
+  breakers: PrometheusOptions['breakers'],
+  cap: LabelCap,
+): (event: RecourseEvent) => void {
   // Series the breaker-state gauge set at the last scrape: a breaker that left the registry
   // (evicted when idle) must not stay on every scrape with its last state.
   let scraped = new Set<string>();
@@ -238,7 +352,8 @@ function build(registry: Registry, prefix: string, buckets: number[], breakers: 
       case 'attempt': {
         const labels = { dependency, outcome: label('outcome', e.outcome) };
         (e.type === 'call' ? calls : attempts).inc(labels);
-        if (typeof e.durationMs === 'number') (e.type === 'call' ? callDuration : attemptDuration).observe(labels, e.durationMs / 1000);
+        if (typeof e.durationMs === 'number')
+          (e.type === 'call' ? callDuration : attemptDuration).observe(labels, e.durationMs / 1000);
         return;
       }
       case 'retry':
@@ -263,7 +378,10 @@ function build(registry: Registry, prefix: string, buckets: number[], breakers: 
         fallbacks.inc({ from: label('dependency', e.from), to: label('dependency', e.to) });
         return;
       case 'served':
-        served.inc({ path: label('dependency', e.servedBy), degraded: String(e.degraded === true) });
+        served.inc({
+          path: label('dependency', e.servedBy),
+          degraded: String(e.degraded === true),
+        });
         return;
       case 'state': {
         const to = e.to as BreakerState;
@@ -273,7 +391,11 @@ function build(registry: Registry, prefix: string, buckets: number[], breakers: 
       }
       case 'degradation':
         level.set({ controller: dependency }, Number(e.level));
-        levelChanges.inc({ controller: dependency, to: label('level', e.to), direction: label('direction', e.direction) });
+        levelChanges.inc({
+          controller: dependency,
+          to: label('level', e.to),
+          direction: label('direction', e.direction),
+        });
         return;
       default:
         return;

@@ -11,7 +11,8 @@ import { showValue } from '../options/validate-options.js';
  * random() // 0.6011037519201636, and the same on every run
  */
 export function seededRandom(seed: number): () => number {
-  if (typeof seed !== 'number' || !Number.isFinite(seed)) throw new TypeError(`seed must be a finite number, got ${showValue(seed)}`);
+  if (typeof seed !== 'number' || !Number.isFinite(seed))
+    throw new TypeError(`seed must be a finite number, got ${showValue(seed)}`);
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) | 0;

@@ -6,7 +6,16 @@ import type { Scope } from '../context/scope.js';
 import { ReplanRequiredError } from '../errors/replan-required-error.js';
 import type { RecoveryRoute } from '../events/event-types.js';
 import { isFallback, ladderIsNotAPolicy } from '../fallback/fallback.js';
-import { checkClock, checkFunction, checkMs, checkName, checkOneOf, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkMs,
+  checkName,
+  checkOneOf,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import { pipeline } from '../pipeline/pipeline.js';
 import { BaseLayer, COMPOSE, type Invoke, isLayer, type Layer } from '../policy/layer.js';
 import type { EventedPolicy, Policy } from '../policy/policy.js';
@@ -72,7 +81,12 @@ const BY_CLASS_KEYS: OptionKeys<ByClassOptions> = {
 };
 const KINDS: readonly FailureKind[] = ['transient', 'persistent', 'logical', 'fatal', 'cancelled'];
 // Recourse's own outcomes of recovery layers: already handled, passed on as they are.
-const HANDLED = new Set(['replan_required', 'escalation_required', 'escalation_denied', 'run_stopped']);
+const HANDLED = new Set([
+  'replan_required',
+  'escalation_required',
+  'escalation_denied',
+  'run_stopped',
+]);
 
 type Road = 'transient' | 'persistent' | 'logical' | 'fatal';
 /** A class's road: run it again under a policy (once per call), then its end. */
@@ -108,12 +122,24 @@ function replayStep(next: Invoke): Invoke {
   };
 }
 
-function checkRoute(option: string, value: unknown, ends: readonly string[], fallback: RoadSpec): RoadSpec {
+function checkRoute(
+  option: string,
+  value: unknown,
+  ends: readonly string[],
+  fallback: RoadSpec,
+): RoadSpec {
   if (value === undefined) return fallback;
-  if (typeof value === 'string') return { policy: undefined, end: checkOneOf(option, value, ends) as RoadSpec['end'] };
+  if (typeof value === 'string')
+    return { policy: undefined, end: checkOneOf(option, value, ends) as RoadSpec['end'] };
   if (isFallback(value)) throw new TypeError(ladderIsNotAPolicy(option));
-  if (typeof value !== 'object' || value === null || typeof (value as Policy).execute !== 'function') {
-    throw new TypeError(`${option} must be a policy or one of ${ends.map((e) => `'${e}'`).join(', ')}, got ${showValue(value)}`);
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof (value as Policy).execute !== 'function'
+  ) {
+    throw new TypeError(
+      `${option} must be a policy or one of ${ends.map((e) => `'${e}'`).join(', ')}, got ${showValue(value)}`,
+    );
   }
   const policy = value as Policy;
   // A policy of someone else's runs as a pipeline member (pipeline wraps it), so every route composes alike.
@@ -136,15 +162,32 @@ class ByClassPolicy extends BaseLayer {
     super('by-class', name);
     this.#name = name;
     this.#roads = {
-      transient: checkRoute('transient', o.transient, ['fail'], { policy: retry() as unknown as Layer, end: 'fail' }),
-      persistent: checkRoute('persistent', o.persistent, ['fail'], { policy: undefined, end: 'fail' }),
-      logical: checkRoute('logical', o.logical, ['replan', 'fail'], { policy: undefined, end: 'replan' }),
+      transient: checkRoute('transient', o.transient, ['fail'], {
+        policy: retry() as unknown as Layer,
+        end: 'fail',
+      }),
+      persistent: checkRoute('persistent', o.persistent, ['fail'], {
+        policy: undefined,
+        end: 'fail',
+      }),
+      logical: checkRoute('logical', o.logical, ['replan', 'fail'], {
+        policy: undefined,
+        end: 'replan',
+      }),
       fatal: checkRoute('fatal', o.fatal, ['stop', 'fail'], { policy: undefined, end: 'stop' }),
     };
     this.#alert = o.alert === undefined ? undefined : checkFunction('alert', o.alert);
-    if (o.alertOn !== undefined && !Array.isArray(o.alertOn)) throw new TypeError(`alertOn must be an array of failure classes, got ${showValue(o.alertOn)}`);
-    this.#alertOn = o.alertOn === undefined ? ['persistent'] : o.alertOn.map((k, i) => checkOneOf(`alertOn[${i}]`, k, KINDS));
-    this.#throttle = new AlertThrottle(o.alertCooldownMs === undefined ? 300_000 : checkMs('alertCooldownMs', o.alertCooldownMs));
+    if (o.alertOn !== undefined && !Array.isArray(o.alertOn))
+      throw new TypeError(
+        `alertOn must be an array of failure classes, got ${showValue(o.alertOn)}`,
+      );
+    this.#alertOn =
+      o.alertOn === undefined
+        ? ['persistent']
+        : o.alertOn.map((k, i) => checkOneOf(`alertOn[${i}]`, k, KINDS));
+    this.#throttle = new AlertThrottle(
+      o.alertCooldownMs === undefined ? 300_000 : checkMs('alertCooldownMs', o.alertCooldownMs),
+    );
     this.#clock = checkClock<Clock>('clock', o.clock ?? systemClock);
     if (o.shutdown !== undefined && !(o.shutdown instanceof ShutdownGate)) {
       throw new TypeError(`shutdown must be a shutdown({ … }), got ${showValue(o.shutdown)}`);
@@ -160,7 +203,8 @@ class ByClassPolicy extends BaseLayer {
 
   override get emitters(): readonly Emitter[] {
     const own = [this.events, ...(this.#ownGate ? this.#gate.emitters : [])];
-    for (const road of Object.values(this.#roads)) if (road.policy !== undefined) own.push(...road.policy.emitters);
+    for (const road of Object.values(this.#roads))
+      if (road.policy !== undefined) own.push(...road.policy.emitters);
     return own;
   }
 
@@ -193,7 +237,9 @@ class ByClassPolicy extends BaseLayer {
           return this.#route(error, counted, child, leave, routes, state);
         }
         if (!isThenable(result)) return result;
-        return Promise.resolve(result).then(undefined, (error: unknown) => this.#route(error, counted, child, leave, routes, state));
+        return Promise.resolve(result).then(undefined, (error: unknown) =>
+          this.#route(error, counted, child, leave, routes, state),
+        );
       });
   }
 
@@ -234,8 +280,18 @@ class ByClassPolicy extends BaseLayer {
       this.#emitRoute(c, spec.end, error, scope);
       if (spec.end === 'replan') {
         const summary = replanSummary(error, c, name, state.attempts);
-        if (this.wants('replan')) this.events.emit('replan', { reason: c.reason, summary, attempts: state.attempts, error }, scope);
-        throw new ReplanRequiredError(summary, { cause: error, dependency: name, reason: c.reason, attempts: state.attempts });
+        if (this.wants('replan'))
+          this.events.emit(
+            'replan',
+            { reason: c.reason, summary, attempts: state.attempts, error },
+            scope,
+          );
+        throw new ReplanRequiredError(summary, {
+          cause: error,
+          dependency: name,
+          reason: c.reason,
+          attempts: state.attempts,
+        });
       }
       if (spec.end === 'stop') {
         // Out of the drain first: the stop waits for the other calls, never for this one.
@@ -247,21 +303,35 @@ class ByClassPolicy extends BaseLayer {
   }
 
   #emitRoute(c: Classification, route: RecoveryRoute, error: unknown, scope: Scope): void {
-    if (this.wants('route')) this.events.emit('route', { kind: c.kind, route, reason: c.reason, error }, scope);
+    if (this.wants('route'))
+      this.events.emit('route', { kind: c.kind, route, reason: c.reason, error }, scope);
   }
 
   #raise(name: string | undefined, c: Classification, error: unknown, scope: Scope): void {
     const dependency = name ?? 'unnamed';
     const { fire, suppressed } = this.#throttle.admit(dependency, this.#clock.now());
     if (!fire) return;
-    if (this.wants('alert')) this.events.emit('alert', { name: dependency, kind: c.kind, reason: c.reason, suppressed, error }, scope);
+    if (this.wants('alert'))
+      this.events.emit(
+        'alert',
+        { name: dependency, kind: c.kind, reason: c.reason, suppressed, error },
+        scope,
+      );
     const hook = this.#alert;
     if (hook === undefined) return;
     const failed = (hookError: unknown): void => {
-      if (this.wants('alert_failed')) this.events.emit('alert_failed', { name: dependency, error: hookError }, scope);
+      if (this.wants('alert_failed'))
+        this.events.emit('alert_failed', { name: dependency, error: hookError }, scope);
     };
     try {
-      const answer = hook({ name: dependency, kind: c.kind, reason: c.reason, error, explain: explain(error), suppressed });
+      const answer = hook({
+        name: dependency,
+        kind: c.kind,
+        reason: c.reason,
+        error,
+        explain: explain(error),
+        suppressed,
+      });
       // An alert that takes its time (a webhook) never delays the call; its failure is an event.
       if (isThenable(answer)) Promise.resolve(answer).then(undefined, failed);
     } catch (hookError) {
@@ -271,7 +341,10 @@ class ByClassPolicy extends BaseLayer {
 }
 
 /** A policy that routes each failure by its class; see {@link byClass}. */
-export interface ByClass extends EventedPolicy<'route' | 'alert' | 'alert_failed' | 'replan' | 'stop' | 'retry' | 'giveup'> {
+export interface ByClass
+  extends EventedPolicy<
+    'route' | 'alert' | 'alert_failed' | 'replan' | 'stop' | 'retry' | 'giveup'
+  > {
   /** The run a fatal failure stops (the `shutdown` option, or its own): register steps on it. */
   readonly shutdown: Shutdown;
 }

@@ -110,7 +110,9 @@ export interface AskOptions {
 const ASK_KEYS: OptionKeys<AskOptions> = { wait: true, signal: true, reason: true };
 
 /** A policy that sends a failing high-risk action to a person; see {@link escalate}. */
-export interface Escalate extends EventedPolicy<'escalation' | 'ledger_takeover' | 'ledger_unrecorded'>, Escalations {
+export interface Escalate
+  extends EventedPolicy<'escalation' | 'ledger_takeover' | 'ledger_unrecorded'>,
+    Escalations {
   /**
    * Runs a high-risk action: once (its result is kept for `resultTtlMs` under its key); when it
    * fails, it is escalated (`EscalationRequiredError`); once approved it runs once more, exactly
@@ -148,28 +150,46 @@ class EscalatePolicy extends BaseLayer implements Escalate {
   readonly #desk: EscalationDesk;
 
   constructor(options: EscalateOptions) {
-    if (typeof options !== 'object' || options === null) throw new TypeError(`escalate options must be an object with a store, got ${showValue(options)}`);
+    if (typeof options !== 'object' || options === null)
+      throw new TypeError(
+        `escalate options must be an object with a store, got ${showValue(options)}`,
+      );
     const o = checkOptions('escalate', options, ESCALATE_KEYS);
     super('escalate', o.name === undefined ? undefined : checkName('name', o.name));
     const store = o.store;
-    if (typeof store !== 'object' || store === null || typeof store.escalationOpen !== 'function' || typeof store.ledgerClaim !== 'function') {
-      throw new TypeError(`store must be a Store (memoryStore(), sqliteStore(…), redisStore(…), postgresStore(…)), got ${showValue(store)}`);
+    if (
+      typeof store !== 'object' ||
+      store === null ||
+      typeof store.escalationOpen !== 'function' ||
+      typeof store.ledgerClaim !== 'function'
+    ) {
+      throw new TypeError(
+        `store must be a Store (memoryStore(), sqliteStore(…), redisStore(…), postgresStore(…)), got ${showValue(store)}`,
+      );
     }
     this.#store = store;
-    this.#when = o.when === undefined ? (_e, c) => c.kind !== 'cancelled' : checkFunction('when', o.when);
+    this.#when =
+      o.when === undefined ? (_e, c) => c.kind !== 'cancelled' : checkFunction('when', o.when);
     this.#ttlMs = o.ttlMs === undefined ? 3_600_000 : checkMs('ttlMs', o.ttlMs, 1);
     this.#keepMs = o.keepMs === undefined ? 7 * 86_400_000 : checkMs('keepMs', o.keepMs, 1);
-    this.#resultTtlMs = o.resultTtlMs === undefined ? 86_400_000 : checkMs('resultTtlMs', o.resultTtlMs, 1);
-    if (o.deciders !== undefined && !Array.isArray(o.deciders)) throw new TypeError(`deciders must be an array of names, got ${showValue(o.deciders)}`);
+    this.#resultTtlMs =
+      o.resultTtlMs === undefined ? 86_400_000 : checkMs('resultTtlMs', o.resultTtlMs, 1);
+    if (o.deciders !== undefined && !Array.isArray(o.deciders))
+      throw new TypeError(`deciders must be an array of names, got ${showValue(o.deciders)}`);
     this.#deciders = (o.deciders ?? []).map((d, i) => checkName(`deciders[${i}]`, d));
     this.#action = o.action === undefined ? undefined : checkName('action', o.action);
     this.#clock = checkClock<Clock>('clock', o.clock ?? wallClock);
     this.#ledger = new IdempotencyLedger(store, { clock: this.#clock, ttlMs: this.#resultTtlMs });
-    this.#desk = new EscalationDesk(store, { clock: this.#clock, ...(o.pollMs === undefined ? {} : { pollMs: o.pollMs }) }, this.events);
+    this.#desk = new EscalationDesk(
+      store,
+      { clock: this.#clock, ...(o.pollMs === undefined ? {} : { pollMs: o.pollMs }) },
+      this.events,
+    );
   }
 
   override on(event: string, listener: (e: object) => void): () => void {
-    if (event === 'ledger_takeover' || event === 'ledger_unrecorded') return this.#ledger.on(event, listener);
+    if (event === 'ledger_takeover' || event === 'ledger_unrecorded')
+      return this.#ledger.on(event, listener);
     return super.on(event, listener);
   }
 
@@ -179,7 +199,12 @@ class EscalatePolicy extends BaseLayer implements Escalate {
       // Without a key the escalation cannot be found again after a restart: it is one call's own.
       const key = scope.idempotencyKey ?? `random:${randomUUID()}`;
       const prepared: Prepared = { action, args: 'null', id: escalationIdOf(key) };
-      return this.#guarded(prepared, () => next(fn, scope), scope.canAbort ? scope.signal : undefined, undefined);
+      return this.#guarded(
+        prepared,
+        () => next(fn, scope),
+        scope.canAbort ? scope.signal : undefined,
+        undefined,
+      );
     };
   }
 
@@ -197,13 +222,20 @@ class EscalatePolicy extends BaseLayer implements Escalate {
     } catch (error) {
       return Promise.reject(error);
     }
-    const invoke: Invoke = (work, scope) => this.#guarded(prepared, () => terminal(work, scope), signal, reconcile);
-    return start(invoke, fn, { idempotencyKey: key, ...(signal === undefined ? {} : { signal }) }) as Promise<T>;
+    const invoke: Invoke = (work, scope) =>
+      this.#guarded(prepared, () => terminal(work, scope), signal, reconcile);
+    return start(invoke, fn, {
+      idempotencyKey: key,
+      ...(signal === undefined ? {} : { signal }),
+    }) as Promise<T>;
   }
 
   #prepare(request: EscalationRequest): { prepared: Prepared; key: string } {
     const r = checkOptions('request', request, REQUEST_KEYS);
-    if (typeof request !== 'object' || request === null) throw new TypeError(`request must be an object { action, args?, key? }, got ${showValue(request)}`);
+    if (typeof request !== 'object' || request === null)
+      throw new TypeError(
+        `request must be an object { action, args?, key? }, got ${showValue(request)}`,
+      );
     const action = checkName('action', r.action);
     const key = r.key === undefined ? actionKey(action, r.args) : checkString('key', r.key);
     return { prepared: { action, args: storedArgs(r.args), id: escalationIdOf(key) }, key };
@@ -240,20 +272,32 @@ class EscalatePolicy extends BaseLayer implements Escalate {
             // Recorded while this run still holds the action's claim: another process waiting on
             // it reads "escalated", never runs it blind after this failure.
             mine = error;
-            const record = current === undefined ? await this.#open(prepared, storedReason(error)) : await this.#reopen(current, storedReason(error));
+            const record =
+              current === undefined
+                ? await this.#open(prepared, storedReason(error))
+                : await this.#reopen(current, storedReason(error));
             return { ok: false, id: record.id };
           }
         },
         {
           ...(signal === undefined ? {} : { signal }),
-          ...(reconcile === undefined ? {} : { reconcile: reconcile as (key: string) => Promise<Reconciliation<Outcome>> }),
+          ...(reconcile === undefined
+            ? {}
+            : { reconcile: reconcile as (key: string) => Promise<Reconciliation<Outcome>> }),
         },
       );
       if (outcome.ok) return outcome.value;
       const now = await this.#current(prepared.id);
       // The ledger still says "escalated", but the escalation was removed (keepMs shorter than
       // resultTtlMs): a person is asked again rather than the action run blind.
-      if (now === undefined) throw requiredError(await this.#open(prepared, 'an earlier failure was escalated, but that escalation was removed before anybody used it'), mine);
+      if (now === undefined)
+        throw requiredError(
+          await this.#open(
+            prepared,
+            'an earlier failure was escalated, but that escalation was removed before anybody used it',
+          ),
+          mine,
+        );
       if (now.state === 'pending') throw requiredError(now, mine);
       if (now.state !== 'approved') throw deniedError(now);
     }
@@ -276,16 +320,35 @@ class EscalatePolicy extends BaseLayer implements Escalate {
       keepUntil: now + this.#ttlMs + this.#keepMs,
     };
     const { created, record } = await this.#store.escalationOpen(proposed, now);
-    if (created && this.wants('escalation')) this.events.emit('escalation', { id: record.id, action: record.action, state: 'pending', round: record.round });
+    if (created && this.wants('escalation'))
+      this.events.emit('escalation', {
+        id: record.id,
+        action: record.action,
+        state: 'pending',
+        round: record.round,
+      });
     return record;
   }
 
   async #reopen(current: EscalationRecord, reason: string): Promise<EscalationRecord> {
     const now = this.#clock.now();
-    const record = await this.#store.escalationReopen(current.id, current.round, reason, now, now + this.#ttlMs, now + this.#ttlMs + this.#keepMs);
-    if (record === undefined) return this.#open({ action: current.action, args: current.args, id: current.id }, reason);
+    const record = await this.#store.escalationReopen(
+      current.id,
+      current.round,
+      reason,
+      now,
+      now + this.#ttlMs,
+      now + this.#ttlMs + this.#keepMs,
+    );
+    if (record === undefined)
+      return this.#open({ action: current.action, args: current.args, id: current.id }, reason);
     if (record.round === current.round + 1 && this.wants('escalation')) {
-      this.events.emit('escalation', { id: record.id, action: record.action, state: 'pending', round: record.round });
+      this.events.emit('escalation', {
+        id: record.id,
+        action: record.action,
+        state: 'pending',
+        round: record.round,
+      });
     }
     return record;
   }
@@ -294,20 +357,28 @@ class EscalatePolicy extends BaseLayer implements Escalate {
     const { prepared } = this.#prepare(request);
     const o = checkOptions('ask', options, ASK_KEYS);
     const signal = checkSignal('signal', o.signal);
-    const reason = o.reason === undefined ? `approval is required before ${JSON.stringify(prepared.action)} runs` : checkString('reason', o.reason);
+    const reason =
+      o.reason === undefined
+        ? `approval is required before ${JSON.stringify(prepared.action)} runs`
+        : checkString('reason', o.reason);
     for (;;) {
       let record = await this.#open(prepared, reason);
       if (record.state === 'approved') {
         // An approval is used once: the first call claims its round; an identical call after it asks again.
         if (await this.#use(record)) return { decision: 'approved', record };
-        record = await this.#reopen(record, `asked again: the approval of round ${record.round} was used`);
+        record = await this.#reopen(
+          record,
+          `asked again: the approval of round ${record.round} was used`,
+        );
       }
       if (record.state === 'pending') {
-        if (o.wait !== true) return { decision: 'pending', record, message: refusalMessage(record) };
+        if (o.wait !== true)
+          return { decision: 'pending', record, message: refusalMessage(record) };
         await this.#desk.wait(record.id, signal === undefined ? undefined : { signal });
         continue;
       }
-      if (record.state !== 'approved') return { decision: 'denied', record, message: refusalMessage(record) };
+      if (record.state !== 'approved')
+        return { decision: 'denied', record, message: refusalMessage(record) };
     }
   }
 
@@ -318,7 +389,13 @@ class EscalatePolicy extends BaseLayer implements Escalate {
     const now = this.#clock.now();
     const claim = await this.#store.ledgerClaim(key, owner, now, 30_000);
     if (claim.kind !== 'claimed') return false;
-    await this.#store.ledgerComplete(key, owner, '{"ok":true,"value":"approved"}', now, now + this.#resultTtlMs);
+    await this.#store.ledgerComplete(
+      key,
+      owner,
+      '{"ok":true,"value":"approved"}',
+      now,
+      now + this.#resultTtlMs,
+    );
     return true;
   }
 

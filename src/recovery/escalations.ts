@@ -3,8 +3,23 @@ import { wallClock } from '../clock/wall-clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import { EscalationDecisionError } from '../errors/escalation-decision-error.js';
 import type { Emitter } from '../events/emitter.js';
-import { checkClock, checkInteger, checkMs, checkName, checkOptions, checkSignal, checkString, type OptionKeys, showValue } from '../options/validate-options.js';
-import type { EscalationDecision, EscalationRecord, EscalationState, EscalationStore } from '../store/escalation-store.js';
+import {
+  checkClock,
+  checkInteger,
+  checkMs,
+  checkName,
+  checkOptions,
+  checkSignal,
+  checkString,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
+import type {
+  EscalationDecision,
+  EscalationRecord,
+  EscalationState,
+  EscalationStore,
+} from '../store/escalation-store.js';
 import { escalationKept, escalationView } from '../transitions/escalation.js';
 
 /** Options of {@link escalations}. */
@@ -72,8 +87,14 @@ export class EscalationDesk implements Escalations {
 
   constructor(store: EscalationStore, options: EscalationsOptions | undefined, events?: Emitter) {
     const o = checkOptions('escalations', options, ESCALATIONS_KEYS);
-    if (typeof store !== 'object' || store === null || typeof (store as EscalationStore).escalationDecide !== 'function') {
-      throw new TypeError(`store must be a Store with escalations (memoryStore(), sqliteStore(…), …), got ${showValue(store)}`);
+    if (
+      typeof store !== 'object' ||
+      store === null ||
+      typeof (store as EscalationStore).escalationDecide !== 'function'
+    ) {
+      throw new TypeError(
+        `store must be a Store with escalations (memoryStore(), sqliteStore(…), …), got ${showValue(store)}`,
+      );
     }
     this.#store = store;
     this.#clock = checkClock<Clock>('clock', o.clock ?? wallClock);
@@ -90,13 +111,23 @@ export class EscalationDesk implements Escalations {
 
   async list(options?: ListOptions): Promise<EscalationRecord[]> {
     const o = checkOptions('list', options, LIST_KEYS);
-    if (o.states !== undefined && !Array.isArray(o.states)) throw new TypeError(`states must be an array of escalation states, got ${showValue(o.states)}`);
+    if (o.states !== undefined && !Array.isArray(o.states))
+      throw new TypeError(
+        `states must be an array of escalation states, got ${showValue(o.states)}`,
+      );
     const states = o.states?.map((s, i) => {
-      if (!STATES.includes(s)) throw new RangeError(`states[${i}] must be one of ${STATES.join(', ')}, got ${showValue(s)}`);
+      if (!STATES.includes(s))
+        throw new RangeError(
+          `states[${i}] must be one of ${STATES.join(', ')}, got ${showValue(s)}`,
+        );
       return s;
     });
     const limit = o.limit === undefined ? 100 : checkInteger('limit', o.limit, 1);
-    return this.#store.escalationList({ ...(states === undefined ? {} : { states }), limit, now: this.#clock.now() });
+    return this.#store.escalationList({
+      ...(states === undefined ? {} : { states }),
+      limit,
+      now: this.#clock.now(),
+    });
   }
 
   approve(id: string, options: DecideOptions): Promise<EscalationRecord> {
@@ -107,7 +138,11 @@ export class EscalationDesk implements Escalations {
     return this.#decide(id, 'denied', options);
   }
 
-  async #decide(id: string, state: 'approved' | 'denied', options: DecideOptions): Promise<EscalationRecord> {
+  async #decide(
+    id: string,
+    state: 'approved' | 'denied',
+    options: DecideOptions,
+  ): Promise<EscalationRecord> {
     checkString('id', id);
     const o = checkOptions(state === 'approved' ? 'approve' : 'deny', options, DECIDE_KEYS);
     const by = checkName('by', o.by);
@@ -116,10 +151,20 @@ export class EscalationDesk implements Escalations {
     const result = await this.#store.escalationDecide(id, decision, this.#clock.now());
     switch (result.kind) {
       case 'decided':
-        this.#events?.emit('escalation', { id, action: result.record.action, state, round: result.record.round, decidedBy: by });
+        this.#events?.emit('escalation', {
+          id,
+          action: result.record.action,
+          state,
+          round: result.record.round,
+          decidedBy: by,
+        });
         return result.record;
       case 'unknown':
-        throw new EscalationDecisionError(id, 'unknown', `no escalation with id ${JSON.stringify(id)} (it never existed, or it was removed after its keep time)`);
+        throw new EscalationDecisionError(
+          id,
+          'unknown',
+          `no escalation with id ${JSON.stringify(id)} (it never existed, or it was removed after its keep time)`,
+        );
       case 'not_allowed':
         throw new EscalationDecisionError(
           id,
@@ -133,7 +178,12 @@ export class EscalationDesk implements Escalations {
           r.state === 'expired'
             ? `expired undecided at ${when(r.expiresAt)}`
             : `was already ${r.state} by ${r.decidedBy ?? 'somebody'} at ${when(r.decidedAt ?? Number.NaN)}`;
-        throw new EscalationDecisionError(id, 'final', `escalation ${id} ${was}; a decision is final`, r);
+        throw new EscalationDecisionError(
+          id,
+          'final',
+          `escalation ${id} ${was}; a decision is final`,
+          r,
+        );
       }
     }
   }
@@ -146,7 +196,11 @@ export class EscalationDesk implements Escalations {
       const now = this.#clock.now();
       const stored = await this.#store.escalationGet(id);
       if (!escalationKept(stored, now)) {
-        throw new EscalationDecisionError(id, 'unknown', `no escalation with id ${JSON.stringify(id)} (it never existed, or it was removed after its keep time)`);
+        throw new EscalationDecisionError(
+          id,
+          'unknown',
+          `no escalation with id ${JSON.stringify(id)} (it never existed, or it was removed after its keep time)`,
+        );
       }
       const r = escalationView(stored, now);
       if (r.state === 'approved') return 'approved';

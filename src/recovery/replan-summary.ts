@@ -19,10 +19,13 @@ const WHY: Readonly<Record<string, string>> = {
 };
 
 const ADVICE: Readonly<Record<string, string>> = {
-  context_overflow: 'Shorten the input before trying again: summarise earlier turns, drop tool output that is no longer needed, or split the task into smaller requests.',
+  context_overflow:
+    'Shorten the input before trying again: summarise earlier turns, drop tool output that is no longer needed, or split the task into smaller requests.',
   request_too_large: 'Send less in one request: split the input or summarise it.',
-  bad_request: 'Check the arguments against what the tool or API expects and change them before trying again.',
-  unprocessable: 'Check the arguments against what the tool or API expects and change them before trying again.',
+  bad_request:
+    'Check the arguments against what the tool or API expects and change them before trying again.',
+  unprocessable:
+    'Check the arguments against what the tool or API expects and change them before trying again.',
   client_error: 'Change the request before trying again.',
   not_found: 'Check the name or id, or look it up first.',
   invalid_result: 'Ask differently, narrow the question, or continue with what is known.',
@@ -39,7 +42,8 @@ const MESSAGE_CHARS = 240;
  */
 function quoted(error: unknown): string {
   const body = safeRead(error, 'error');
-  const words = safeField(safeRead(body, 'error'), 'message') ?? safeField(body, 'message') ?? textOf(error);
+  const words =
+    safeField(safeRead(body, 'error'), 'message') ?? safeField(body, 'message') ?? textOf(error);
   const text = redactText(words).replace(/\s+/g, ' ').trim();
   if (text === '') return '';
   return ` ("${text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS - 1)}…` : text}")`;
@@ -50,7 +54,8 @@ function innermost(error: unknown): unknown {
   let current = error;
   for (let depth = 0; depth < 6; depth++) {
     if (isRetriesExhaustedError(current)) current = current.cause;
-    else if (isAllPathsFailedError(current)) current = current.failures[current.failures.length - 1]?.error;
+    else if (isAllPathsFailedError(current))
+      current = current.failures[current.failures.length - 1]?.error;
     else break;
   }
   return current;
@@ -61,7 +66,8 @@ function tried(error: unknown, attempts: number): string {
     const paths = error.failures.map((f) => `${f.path} (${classify(f.error).reason})`).join(', ');
     return `Tried ${error.failures.length} way(s): ${paths}.`;
   }
-  if (attempts <= 1) return 'Tried once; not retried, because the same request would fail the same way.';
+  if (attempts <= 1)
+    return 'Tried once; not retried, because the same request would fail the same way.';
   return `Tried ${attempts} times.`;
 }
 
@@ -69,7 +75,12 @@ function tried(error: unknown, attempts: number): string {
  * @internal A few plain sentences for the model: what failed, why, what was tried, what to do
  * instead. Redacted; bounded (the quoted message is cut at 240 characters).
  */
-export function replanSummary(error: unknown, c: Classification, dependency: string | undefined, attempts: number): string {
+export function replanSummary(
+  error: unknown,
+  c: Classification,
+  dependency: string | undefined,
+  attempts: number,
+): string {
   const what = dependency === undefined ? 'The call' : `The call to "${dependency}"`;
   const why = WHY[c.reason] ?? `it failed (${c.reason})`;
   const status = c.status === undefined ? '' : ` [HTTP ${c.status}]`;

@@ -2,7 +2,14 @@ import { type Clock, systemClock } from '../clock/clock.js';
 import type { Work } from '../context/call-context.js';
 import { Scope } from '../context/scope.js';
 import { RunStoppedError } from '../errors/run-stopped-error.js';
-import { checkClock, checkFunction, checkMs, checkName, checkOptions, type OptionKeys } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkMs,
+  checkName,
+  checkOptions,
+  type OptionKeys,
+} from '../options/validate-options.js';
 import { asPromise, BaseLayer, COMPOSE, type Invoke, isThenable } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { textOf } from '../text/safe-text.js';
@@ -18,7 +25,12 @@ export interface ShutdownOptions {
   clock?: Clock;
 }
 
-const SHUTDOWN_KEYS: OptionKeys<ShutdownOptions> = { name: true, drainMs: true, stepMs: true, clock: true };
+const SHUTDOWN_KEYS: OptionKeys<ShutdownOptions> = {
+  name: true,
+  drainMs: true,
+  stepMs: true,
+  clock: true,
+};
 
 /** How one shutdown step went. */
 export interface StopStepResult {
@@ -69,7 +81,15 @@ export interface Shutdown extends EventedPolicy<'stop'> {
 /** A call's scope that the gate can abort at the drain deadline (its signal reaches the work). */
 class StoppableScope extends Scope {
   constructor(parent: Scope) {
-    super(parent, parent.attempt, parent.deadline, parent.clockOfDeadline, parent.callInfo, undefined, true);
+    super(
+      parent,
+      parent.attempt,
+      parent.deadline,
+      parent.clockOfDeadline,
+      parent.callInfo,
+      undefined,
+      true,
+    );
   }
 }
 
@@ -129,7 +149,10 @@ export class ShutdownGate extends BaseLayer implements Shutdown {
    * `leave` takes it out of the drain early (a call that is about to stop the run must not wait
    * for itself). The caller gets control back at once when the call is aborted.
    */
-  track<T>(scope: Scope, body: (child: Scope, leave: () => void) => T | PromiseLike<T>): Promise<T> {
+  track<T>(
+    scope: Scope,
+    body: (child: Scope, leave: () => void) => T | PromiseLike<T>,
+  ): Promise<T> {
     if (this.#report !== undefined) return Promise.reject(this.refusal());
     const entry: Entry = { scope: new StoppableScope(scope), reject: undefined };
     this.#entries.add(entry);
@@ -167,7 +190,8 @@ export class ShutdownGate extends BaseLayer implements Shutdown {
   }
 
   [COMPOSE](next: Invoke): Invoke {
-    return (fn: Work<unknown>, scope: Scope) => this.track(scope, (child) => next(this.guard(fn), child));
+    return (fn: Work<unknown>, scope: Scope) =>
+      this.track(scope, (child) => next(this.guard(fn), child));
   }
 
   step(name: string, run: (signal: AbortSignal) => unknown): () => void {
@@ -208,7 +232,13 @@ export class ShutdownGate extends BaseLayer implements Shutdown {
     }
     const steps: StopStepResult[] = [];
     for (const step of [...this.#steps]) steps.push(await this.#runStep(step));
-    const report: StopReport = { reason, inFlight, aborted, steps, durationMs: this.#clock.now() - started };
+    const report: StopReport = {
+      reason,
+      inFlight,
+      aborted,
+      steps,
+      durationMs: this.#clock.now() - started,
+    };
     if (this.wants('stop')) {
       this.events.emit('stop', {
         error: reason,
@@ -239,7 +269,9 @@ export class ShutdownGate extends BaseLayer implements Shutdown {
       );
       const first = await Promise.race([ran.then(() => 'done' as const), late]);
       if (first === 'late') {
-        const error = new Error(`shutdown step ${JSON.stringify(step.name)} did not finish within ${this.#stepMs} ms`);
+        const error = new Error(
+          `shutdown step ${JSON.stringify(step.name)} did not finish within ${this.#stepMs} ms`,
+        );
         deadline.abort(error);
         ran.catch(() => {});
         return done('timed-out', error);

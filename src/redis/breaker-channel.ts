@@ -22,10 +22,17 @@ const STATES = new Set(['closed', 'open', 'half-open', 'isolated']);
 export function parseChange(message: string): { name: string; record: BreakerRecord } | undefined {
   try {
     const v: unknown = JSON.parse(message);
-    if (!Array.isArray(v) || v.length !== 6 || !v.every((x) => typeof x === 'string')) return undefined;
-    const [name, state, epoch, failures, openedAt, probeUntil] = (v as string[]).map((x, i) => (i < 2 ? x : Number(x))) as [string, string, number, number, number, number];
-    if (!STATES.has(state) || [epoch, failures, openedAt, probeUntil].some(Number.isNaN)) return undefined;
-    return { name, record: { state: state as BreakerRecord['state'], epoch, failures, openedAt, probeUntil } };
+    if (!Array.isArray(v) || v.length !== 6 || !v.every((x) => typeof x === 'string'))
+      return undefined;
+    const [name, state, epoch, failures, openedAt, probeUntil] = (v as string[]).map((x, i) =>
+      i < 2 ? x : Number(x),
+    ) as [string, string, number, number, number, number];
+    if (!STATES.has(state) || [epoch, failures, openedAt, probeUntil].some(Number.isNaN))
+      return undefined;
+    return {
+      name,
+      record: { state: state as BreakerRecord['state'], epoch, failures, openedAt, probeUntil },
+    };
   } catch {
     return undefined;
   }
@@ -55,7 +62,11 @@ export class BreakerChannel {
 
   readonly #catchUp: (deliver: BreakerChangeListener) => Promise<void>;
 
-  constructor(channel: string, subscriber: () => Subscriber, catchUp: (deliver: BreakerChangeListener) => Promise<void>) {
+  constructor(
+    channel: string,
+    subscriber: () => Subscriber,
+    catchUp: (deliver: BreakerChangeListener) => Promise<void>,
+  ) {
     this.#channel = channel;
     this.#subscriber = subscriber;
     this.#catchUp = catchUp;
@@ -68,7 +79,10 @@ export class BreakerChannel {
   static async ready(): Promise<void> {
     if (settingUp.size === 0) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([Promise.all(settingUp), new Promise<void>((resolve) => (timer = setTimeout(resolve, READY_WAIT_MS)))]);
+    await Promise.race([
+      Promise.all(settingUp),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, READY_WAIT_MS))),
+    ]);
     clearTimeout(timer);
   }
 

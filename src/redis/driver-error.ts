@@ -1,4 +1,8 @@
-import { type DriverDiagnosis, driverStoreError, networkDiagnosis } from '../store/driver-diagnosis.js';
+import {
+  type DriverDiagnosis,
+  driverStoreError,
+  networkDiagnosis,
+} from '../store/driver-diagnosis.js';
 import type { StoreError } from '../store/store-error.js';
 import { errorText, safeField } from '../text/safe-text.js';
 
@@ -12,13 +16,32 @@ export function diagnose(error: unknown): DriverDiagnosis {
   if (network !== undefined) return network;
   const message = safeField(error, 'message') ?? errorText(error);
   const word = /^([A-Z]+)\b/.exec(message)?.[1] ?? '';
-  if (word === 'READONLY') return { code: 'read_only', hint: 'connected to a replica: the store needs the primary' };
-  if (word === 'NOAUTH' || word === 'WRONGPASS') return { code: 'open_failed', hint: "check the user and password of the client's connection settings" };
-  if (word === 'NOPERM') return { code: 'open_failed', hint: "the client's ACL user may not run EVALSHA/EVAL, PUBLISH or SUBSCRIBE on recourse's keys" };
-  if (word === 'WRONGTYPE') return { code: 'unavailable', hint: 'a key under the prefix holds another kind of value: is the prefix used by something else?' };
-  if (word === 'OOM') return { code: 'unavailable', hint: 'the server is out of memory (maxmemory)' };
-  if (word === 'LOADING' || word === 'BUSY' || word === 'MASTERDOWN' || word === 'TRYAGAIN') return { code: 'unavailable', hint: 'the server is starting up or busy' };
-  if (word === 'MOVED' || word === 'ASK' || word === 'CROSSSLOT' || word === 'CLUSTERDOWN') return { code: 'unavailable', hint: 'redisStore needs one Redis node (or a primary behind Sentinel), not a cluster' };
+  if (word === 'READONLY')
+    return { code: 'read_only', hint: 'connected to a replica: the store needs the primary' };
+  if (word === 'NOAUTH' || word === 'WRONGPASS')
+    return {
+      code: 'open_failed',
+      hint: "check the user and password of the client's connection settings",
+    };
+  if (word === 'NOPERM')
+    return {
+      code: 'open_failed',
+      hint: "the client's ACL user may not run EVALSHA/EVAL, PUBLISH or SUBSCRIBE on recourse's keys",
+    };
+  if (word === 'WRONGTYPE')
+    return {
+      code: 'unavailable',
+      hint: 'a key under the prefix holds another kind of value: is the prefix used by something else?',
+    };
+  if (word === 'OOM')
+    return { code: 'unavailable', hint: 'the server is out of memory (maxmemory)' };
+  if (word === 'LOADING' || word === 'BUSY' || word === 'MASTERDOWN' || word === 'TRYAGAIN')
+    return { code: 'unavailable', hint: 'the server is starting up or busy' };
+  if (word === 'MOVED' || word === 'ASK' || word === 'CROSSSLOT' || word === 'CLUSTERDOWN')
+    return {
+      code: 'unavailable',
+      hint: 'redisStore needs one Redis node (or a primary behind Sentinel), not a cluster',
+    };
   return { code: 'unavailable', hint: '' };
 }
 
@@ -27,8 +50,18 @@ export function diagnose(error: unknown): DriverDiagnosis {
  * (for a ledger key or saga id) the key: a raw client error would be classified transient and
  * retried, and would not say which store failed.
  */
-export function driverError(error: unknown, operation: string, prefix: string, key?: string): StoreError {
-  return driverStoreError(error, diagnose, `redisStore: ${operation} under prefix ${JSON.stringify(prefix)}`, key);
+export function driverError(
+  error: unknown,
+  operation: string,
+  prefix: string,
+  key?: string,
+): StoreError {
+  return driverStoreError(
+    error,
+    diagnose,
+    `redisStore: ${operation} under prefix ${JSON.stringify(prefix)}`,
+    key,
+  );
 }
 
 /** @internal True for the server's answer to `EVALSHA` of a script it does not hold (a restart, `SCRIPT FLUSH`). */

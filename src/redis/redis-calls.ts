@@ -34,16 +34,33 @@ export class RedisCalls {
   }
 
   /** Runs `script` with `keys` and `args` within `timeoutMs`. */
-  script(operation: string, key: string | undefined, timeoutMs: number, script: RedisScript, keys: string[], args: string[]): Promise<unknown> {
+  script(
+    operation: string,
+    key: string | undefined,
+    timeoutMs: number,
+    script: RedisScript,
+    keys: string[],
+    args: string[],
+  ): Promise<unknown> {
     return this.#run(operation, key, timeoutMs, () => this.#eval(script, keys, args));
   }
 
   /** Sends one plain command (a read) within `timeoutMs`. */
-  command(operation: string, key: string | undefined, timeoutMs: number, args: string[]): Promise<unknown> {
+  command(
+    operation: string,
+    key: string | undefined,
+    timeoutMs: number,
+    args: string[],
+  ): Promise<unknown> {
     return this.#run(operation, key, timeoutMs, () => this.#send(args));
   }
 
-  #run<R>(operation: string, key: string | undefined, timeoutMs: number, work: () => Promise<R>): Promise<R> {
+  #run<R>(
+    operation: string,
+    key: string | undefined,
+    timeoutMs: number,
+    work: () => Promise<R>,
+  ): Promise<R> {
     if (this.#calls.closed) return Promise.reject(this.#calls.closedError(operation, key));
     return this.#calls.track(this.#limit(operation, key, timeoutMs, work));
   }
@@ -67,7 +84,12 @@ export class RedisCalls {
     }
   }
 
-  #limit<R>(operation: string, key: string | undefined, timeoutMs: number, work: () => Promise<R>): Promise<R> {
+  #limit<R>(
+    operation: string,
+    key: string | undefined,
+    timeoutMs: number,
+    work: () => Promise<R>,
+  ): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       let timedOut = false;
       const timer = setTimeout(() => {

@@ -55,13 +55,20 @@ export class Subscriber {
     this.#owned = owned;
     // Unheard, an `error` event from a connection the store made would end the process (node-redis)
     // or be printed (ioredis); the calls that fail say the same.
-    if (owned) (client as { on?: (event: 'error', listener: (error: Error) => void) => unknown }).on?.('error', ignore);
+    if (owned)
+      (client as { on?: (event: 'error', listener: (error: Error) => void) => unknown }).on?.(
+        'error',
+        ignore,
+      );
   }
 
   /** A duplicate of `client` (a connection of its own with the same settings), owned by the store. */
   static duplicateOf(client: RedisLike): Subscriber {
     const duplicate = (client as { duplicate?: () => RedisLike }).duplicate;
-    if (typeof duplicate !== 'function') throw new TypeError('redisStore: the client has no duplicate(): pass a subscriber connection (subscriber option)');
+    if (typeof duplicate !== 'function')
+      throw new TypeError(
+        'redisStore: the client has no duplicate(): pass a subscriber connection (subscriber option)',
+      );
     return new Subscriber(duplicate.call(client), true);
   }
 
@@ -74,7 +81,8 @@ export class Subscriber {
         };
         client.on?.('message', this.#ioHandler);
       }
-      if (typeof client.subscribe !== 'function') throw new TypeError('redisStore: the subscriber has no subscribe()');
+      if (typeof client.subscribe !== 'function')
+        throw new TypeError('redisStore: the subscriber has no subscribe()');
       await client.subscribe(channel);
       return;
     }
@@ -87,7 +95,8 @@ export class Subscriber {
         throw error;
       }
     }
-    if (typeof client.subscribe !== 'function') throw new TypeError('redisStore: the subscriber has no subscribe()');
+    if (typeof client.subscribe !== 'function')
+      throw new TypeError('redisStore: the subscriber has no subscribe()');
     this.#nodeHandler ??= (message) => onMessage(message);
     await client.subscribe(channel, this.#nodeHandler);
   }
@@ -106,13 +115,21 @@ export class Subscriber {
     // A connection that is up already counts as its first `ready`.
     const client = this.#client;
     if (isIoRedis(client) ? client.status === 'ready' : client.isReady === true) first = false;
-    (this.#client as unknown as { on?: (event: "ready", listener: () => void) => unknown }).on?.('ready', this.#readyHandler);
+    (this.#client as unknown as { on?: (event: 'ready', listener: () => void) => unknown }).on?.(
+      'ready',
+      this.#readyHandler,
+    );
   }
 
   offReconnect(): void {
     const handler = this.#readyHandler;
     this.#readyHandler = undefined;
-    if (handler !== undefined) (this.#client as unknown as { removeListener?: (event: "ready", listener: () => void) => unknown }).removeListener?.('ready', handler);
+    if (handler !== undefined)
+      (
+        this.#client as unknown as {
+          removeListener?: (event: 'ready', listener: () => void) => unknown;
+        }
+      ).removeListener?.('ready', handler);
   }
 
   async unsubscribe(channel: string): Promise<void> {
@@ -125,7 +142,8 @@ export class Subscriber {
     }
     const handler = this.#nodeHandler;
     this.#nodeHandler = undefined;
-    if (handler !== undefined && client.isOpen !== false) await client.unsubscribe?.(channel, handler);
+    if (handler !== undefined && client.isOpen !== false)
+      await client.unsubscribe?.(channel, handler);
   }
 
   /** Ends the connection when the store made it. */

@@ -33,8 +33,14 @@ export interface IoRedisLike {
  */
 export interface NodeRedisLike {
   sendCommand(args: string[]): Promise<unknown>;
-  subscribe?(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
-  unsubscribe?(channel: string, listener?: (message: string, channel: string) => void): Promise<unknown>;
+  subscribe?(
+    channel: string,
+    listener: (message: string, channel: string) => void,
+  ): Promise<unknown>;
+  unsubscribe?(
+    channel: string,
+    listener?: (message: string, channel: string) => void,
+  ): Promise<unknown>;
   on?(event: 'error', listener: (error: Error) => void): unknown;
   duplicate?(): NodeRedisLike;
   connect?(): Promise<unknown>;

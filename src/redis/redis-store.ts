@@ -1,7 +1,18 @@
-import { checkMs, checkOptions, checkString, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkMs,
+  checkOptions,
+  checkString,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import type { BreakerChangeListener, StoredAdmission } from '../store/breaker-store.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
-import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord } from '../store/escalation-store.js';
+import type {
+  EscalationDecideResult,
+  EscalationDecision,
+  EscalationQuery,
+  EscalationRecord,
+} from '../store/escalation-store.js';
 import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
 import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
 import { type RateLimitBatchResult, RateLimitBatches } from '../store/rate-limit-batches.js';
@@ -9,15 +20,39 @@ import { rateLimitFromJson, rateLimitToJson } from '../store/rate-limit-json.js'
 import type { RateLimitStore } from '../store/rate-limit-store.js';
 import type { Store } from '../store/store.js';
 import { asStoreError, StoreError } from '../store/store-error.js';
-import type { RateLimitAnswer, RateLimitRecord, RateLimitUpdate } from '../transitions/rate-limit.js';
-import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
-import { BUDGET_BUCKETS, type BudgetGrant, type BudgetLimits, type BudgetRecord, type BudgetTake, budgetFloorCapacity } from '../transitions/budget.js';
+import type {
+  RateLimitAnswer,
+  RateLimitRecord,
+  RateLimitUpdate,
+} from '../transitions/rate-limit.js';
+import type {
+  Admission,
+  BreakerLimits,
+  BreakerOutcome,
+  BreakerRecord,
+} from '../transitions/breaker-record.js';
+import {
+  BUDGET_BUCKETS,
+  type BudgetGrant,
+  type BudgetLimits,
+  type BudgetRecord,
+  type BudgetTake,
+  budgetFloorCapacity,
+} from '../transitions/budget.js';
 import { escalationListTransition, escalationView } from '../transitions/escalation.js';
 import { BreakerChannel } from './breaker-channel.js';
 import { RedisCalls } from './redis-calls.js';
 import { isRedisLike, Subscriber, sender } from './redis-connection.js';
 import type { RedisLike } from './redis-like.js';
-import { breakerFrom, escalationFields, escalationFrom, fields, list, num, text } from './replies.js';
+import {
+  breakerFrom,
+  escalationFields,
+  escalationFrom,
+  fields,
+  list,
+  num,
+  text,
+} from './replies.js';
 import { BREAKER_ADMIT } from './scripts/breaker-admit.js';
 import { BREAKER_FORCE } from './scripts/breaker-force.js';
 import { BREAKER_RECORD } from './scripts/breaker-record.js';
@@ -52,7 +87,13 @@ export interface RedisStoreOptions {
   breakerTimeoutMs?: number;
 }
 
-const REDIS_STORE_KEYS: OptionKeys<RedisStoreOptions> = { client: true, subscriber: true, prefix: true, timeoutMs: true, breakerTimeoutMs: true };
+const REDIS_STORE_KEYS: OptionKeys<RedisStoreOptions> = {
+  client: true,
+  subscriber: true,
+  prefix: true,
+  timeoutMs: true,
+  breakerTimeoutMs: true,
+};
 
 /**
  * A pending ledger claim outlives its lease by this long before Redis forgets it (PX): a process
@@ -102,7 +143,13 @@ class RedisStore implements Store, RateLimitStore {
   readonly #seen = new Set<string>();
   readonly #rateLimits = new RateLimitBatches((name, batch) => this.#rateLimitWrite(name, batch));
 
-  constructor(client: RedisLike, subscriber: RedisLike | undefined, prefix: string, timeoutMs: number, breakerTimeoutMs: number) {
+  constructor(
+    client: RedisLike,
+    subscriber: RedisLike | undefined,
+    prefix: string,
+    timeoutMs: number,
+    breakerTimeoutMs: number,
+  ) {
     this.#calls = new RedisCalls(client, sender(client), prefix);
     this.#prefix = prefix;
     this.#timeoutMs = timeoutMs;
@@ -110,7 +157,10 @@ class RedisStore implements Store, RateLimitStore {
     this.#channelName = `${prefix}breakers`;
     this.#channel = new BreakerChannel(
       this.#channelName,
-      () => (subscriber === undefined ? Subscriber.duplicateOf(client) : new Subscriber(subscriber, false)),
+      () =>
+        subscriber === undefined
+          ? Subscriber.duplicateOf(client)
+          : new Subscriber(subscriber, false),
       (deliver) => this.#catchUp(deliver),
     );
   }
@@ -121,7 +171,8 @@ class RedisStore implements Store, RateLimitStore {
       return;
     }
     this.#seen.add(name);
-    if (this.#seen.size > CATCH_UP_NAMES) this.#seen.delete(this.#seen.values().next().value as string);
+    if (this.#seen.size > CATCH_UP_NAMES)
+      this.#seen.delete(this.#seen.values().next().value as string);
   }
 
   /** Reads the records of the breakers this process used lately and delivers them as changes. */
@@ -144,11 +195,25 @@ class RedisStore implements Store, RateLimitStore {
 
   // ── breakers ────────────────────────────────────────────────────────────────────────────────
 
-  async #breakerScript(operation: string, name: string, script: typeof BREAKER_ADMIT, args: string[]): Promise<unknown[]> {
+  async #breakerScript(
+    operation: string,
+    name: string,
+    script: typeof BREAKER_ADMIT,
+    args: string[],
+  ): Promise<unknown[]> {
     if (this.#calls.closed) throw this.#calls.closedError(operation);
     this.#see(name);
     await BreakerChannel.ready();
-    return list(await this.#calls.script(operation, undefined, this.#breakerTimeoutMs, script, [this.#key('breaker', name)], args));
+    return list(
+      await this.#calls.script(
+        operation,
+        undefined,
+        this.#breakerTimeoutMs,
+        script,
+        [this.#key('breaker', name)],
+        args,
+      ),
+    );
   }
 
   async breakerAdmit(name: string, now: number, limits: BreakerLimits): Promise<StoredAdmission> {
@@ -163,13 +228,25 @@ class RedisStore implements Store, RateLimitStore {
     const kind = text(reply[0]);
     let admission: Admission;
     if (kind === 'call' || kind === 'probe') admission = { kind, epoch: record.epoch };
-    else if (record.state === 'open') admission = { kind: 'reject', retryAfterMs: record.openedAt + limits.cooldownMs - now, state: 'open' };
-    else if (record.state === 'half-open') admission = { kind: 'reject', retryAfterMs: record.probeUntil - now, state: 'half-open' };
+    else if (record.state === 'open')
+      admission = {
+        kind: 'reject',
+        retryAfterMs: record.openedAt + limits.cooldownMs - now,
+        state: 'open',
+      };
+    else if (record.state === 'half-open')
+      admission = { kind: 'reject', retryAfterMs: record.probeUntil - now, state: 'half-open' };
     else admission = { kind: 'reject', retryAfterMs: Number.POSITIVE_INFINITY, state: 'isolated' };
     return { admission, record };
   }
 
-  async breakerRecord(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): Promise<BreakerRecord> {
+  async breakerRecord(
+    name: string,
+    epoch: number,
+    outcome: BreakerOutcome,
+    now: number,
+    limits: BreakerLimits,
+  ): Promise<BreakerRecord> {
     const reply = await this.#breakerScript('breakerRecord', name, BREAKER_RECORD, [
       String(now),
       String(epoch),
@@ -182,14 +259,31 @@ class RedisStore implements Store, RateLimitStore {
   }
 
   async breakerForce(name: string, state: 'closed' | 'isolated'): Promise<BreakerRecord> {
-    return breakerFrom(await this.#breakerScript('breakerForce', name, BREAKER_FORCE, [state, this.#channelName, name]), 0);
+    return breakerFrom(
+      await this.#breakerScript('breakerForce', name, BREAKER_FORCE, [
+        state,
+        this.#channelName,
+        name,
+      ]),
+      0,
+    );
   }
 
   async breakerGet(name: string): Promise<BreakerRecord | undefined> {
     // A breaker reads its record right after it subscribed: once that read resolved, changes are heard.
     this.#see(name);
     await BreakerChannel.ready();
-    const reply = list(await this.#calls.command('breakerGet', undefined, this.#breakerTimeoutMs, ['HMGET', this.#key('breaker', name), 's', 'e', 'f', 'o', 'p']));
+    const reply = list(
+      await this.#calls.command('breakerGet', undefined, this.#breakerTimeoutMs, [
+        'HMGET',
+        this.#key('breaker', name),
+        's',
+        'e',
+        'f',
+        'o',
+        'p',
+      ]),
+    );
     return reply[0] === null || reply[0] === undefined ? undefined : breakerFrom(reply, 0);
   }
 
@@ -200,14 +294,21 @@ class RedisStore implements Store, RateLimitStore {
 
   // ── ledger ──────────────────────────────────────────────────────────────────────────────────
 
-  async ledgerClaim(key: string, owner: string, now: number, leaseMs: number): Promise<LedgerClaim> {
+  async ledgerClaim(
+    key: string,
+    owner: string,
+    now: number,
+    leaseMs: number,
+  ): Promise<LedgerClaim> {
     const reply = list(
-      await this.#calls.script('ledgerClaim', key, this.#timeoutMs, LEDGER_CLAIM, [this.#key('ledger', key)], [
-        String(now),
-        owner,
-        String(now + leaseMs),
-        String(pendingPx(leaseMs)),
-      ]),
+      await this.#calls.script(
+        'ledgerClaim',
+        key,
+        this.#timeoutMs,
+        LEDGER_CLAIM,
+        [this.#key('ledger', key)],
+        [String(now), owner, String(now + leaseMs), String(pendingPx(leaseMs))],
+      ),
     );
     switch (text(reply[0])) {
       case 'claimed':
@@ -222,29 +323,67 @@ class RedisStore implements Store, RateLimitStore {
   }
 
   async ledgerRenew(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
-    const reply = await this.#calls.script('ledgerRenew', key, this.#timeoutMs, LEDGER_RENEW, [this.#key('ledger', key)], [owner, String(now + leaseMs), String(pendingPx(leaseMs))]);
+    const reply = await this.#calls.script(
+      'ledgerRenew',
+      key,
+      this.#timeoutMs,
+      LEDGER_RENEW,
+      [this.#key('ledger', key)],
+      [owner, String(now + leaseMs), String(pendingPx(leaseMs))],
+    );
     return Number(reply) === 1;
   }
 
-  async ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
+  async ledgerComplete(
+    key: string,
+    owner: string,
+    result: string | undefined,
+    now: number,
+    expiresAt: number,
+  ): Promise<boolean> {
     const px = Math.ceil(expiresAt - now);
-    const reply = await this.#calls.script('ledgerComplete', key, this.#timeoutMs, LEDGER_COMPLETE, [this.#key('ledger', key)], [
-      owner,
-      String(now),
-      String(expiresAt),
-      String(Number.isFinite(px) ? px : Number.MAX_SAFE_INTEGER),
-      result === undefined ? '0' : '1',
-      result ?? '',
-    ]);
+    const reply = await this.#calls.script(
+      'ledgerComplete',
+      key,
+      this.#timeoutMs,
+      LEDGER_COMPLETE,
+      [this.#key('ledger', key)],
+      [
+        owner,
+        String(now),
+        String(expiresAt),
+        String(Number.isFinite(px) ? px : Number.MAX_SAFE_INTEGER),
+        result === undefined ? '0' : '1',
+        result ?? '',
+      ],
+    );
     return Number(reply) === 1;
   }
 
   async ledgerRelease(key: string, owner: string): Promise<void> {
-    await this.#calls.script('ledgerRelease', key, this.#timeoutMs, LEDGER_RELEASE, [this.#key('ledger', key)], [owner]);
+    await this.#calls.script(
+      'ledgerRelease',
+      key,
+      this.#timeoutMs,
+      LEDGER_RELEASE,
+      [this.#key('ledger', key)],
+      [owner],
+    );
   }
 
   async ledgerGet(key: string): Promise<LedgerEntry | undefined> {
-    const reply = list(await this.#calls.command('ledgerGet', key, this.#timeoutMs, ['HMGET', this.#key('ledger', key), 's', 'o', 'l', 'c', 'r', 'x']));
+    const reply = list(
+      await this.#calls.command('ledgerGet', key, this.#timeoutMs, [
+        'HMGET',
+        this.#key('ledger', key),
+        's',
+        'o',
+        'l',
+        'c',
+        'r',
+        'x',
+      ]),
+    );
     if (reply[0] === null || reply[0] === undefined) return undefined;
     const entry: LedgerEntry = {
       key,
@@ -261,63 +400,136 @@ class RedisStore implements Store, RateLimitStore {
   // ── checkpoints ─────────────────────────────────────────────────────────────────────────────
 
   async saveCheckpoint(r: CheckpointRecord): Promise<void> {
-    const json = JSON.stringify({ stepIndex: r.stepIndex, state: r.state, checksum: r.checksum, savedAt: r.savedAt });
-    await this.#calls.script('saveCheckpoint', r.taskId, this.#timeoutMs, CHECKPOINT_SAVE, [this.#key('checkpoint', r.taskId)], [json]);
+    const json = JSON.stringify({
+      stepIndex: r.stepIndex,
+      state: r.state,
+      checksum: r.checksum,
+      savedAt: r.savedAt,
+    });
+    await this.#calls.script(
+      'saveCheckpoint',
+      r.taskId,
+      this.#timeoutMs,
+      CHECKPOINT_SAVE,
+      [this.#key('checkpoint', r.taskId)],
+      [json],
+    );
   }
 
   async loadCheckpoint(taskId: string): Promise<CheckpointRecord | undefined> {
-    const reply = await this.#calls.command('loadCheckpoint', taskId, this.#timeoutMs, ['GET', this.#key('checkpoint', taskId)]);
+    const reply = await this.#calls.command('loadCheckpoint', taskId, this.#timeoutMs, [
+      'GET',
+      this.#key('checkpoint', taskId),
+    ]);
     if (reply === null || reply === undefined) return undefined;
     const saved = JSON.parse(text(reply)) as Omit<CheckpointRecord, 'taskId'>;
-    return { taskId, stepIndex: saved.stepIndex, state: saved.state, checksum: saved.checksum, savedAt: saved.savedAt };
+    return {
+      taskId,
+      stepIndex: saved.stepIndex,
+      state: saved.state,
+      checksum: saved.checksum,
+      savedAt: saved.savedAt,
+    };
   }
 
   // ── sagas ───────────────────────────────────────────────────────────────────────────────────
 
-  async sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease> {
+  async sagaAcquire(
+    sagaId: string,
+    owner: string,
+    now: number,
+    leaseMs: number,
+    replacing?: string,
+  ): Promise<SagaLease> {
     const reply = list(
-      await this.#calls.script('sagaAcquire', sagaId, this.#timeoutMs, SAGA_ACQUIRE, [this.#key('saga-lease', sagaId)], [
-        String(now),
-        owner,
-        String(now + leaseMs),
-        replacing === undefined ? '0' : '1',
-        replacing ?? '',
-      ]),
+      await this.#calls.script(
+        'sagaAcquire',
+        sagaId,
+        this.#timeoutMs,
+        SAGA_ACQUIRE,
+        [this.#key('saga-lease', sagaId)],
+        [
+          String(now),
+          owner,
+          String(now + leaseMs),
+          replacing === undefined ? '0' : '1',
+          replacing ?? '',
+        ],
+      ),
     );
     return { acquired: text(reply[0]) === '1', leaseUntil: num(reply[1]), holder: text(reply[2]) };
   }
 
   async sagaRenew(sagaId: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
-    return Number(await this.#calls.script('sagaRenew', sagaId, this.#timeoutMs, SAGA_RENEW, [this.#key('saga-lease', sagaId)], [owner, String(now + leaseMs)])) === 1;
+    return (
+      Number(
+        await this.#calls.script(
+          'sagaRenew',
+          sagaId,
+          this.#timeoutMs,
+          SAGA_RENEW,
+          [this.#key('saga-lease', sagaId)],
+          [owner, String(now + leaseMs)],
+        ),
+      ) === 1
+    );
   }
 
   async sagaRelease(sagaId: string, owner: string): Promise<void> {
-    await this.#calls.script('sagaRelease', sagaId, this.#timeoutMs, SAGA_RELEASE, [this.#key('saga-lease', sagaId)], [owner]);
+    await this.#calls.script(
+      'sagaRelease',
+      sagaId,
+      this.#timeoutMs,
+      SAGA_RELEASE,
+      [this.#key('saga-lease', sagaId)],
+      [owner],
+    );
   }
 
   async sagaAppend(sagaId: string, owner: string, e: SagaLogEntry): Promise<boolean> {
     const line: SagaLogEntry = { type: e.type, step: e.step, name: e.name, at: e.at };
     if (e.data !== undefined) line.data = e.data;
-    const reply = await this.#calls.script('sagaAppend', sagaId, this.#timeoutMs, SAGA_APPEND, [this.#key('saga-lease', sagaId), this.#key('saga-log', sagaId)], [
-      owner,
-      JSON.stringify(line),
-    ]);
+    const reply = await this.#calls.script(
+      'sagaAppend',
+      sagaId,
+      this.#timeoutMs,
+      SAGA_APPEND,
+      [this.#key('saga-lease', sagaId), this.#key('saga-log', sagaId)],
+      [owner, JSON.stringify(line)],
+    );
     return Number(reply) === 1;
   }
 
   async sagaRead(sagaId: string): Promise<SagaLogEntry[]> {
-    const reply = list(await this.#calls.command('sagaRead', sagaId, this.#timeoutMs, ['LRANGE', this.#key('saga-log', sagaId), '0', '-1']));
+    const reply = list(
+      await this.#calls.command('sagaRead', sagaId, this.#timeoutMs, [
+        'LRANGE',
+        this.#key('saga-log', sagaId),
+        '0',
+        '-1',
+      ]),
+    );
     return reply.map((item) => JSON.parse(text(item)) as SagaLogEntry);
   }
 
   async sagaReset(sagaId: string, owner: string): Promise<boolean> {
-    const reply = await this.#calls.script('sagaReset', sagaId, this.#timeoutMs, SAGA_RESET, [this.#key('saga-lease', sagaId), this.#key('saga-log', sagaId)], [owner]);
+    const reply = await this.#calls.script(
+      'sagaReset',
+      sagaId,
+      this.#timeoutMs,
+      SAGA_RESET,
+      [this.#key('saga-lease', sagaId), this.#key('saga-log', sagaId)],
+      [owner],
+    );
     return Number(reply) === 1;
   }
 
   // ── escalations ─────────────────────────────────────────────────────────────────────────────
 
-  async escalationOpen(record: EscalationRecord, now: number): Promise<{ created: boolean; record: EscalationRecord }> {
+  async escalationOpen(
+    record: EscalationRecord,
+    now: number,
+  ): Promise<{ created: boolean; record: EscalationRecord }> {
     const reply = list(
       await this.#calls.script(
         'escalationOpen',
@@ -325,47 +537,97 @@ class RedisStore implements Store, RateLimitStore {
         this.#timeoutMs,
         ESCALATION_OPEN,
         [this.#key('escalation', record.id), `${this.#prefix}escalations`],
-        [String(now), String(keepPx(record.keepUntil, now)), record.id, String(record.createdAt), ...escalationFields(record)],
+        [
+          String(now),
+          String(keepPx(record.keepUntil, now)),
+          record.id,
+          String(record.createdAt),
+          ...escalationFields(record),
+        ],
       ),
     );
-    if (text(reply[0]) === 'created') return { created: true, record: { ...record, deciders: [...record.deciders] } };
+    if (text(reply[0]) === 'created')
+      return { created: true, record: { ...record, deciders: [...record.deciders] } };
     return { created: false, record: escalationView(escalationFrom(fields(reply, 1)), now) };
   }
 
   async escalationGet(id: string): Promise<EscalationRecord | undefined> {
-    const reply = list(await this.#calls.command('escalationGet', undefined, this.#timeoutMs, ['HGETALL', this.#key('escalation', id)]));
+    const reply = list(
+      await this.#calls.command('escalationGet', undefined, this.#timeoutMs, [
+        'HGETALL',
+        this.#key('escalation', id),
+      ]),
+    );
     return reply.length === 0 ? undefined : escalationFrom(fields(reply));
   }
 
-  async escalationDecide(id: string, decision: EscalationDecision, now: number): Promise<EscalationDecideResult> {
+  async escalationDecide(
+    id: string,
+    decision: EscalationDecision,
+    now: number,
+  ): Promise<EscalationDecideResult> {
     const reply = list(
-      await this.#calls.script('escalationDecide', undefined, this.#timeoutMs, ESCALATION_DECIDE, [this.#key('escalation', id)], [
-        String(now),
-        decision.state,
-        decision.by,
-        decision.note === undefined ? '0' : '1',
-        decision.note ?? '',
-      ]),
+      await this.#calls.script(
+        'escalationDecide',
+        undefined,
+        this.#timeoutMs,
+        ESCALATION_DECIDE,
+        [this.#key('escalation', id)],
+        [
+          String(now),
+          decision.state,
+          decision.by,
+          decision.note === undefined ? '0' : '1',
+          decision.note ?? '',
+        ],
+      ),
     );
     const kind = text(reply[0]);
     if (kind === 'unknown') return { kind: 'unknown' };
-    return { kind: kind as 'decided' | 'final' | 'not_allowed', record: escalationFrom(fields(reply, 1)) };
+    return {
+      kind: kind as 'decided' | 'final' | 'not_allowed',
+      record: escalationFrom(fields(reply, 1)),
+    };
   }
 
-  async escalationReopen(id: string, round: number, reason: string, now: number, expiresAt: number, keepUntil: number): Promise<EscalationRecord | undefined> {
+  async escalationReopen(
+    id: string,
+    round: number,
+    reason: string,
+    now: number,
+    expiresAt: number,
+    keepUntil: number,
+  ): Promise<EscalationRecord | undefined> {
     const reply = await this.#calls.script(
       'escalationReopen',
       undefined,
       this.#timeoutMs,
       ESCALATION_REOPEN,
       [this.#key('escalation', id), `${this.#prefix}escalations`],
-      [id, String(round), reason, String(now), String(expiresAt), String(keepUntil), String(keepPx(keepUntil, now))],
+      [
+        id,
+        String(round),
+        reason,
+        String(now),
+        String(expiresAt),
+        String(keepUntil),
+        String(keepPx(keepUntil, now)),
+      ],
     );
     return reply === null || reply === undefined ? undefined : escalationFrom(fields(list(reply)));
   }
 
   async escalationList(query: EscalationQuery): Promise<EscalationRecord[]> {
-    const reply = list(await this.#calls.script('escalationList', undefined, this.#timeoutMs, ESCALATION_LIST, [`${this.#prefix}escalations`], [this.#key('escalation', '')]));
+    const reply = list(
+      await this.#calls.script(
+        'escalationList',
+        undefined,
+        this.#timeoutMs,
+        ESCALATION_LIST,
+        [`${this.#prefix}escalations`],
+        [this.#key('escalation', '')],
+      ),
+    );
     return escalationListTransition(
       reply.map((r) => escalationFrom(fields(list(r)))),
       query,
@@ -374,36 +636,64 @@ class RedisStore implements Store, RateLimitStore {
 
   // ── retry budgets ───────────────────────────────────────────────────────────────────────────
 
-  async budgetTake(name: string, take: BudgetTake, now: number, limits: BudgetLimits): Promise<BudgetGrant> {
+  async budgetTake(
+    name: string,
+    take: BudgetTake,
+    now: number,
+    limits: BudgetLimits,
+  ): Promise<BudgetGrant> {
     const slotMs = limits.windowMs / BUDGET_BUCKETS;
     const capacity = budgetFloorCapacity(limits);
     const refillMs = limits.minPerSecond > 0 ? (capacity / limits.minPerSecond) * 1000 : 0;
     const reply = list(
-      await this.#calls.script('budgetTake', undefined, this.#breakerTimeoutMs, BUDGET_TAKE, [this.#key('budget', name)], [
-        String(now),
-        String(Math.floor(now / slotMs)),
-        String(Math.floor(take.returnedAt / slotMs)),
-        String(take.requests),
-        String(take.returned),
-        String(take.want),
-        String(limits.ratio),
-        String(limits.minPerSecond),
-        String(capacity),
-        String(Math.ceil(limits.windowMs + refillMs + BUDGET_IDLE_MARGIN_MS)),
-        String(BUDGET_BUCKETS),
-      ]),
+      await this.#calls.script(
+        'budgetTake',
+        undefined,
+        this.#breakerTimeoutMs,
+        BUDGET_TAKE,
+        [this.#key('budget', name)],
+        [
+          String(now),
+          String(Math.floor(now / slotMs)),
+          String(Math.floor(take.returnedAt / slotMs)),
+          String(take.requests),
+          String(take.returned),
+          String(take.want),
+          String(limits.ratio),
+          String(limits.minPerSecond),
+          String(capacity),
+          String(Math.ceil(limits.windowMs + refillMs + BUDGET_IDLE_MARGIN_MS)),
+          String(BUDGET_BUCKETS),
+        ],
+      ),
     );
-    return { granted: num(reply[0]), requests: num(reply[1]), retries: num(reply[2]), floorTokens: num(reply[3]) };
+    return {
+      granted: num(reply[0]),
+      requests: num(reply[1]),
+      retries: num(reply[2]),
+      floorTokens: num(reply[3]),
+    };
   }
 
   async budgetGet(name: string): Promise<BudgetRecord | undefined> {
-    const reply = list(await this.#calls.command('budgetGet', undefined, this.#breakerTimeoutMs, ['HMGET', this.#key('budget', name), 'b', 'f', 'r']));
+    const reply = list(
+      await this.#calls.command('budgetGet', undefined, this.#breakerTimeoutMs, [
+        'HMGET',
+        this.#key('budget', name),
+        'b',
+        'f',
+        'r',
+      ]),
+    );
     if (reply[1] === null || reply[1] === undefined) return undefined;
     const packed = reply[0] === null || reply[0] === undefined ? '' : text(reply[0]);
-    const buckets = packed === '' ? [] : packed.split(';').map((b) => {
-      const [slot, requests, retries] = b.split(',').map(Number) as [number, number, number];
-      return { slot, requests, retries };
-    });
+    const buckets =
+      packed === ''
+        ? []
+        : packed.split(';').map((b) => {
+            const [slot, requests, retries] = b.split(',').map(Number) as [number, number, number];
+            return { slot, requests, retries };
+          });
     return { buckets, floorTokens: num(reply[1]), refilledAt: num(reply[2]) };
   }
 
@@ -418,13 +708,32 @@ class RedisStore implements Store, RateLimitStore {
     return (await this.#rateLimitRead('rateLimitGet', name)).record;
   }
 
-  async #rateLimitRead(operation: string, name: string): Promise<{ record: RateLimitRecord | undefined; version: string }> {
-    const reply = list(await this.#calls.command(operation, undefined, this.#breakerTimeoutMs, ['HMGET', this.#key('rate-limit', name), 'r', 'v']));
+  async #rateLimitRead(
+    operation: string,
+    name: string,
+  ): Promise<{ record: RateLimitRecord | undefined; version: string }> {
+    const reply = list(
+      await this.#calls.command(operation, undefined, this.#breakerTimeoutMs, [
+        'HMGET',
+        this.#key('rate-limit', name),
+        'r',
+        'v',
+      ]),
+    );
     if (reply[0] === null || reply[0] === undefined) return { record: undefined, version: '0' };
     try {
-      return { record: rateLimitFromJson(text(reply[0]), `redisStore: ${operation} of ${JSON.stringify(name)}`), version: text(reply[1]) };
+      return {
+        record: rateLimitFromJson(
+          text(reply[0]),
+          `redisStore: ${operation} of ${JSON.stringify(name)}`,
+        ),
+        version: text(reply[1]),
+      };
     } catch (error) {
-      throw asStoreError(error, `redisStore: ${operation} under prefix ${JSON.stringify(this.#prefix)}`);
+      throw asStoreError(
+        error,
+        `redisStore: ${operation} under prefix ${JSON.stringify(this.#prefix)}`,
+      );
     }
   }
 
@@ -433,15 +742,21 @@ class RedisStore implements Store, RateLimitStore {
    * the record is still that version. A lost swap (another process wrote first) reads and applies
    * again after a short random pause, RATE_LIMIT_SWAP_ATTEMPTS times at most.
    */
-  async #rateLimitWrite(name: string, batch: (current: RateLimitRecord | undefined) => RateLimitBatchResult): Promise<RateLimitAnswer[]> {
+  async #rateLimitWrite(
+    name: string,
+    batch: (current: RateLimitRecord | undefined) => RateLimitBatchResult,
+  ): Promise<RateLimitAnswer[]> {
     for (let attempt = 1; ; attempt++) {
       const { record: current, version } = await this.#rateLimitRead('rateLimitUpdate', name);
       const { record, answers, now } = batch(current);
-      const reply = await this.#calls.script('rateLimitUpdate', undefined, this.#breakerTimeoutMs, RATE_LIMIT_SWAP, [this.#key('rate-limit', name)], [
-        version,
-        rateLimitToJson(record),
-        String(rateLimitPx(record, now)),
-      ]);
+      const reply = await this.#calls.script(
+        'rateLimitUpdate',
+        undefined,
+        this.#breakerTimeoutMs,
+        RATE_LIMIT_SWAP,
+        [this.#key('rate-limit', name)],
+        [version, rateLimitToJson(record), String(rateLimitPx(record, now))],
+      );
       if (Number(reply) === 1) return answers;
       if (attempt >= RATE_LIMIT_SWAP_ATTEMPTS) {
         throw new StoreError(
@@ -509,16 +824,26 @@ function keepPx(keepUntil: number, now: number): number {
 export function redisStore(options: RedisStoreOptions): Store & RateLimitStore {
   const o = checkOptions('redisStore', options, REDIS_STORE_KEYS);
   if (!isRedisLike(o.client)) {
-    throw new TypeError(`client must be a Redis client with call() (ioredis) or sendCommand() (node-redis), got ${showValue(o.client)}`);
+    throw new TypeError(
+      `client must be a Redis client with call() (ioredis) or sendCommand() (node-redis), got ${showValue(o.client)}`,
+    );
   }
   if (o.subscriber !== undefined && !isRedisLike(o.subscriber)) {
-    throw new TypeError(`subscriber must be a Redis client with call() (ioredis) or sendCommand() (node-redis), got ${showValue(o.subscriber)}`);
+    throw new TypeError(
+      `subscriber must be a Redis client with call() (ioredis) or sendCommand() (node-redis), got ${showValue(o.subscriber)}`,
+    );
   }
-  if (o.subscriber === undefined && typeof (o.client as { duplicate?: unknown }).duplicate !== 'function') {
-    throw new TypeError('client has no duplicate(): pass a subscriber connection (the subscriber option)');
+  if (
+    o.subscriber === undefined &&
+    typeof (o.client as { duplicate?: unknown }).duplicate !== 'function'
+  ) {
+    throw new TypeError(
+      'client has no duplicate(): pass a subscriber connection (the subscriber option)',
+    );
   }
   const prefix = o.prefix === undefined ? 'recourse:' : checkString('prefix', o.prefix, true);
   const timeoutMs = o.timeoutMs === undefined ? 5000 : checkMs('timeoutMs', o.timeoutMs, 1);
-  const breakerTimeoutMs = o.breakerTimeoutMs === undefined ? 250 : checkMs('breakerTimeoutMs', o.breakerTimeoutMs, 1);
+  const breakerTimeoutMs =
+    o.breakerTimeoutMs === undefined ? 250 : checkMs('breakerTimeoutMs', o.breakerTimeoutMs, 1);
   return new RedisStore(o.client, o.subscriber, prefix, timeoutMs, breakerTimeoutMs);
 }

@@ -4,7 +4,8 @@ import type { BreakerRecord } from '../transitions/breaker-record.js';
 
 /** @internal A reply as an array (a script's table); anything else is a protocol surprise. */
 export function list(reply: unknown): unknown[] {
-  if (!Array.isArray(reply)) throw new Error(`redisStore: expected an array reply, got ${typeof reply}`);
+  if (!Array.isArray(reply))
+    throw new Error(`redisStore: expected an array reply, got ${typeof reply}`);
   return reply;
 }
 
@@ -19,7 +20,8 @@ export function text(item: unknown): string {
 /** @internal A number a script or `HGET` answered as text (17 significant digits: the same double). */
 export function num(item: unknown): number {
   const n = Number(text(item));
-  if (Number.isNaN(n)) throw new Error(`redisStore: expected a number, got ${JSON.stringify(text(item))}`);
+  if (Number.isNaN(n))
+    throw new Error(`redisStore: expected a number, got ${JSON.stringify(text(item))}`);
   return n;
 }
 
@@ -45,7 +47,20 @@ const ESCALATION_NUMBERS = ['round', 'createdAt', 'expiresAt', 'keepUntil'] as c
 
 /** @internal An escalation's hash fields, as stored by escalation-open (every value a text). */
 export function escalationFields(r: EscalationRecord): string[] {
-  const out = ['id', r.id, 'action', r.action, 'args', r.args, 'reason', r.reason, 'deciders', JSON.stringify(r.deciders), 'state', r.state];
+  const out = [
+    'id',
+    r.id,
+    'action',
+    r.action,
+    'args',
+    r.args,
+    'reason',
+    r.reason,
+    'deciders',
+    JSON.stringify(r.deciders),
+    'state',
+    r.state,
+  ];
   for (const f of ESCALATION_NUMBERS) out.push(f, String(r[f]));
   if (r.decidedAt !== undefined) out.push('decidedAt', String(r.decidedAt));
   if (r.decidedBy !== undefined) out.push('decidedBy', r.decidedBy);

@@ -49,7 +49,18 @@ export function buildReport(log: EventLog, title: string): Report {
   const rows: CallRow[] = groupCalls(events)
     .map((g) => buildCallRow(events, g))
     .sort((a, b) => a.start - b.start);
-  const calls: ReportData['calls'] = { id: [], name: [], start: [], end: [], status: [], servedBy: [], requests: [], explain: [], itemStart: [], items: [] };
+  const calls: ReportData['calls'] = {
+    id: [],
+    name: [],
+    start: [],
+    end: [],
+    status: [],
+    servedBy: [],
+    requests: [],
+    explain: [],
+    itemStart: [],
+    items: [],
+  };
   for (const row of rows) {
     calls.id.push(strings.id(row.id));
     calls.name.push(strings.optional(row.name));
@@ -60,7 +71,14 @@ export function buildReport(log: EventLog, title: string): Report {
     calls.requests.push(row.requests);
     calls.explain.push(row.status === 'failed' ? strings.id(callExplain(events, row)) : -1);
     calls.itemStart.push(calls.items.length / 5);
-    for (const it of row.items) calls.items.push(KIND[it.kind], rel(it.start, t0), rel(it.end, t0), strings.optional(it.dependency), it.event);
+    for (const it of row.items)
+      calls.items.push(
+        KIND[it.kind],
+        rel(it.start, t0),
+        rel(it.end, t0),
+        strings.optional(it.dependency),
+        it.event,
+      );
   }
 
   const bands = breakerBands(events, t0, last);
@@ -76,7 +94,8 @@ export function buildReport(log: EventLog, title: string): Report {
     if (e.callId !== undefined) withIds++;
     else if (e.type === 'call' || e.type === 'retry') callsWithout++;
   }
-  const grouped = withIds === 0 && events.length > 0 ? 'by-time' : callsWithout > 0 ? 'mixed' : 'by-id';
+  const grouped =
+    withIds === 0 && events.length > 0 ? 'by-time' : callsWithout > 0 ? 'mixed' : 'by-id';
 
   return {
     data: {
@@ -90,12 +109,28 @@ export function buildReport(log: EventLog, title: string): Report {
       events: columns,
       calls,
       breakerDeps,
-      bands: bands.map((b) => ({ dep: strings.id(b.dependency), state: BREAKER_STATES.indexOf(b.state), t0: rel(b.from, t0), t1: rel(b.to, t0), event: b.event })),
-      levels: steps.map((s) => ({ t: rel(s.at, t0), level: s.level, name: strings.id(s.name), event: s.event })),
+      bands: bands.map((b) => ({
+        dep: strings.id(b.dependency),
+        state: BREAKER_STATES.indexOf(b.state),
+        t0: rel(b.from, t0),
+        t1: rel(b.to, t0),
+        event: b.event,
+      })),
+      levels: steps.map((s) => ({
+        t: rel(s.at, t0),
+        level: s.level,
+        name: strings.id(s.name),
+        event: s.event,
+      })),
       maxLevel: Math.max(0, ...steps.map((s) => s.level)),
     },
     summary: summarize(events, rows),
-    log: { lines: log.lines, skipped: log.skipped, outOfOrder: log.outOfOrder, events: events.length },
+    log: {
+      lines: log.lines,
+      skipped: log.skipped,
+      outOfOrder: log.outOfOrder,
+      events: events.length,
+    },
     grouped,
   };
 }

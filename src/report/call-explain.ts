@@ -2,11 +2,22 @@ import { explainText } from '../telemetry/explain.js';
 import type { CallRow } from './call-rows.js';
 import type { ExplainNode, LogEvent, LoggedError } from './log-event.js';
 
-function nodeOf(error: LoggedError | undefined, label: string | undefined, fallbackType: string): ExplainNode {
-  const node: ExplainNode = { type: error?.type ?? fallbackType, message: error?.message ?? '', children: [] };
+function nodeOf(
+  error: LoggedError | undefined,
+  label: string | undefined,
+  fallbackType: string,
+): ExplainNode {
+  const node: ExplainNode = {
+    type: error?.type ?? fallbackType,
+    message: error?.message ?? '',
+    children: [],
+  };
   if (label !== undefined) node.label = label;
   // explainJSON classifies only errors that are not recourse's own; the log classified all of them.
-  if (error?.kind !== undefined && !/^(RetriesExhausted|AllPathsFailed|CircuitOpen)Error$/.test(node.type)) {
+  if (
+    error?.kind !== undefined &&
+    !/^(RetriesExhausted|AllPathsFailed|CircuitOpen)Error$/.test(node.type)
+  ) {
     node.kind = error.kind;
     if (error.reason !== undefined) node.reason = error.reason;
   }
@@ -15,15 +26,23 @@ function nodeOf(error: LoggedError | undefined, label: string | undefined, fallb
   return node;
 }
 
-function pathNode(events: readonly LogEvent[], path: NonNullable<CallRow['failure']>['paths'][number], label: string | undefined): ExplainNode {
+function pathNode(
+  events: readonly LogEvent[],
+  path: NonNullable<CallRow['failure']>['paths'][number],
+  label: string | undefined,
+): ExplainNode {
   const call = path.call === undefined ? undefined : events[path.call];
-  if (call?.explain !== undefined) return label === undefined ? call.explain : { ...call.explain, label };
+  if (call?.explain !== undefined)
+    return label === undefined ? call.explain : { ...call.explain, label };
   const last = path.last === undefined ? undefined : events[path.last];
   const node = nodeOf(call?.error ?? last?.error, label, 'Error');
   path.attempts.forEach((i, n) => {
     node.children.push(nodeOf(events[i]?.error, `attempt ${events[i]?.attempt ?? n + 1}`, 'Error'));
   });
-  if (last?.error !== undefined) node.children.push(nodeOf(last.error, `attempt ${last.attempt ?? path.attempts.length + 1}`, 'Error'));
+  if (last?.error !== undefined)
+    node.children.push(
+      nodeOf(last.error, `attempt ${last.attempt ?? path.attempts.length + 1}`, 'Error'),
+    );
   return node;
 }
 

@@ -40,7 +40,12 @@ export interface CallRow {
   /** The events that hold why it failed: the outermost failed call, then its paths in order. */
   failure?: { root: number | undefined; paths: FailedPath[] };
   /** Per path: its outcome, duration and requests (for the summary). */
-  paths: Array<{ dependency: string; outcome: string | undefined; durationMs: number | undefined; requests: number }>;
+  paths: Array<{
+    dependency: string;
+    outcome: string | undefined;
+    durationMs: number | undefined;
+    requests: number;
+  }>;
 }
 
 const MARK_OF: Partial<Record<string, ItemKind>> = {
@@ -72,7 +77,10 @@ class Sorted {
   readonly calls: number[] = [];
   readonly marks: number[] = [];
   /** retry / giveup / attempt / reject events by dependency. */
-  readonly byDep = new Map<string | undefined, { retry: number[]; giveup: number[]; attempt: number[]; reject: number[] }>();
+  readonly byDep = new Map<
+    string | undefined,
+    { retry: number[]; giveup: number[]; attempt: number[]; reject: number[] }
+  >();
   readonly paths = new Set<string>();
   served: number | undefined;
   retries = 0;
@@ -122,7 +130,12 @@ class Sorted {
   }
 }
 
-const inside = (events: readonly LogEvent[], list: readonly number[] | undefined, from: number, to: number): number[] => {
+const inside = (
+  events: readonly LogEvent[],
+  list: readonly number[] | undefined,
+  from: number,
+  to: number,
+): number[] => {
   const out: number[] = [];
   for (const i of list ?? []) {
     const at = events[i]!.at;
@@ -152,17 +165,33 @@ export function buildCallRow(events: readonly LogEvent[], group: CallGroup): Cal
 
   // The envelope: the longest call, when it contains every other call and is not a path.
   let envelope: number | undefined;
-  for (const i of s.calls) if (envelope === undefined || (events[i]!.durationMs ?? 0) > (events[envelope]!.durationMs ?? 0)) envelope = i;
+  for (const i of s.calls)
+    if (
+      envelope === undefined ||
+      (events[i]!.durationMs ?? 0) > (events[envelope]!.durationMs ?? 0)
+    )
+      envelope = i;
   if (envelope !== undefined && s.calls.length > 1) {
     const env = events[envelope]!;
     const from = startOf(env);
-    const containsAll = s.calls.every((i) => i === envelope || (startOf(events[i]!) >= from - SLACK_MS && events[i]!.at <= env.at + SLACK_MS));
-    if (!containsAll || (env.dependency !== undefined && s.paths.has(env.dependency))) envelope = undefined;
+    const containsAll = s.calls.every(
+      (i) =>
+        i === envelope ||
+        (startOf(events[i]!) >= from - SLACK_MS && events[i]!.at <= env.at + SLACK_MS),
+    );
+    if (!containsAll || (env.dependency !== undefined && s.paths.has(env.dependency)))
+      envelope = undefined;
   }
   const pathCalls = s.calls.length === 1 ? s.calls : s.calls.filter((i) => i !== envelope);
 
   /** Draws the attempts of one path in [from, to]; returns how many requests it made. */
-  const attempts = (dep: string | undefined, from: number, to: number, outcome: string | undefined, pathEvent: number | undefined): number => {
+  const attempts = (
+    dep: string | undefined,
+    from: number,
+    to: number,
+    outcome: string | undefined,
+    pathEvent: number | undefined,
+  ): number => {
     const d = s.byDep.get(dep);
     const retries = inside(events, d?.retry, from, to);
     const giveup = inside(events, d?.giveup, from, to)[0];
@@ -173,18 +202,33 @@ export function buildCallRow(events: readonly LogEvent[], group: CallGroup): Cal
       for (const i of retries) {
         used.add(i);
         const e = events[i]!;
-        items.push({ kind: 'backoff', start: e.at, end: e.at + (e.delayMs ?? 0), dependency: dep, event: i });
+        items.push({
+          kind: 'backoff',
+          start: e.at,
+          end: e.at + (e.delayMs ?? 0),
+          dependency: dep,
+          event: i,
+        });
       }
       for (const i of measured) {
         used.add(i);
         const e = events[i]!;
-        const kind = e.outcome === 'success' ? 'attempt-ok' : e.outcome === 'cancelled' ? 'attempt-cancelled' : 'attempt-failed';
+        const kind =
+          e.outcome === 'success'
+            ? 'attempt-ok'
+            : e.outcome === 'cancelled'
+              ? 'attempt-cancelled'
+              : 'attempt-failed';
         items.push({ kind, start: startOf(e), end: e.at, dependency: dep, event: i });
       }
       return measured.length;
     }
     const pathError = pathEvent === undefined ? undefined : events[pathEvent]!.error;
-    if (retries.length === 0 && (pathError?.type === 'CircuitOpenError' || inside(events, d?.reject, from, to).length > 0)) return 0;
+    if (
+      retries.length === 0 &&
+      (pathError?.type === 'CircuitOpenError' || inside(events, d?.reject, from, to).length > 0)
+    )
+      return 0;
     let start = from;
     for (const i of retries) {
       used.add(i);
@@ -194,9 +238,20 @@ export function buildCallRow(events: readonly LogEvent[], group: CallGroup): Cal
       items.push({ kind: 'backoff', start: e.at, end: resume, dependency: dep, event: i });
       start = resume;
     }
-    const last: ItemKind = outcome === 'success' || (outcome === undefined && giveup === undefined) ? 'attempt-ok' : outcome === 'cancelled' ? 'attempt-cancelled' : 'attempt-failed';
+    const last: ItemKind =
+      outcome === 'success' || (outcome === undefined && giveup === undefined)
+        ? 'attempt-ok'
+        : outcome === 'cancelled'
+          ? 'attempt-cancelled'
+          : 'attempt-failed';
     const lastEvent = outcome === 'success' || giveup === undefined ? (pathEvent ?? -1) : giveup;
-    items.push({ kind: last, start: Math.min(start, to), end: to, dependency: dep, event: lastEvent });
+    items.push({
+      kind: last,
+      start: Math.min(start, to),
+      end: to,
+      dependency: dep,
+      event: lastEvent,
+    });
     return retries.length + 1;
   };
 
@@ -209,10 +264,20 @@ export function buildCallRow(events: readonly LogEvent[], group: CallGroup): Cal
     items.push({ kind: 'path', start: from, end: e.at, dependency: e.dependency, event: i });
     const n = attempts(e.dependency, from, e.at, e.outcome, i);
     requests += n;
-    paths.push({ dependency: e.dependency ?? 'unnamed', outcome: e.outcome, durationMs: e.durationMs, requests: n });
+    paths.push({
+      dependency: e.dependency ?? 'unnamed',
+      outcome: e.outcome,
+      durationMs: e.durationMs,
+      requests: n,
+    });
     if (e.outcome === 'failure') {
       const d = s.byDep.get(e.dependency);
-      failed.push({ path: e.dependency ?? 'unnamed', call: i, attempts: inside(events, d?.retry, from, e.at), last: inside(events, d?.giveup, from, e.at)[0] });
+      failed.push({
+        path: e.dependency ?? 'unnamed',
+        call: i,
+        attempts: inside(events, d?.retry, from, e.at),
+        last: inside(events, d?.giveup, from, e.at)[0],
+      });
     }
   }
   if (envelope !== undefined) used.add(envelope);
@@ -228,15 +293,33 @@ export function buildCallRow(events: readonly LogEvent[], group: CallGroup): Cal
     items.push({ kind: 'path', start: from, end: to, dependency: dep, event: list[0]! });
     const n = attempts(dep, from, to, gaveUp ? 'failure' : undefined, undefined);
     requests += n;
-    paths.push({ dependency: dep ?? 'unnamed', outcome: gaveUp ? 'failure' : undefined, durationMs: undefined, requests: n });
-    if (gaveUp) failed.push({ path: dep ?? 'unnamed', call: undefined, attempts: d.retry, last: d.giveup[0] });
+    paths.push({
+      dependency: dep ?? 'unnamed',
+      outcome: gaveUp ? 'failure' : undefined,
+      durationMs: undefined,
+      requests: n,
+    });
+    if (gaveUp)
+      failed.push({
+        path: dep ?? 'unnamed',
+        call: undefined,
+        attempts: d.retry,
+        last: d.giveup[0],
+      });
   }
 
   for (const i of s.marks) {
     if (used.has(i)) continue;
     const e = events[i]!;
     const mark = MARK_OF[e.type];
-    if (mark !== undefined) items.push({ kind: mark, start: e.at, end: e.at, dependency: e.type === 'fallback' ? e.from : e.dependency, event: i });
+    if (mark !== undefined)
+      items.push({
+        kind: mark,
+        start: e.at,
+        end: e.at,
+        dependency: e.type === 'fallback' ? e.from : e.dependency,
+        event: i,
+      });
   }
   let start = s.start;
   let end = s.end;
@@ -248,7 +331,9 @@ export function buildCallRow(events: readonly LogEvent[], group: CallGroup): Cal
 
   // What decides the outcome: the envelope, else the path call that ended last.
   let decider = envelope;
-  if (decider === undefined) for (const i of pathCalls) if (decider === undefined || events[i]!.at >= events[decider]!.at) decider = i;
+  if (decider === undefined)
+    for (const i of pathCalls)
+      if (decider === undefined || events[i]!.at >= events[decider]!.at) decider = i;
   const outcome = decider === undefined ? undefined : events[decider]!.outcome;
   const served = s.served === undefined ? undefined : events[s.served]!;
   let status: CallStatus = 'unknown';
@@ -260,14 +345,33 @@ export function buildCallRow(events: readonly LogEvent[], group: CallGroup): Cal
     servedBy = served.servedBy;
   } else if (outcome === 'success') {
     status = 'success';
-    servedBy = pathCalls.length === 1 ? events[pathCalls[0]!]!.dependency : events[decider!]!.dependency;
+    servedBy =
+      pathCalls.length === 1 ? events[pathCalls[0]!]!.dependency : events[decider!]!.dependency;
   } else if (failed.length > 0) status = 'failed';
 
-  let name = envelope === undefined ? (pathCalls[0] === undefined ? undefined : events[pathCalls[0]]!.dependency) : events[envelope]!.dependency;
-  if (name === undefined) for (const i of group.events) if ((name = events[i]!.dependency) !== undefined) break;
+  let name =
+    envelope === undefined
+      ? pathCalls[0] === undefined
+        ? undefined
+        : events[pathCalls[0]]!.dependency
+      : events[envelope]!.dependency;
+  if (name === undefined)
+    for (const i of group.events) if ((name = events[i]!.dependency) !== undefined) break;
 
   items.sort((a, b) => KIND[a.kind] - KIND[b.kind] || a.start - b.start);
-  const row: CallRow = { id: group.id, name, start, end, status, servedBy, items, requests, retries: s.retries, stalls: s.stalls, paths };
+  const row: CallRow = {
+    id: group.id,
+    name,
+    start,
+    end,
+    status,
+    servedBy,
+    items,
+    requests,
+    retries: s.retries,
+    stalls: s.stalls,
+    paths,
+  };
   if (status === 'failed') row.failure = { root: decider, paths: failed };
   return row;
 }

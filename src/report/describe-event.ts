@@ -4,7 +4,12 @@ import type { LogEvent, LoggedError } from './log-event.js';
 export function errorLines(error: LoggedError | undefined): string[] {
   if (error === undefined) return [];
   const lines = [error.message === '' ? error.type : `${error.type}: ${error.message}`];
-  const tags = [error.kind, error.reason, error.status === undefined ? undefined : `status ${error.status}`, error.code === undefined ? undefined : `code ${error.code}`];
+  const tags = [
+    error.kind,
+    error.reason,
+    error.status === undefined ? undefined : `status ${error.status}`,
+    error.code === undefined ? undefined : `code ${error.code}`,
+  ];
   const shown = tags.filter((t): t is string => t !== undefined && t !== '');
   if (shown.length > 0) lines.push(shown.join(' · '));
   return lines;
@@ -12,7 +17,9 @@ export function errorLines(error: LoggedError | undefined): string[] {
 
 function attemptText(e: LogEvent): string {
   if (e.attempt === undefined) return '';
-  return e.maxAttempts === undefined ? `attempt ${e.attempt}` : `attempt ${e.attempt} of ${e.maxAttempts}`;
+  return e.maxAttempts === undefined
+    ? `attempt ${e.attempt}`
+    : `attempt ${e.attempt} of ${e.maxAttempts}`;
 }
 
 function extraLines(extra: Record<string, unknown> | undefined): string[] {
@@ -21,7 +28,12 @@ function extraLines(extra: Record<string, unknown> | undefined): string[] {
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined || value === null) continue;
     // Whole numbers: float dust (471.18832399) makes every card unique and says nothing more.
-    const shown = typeof value === 'number' ? String(Number.isInteger(value) ? value : Number(value.toFixed(value < 1 ? 3 : 0))) : typeof value === 'string' ? value : JSON.stringify(value);
+    const shown =
+      typeof value === 'number'
+        ? String(Number.isInteger(value) ? value : Number(value.toFixed(value < 1 ? 3 : 0)))
+        : typeof value === 'string'
+          ? value
+          : JSON.stringify(value);
     lines.push(`${key}: ${shown.length > 300 ? `${shown.slice(0, 300)}…` : shown}`);
   }
   return lines;
@@ -49,14 +61,20 @@ export function describeEvent(e: LogEvent): string {
       lines.push(`${attemptText(e) || 'an attempt'} failed; retrying`);
       break;
     case 'giveup':
-      lines.push(`gave up${e.attempt === undefined ? '' : ` after ${e.attempt} attempt(s)`}${e.reason === undefined ? '' : ` (${e.reason})`}`);
+      lines.push(
+        `gave up${e.attempt === undefined ? '' : ` after ${e.attempt} attempt(s)`}${e.reason === undefined ? '' : ` (${e.reason})`}`,
+      );
       break;
     case 'call':
     case 'attempt':
-      lines.push(`${e.type === 'call' ? 'call' : attemptText(e) || 'attempt'} ended: ${e.outcome ?? 'unknown'}`);
+      lines.push(
+        `${e.type === 'call' ? 'call' : attemptText(e) || 'attempt'} ended: ${e.outcome ?? 'unknown'}`,
+      );
       break;
     case 'state':
-      lines.push(`circuit ${e.from ?? '?'} → ${e.to ?? '?'}${e.reason === undefined ? '' : ` (${e.reason})`}`);
+      lines.push(
+        `circuit ${e.from ?? '?'} → ${e.to ?? '?'}${e.reason === undefined ? '' : ` (${e.reason})`}`,
+      );
       break;
     case 'reject':
       lines.push('the open circuit refused the call (not run, not counted)');
@@ -76,7 +94,16 @@ export function describeEvent(e: LogEvent): string {
     default:
       if (e.msg !== undefined) lines.push(e.msg);
   }
-  if (e.type !== 'reject' && e.type !== 'state' && e.type !== 'served' && e.type !== 'fallback' && e.type !== 'degradation' && e.phase === undefined && e.reason !== undefined && e.type !== 'giveup') {
+  if (
+    e.type !== 'reject' &&
+    e.type !== 'state' &&
+    e.type !== 'served' &&
+    e.type !== 'fallback' &&
+    e.type !== 'degradation' &&
+    e.phase === undefined &&
+    e.reason !== undefined &&
+    e.type !== 'giveup'
+  ) {
     lines.push(`reason: ${e.reason}`);
   }
   lines.push(...errorLines(e.error));

@@ -67,7 +67,8 @@ export function groupCalls(events: readonly LogEvent[]): CallGroup[] {
     if (e.type === 'call') continue;
     const dep = e.type === 'fallback' ? e.from : e.dependency;
     // The innermost call of the same dependency running then, else the innermost call of any.
-    const home = (dep === undefined ? undefined : byDep.get(dep)?.innermostAt(e.at)) ?? all.innermostAt(e.at);
+    const home =
+      (dep === undefined ? undefined : byDep.get(dep)?.innermostAt(e.at)) ?? all.innermostAt(e.at);
     if (home !== undefined) {
       home.events.push(i);
       continue;
@@ -114,7 +115,8 @@ class Spans {
       this.#spans.sort((a, b) => a.from - b.from);
       this.#sorted = true;
     }
-    while (this.#next < this.#spans.length && this.#spans[this.#next]!.from <= at + SLACK_MS) this.#active.push(this.#spans[this.#next++]!);
+    while (this.#next < this.#spans.length && this.#spans[this.#next]!.from <= at + SLACK_MS)
+      this.#active.push(this.#spans[this.#next++]!);
     let best: Span | undefined;
     let kept = 0;
     for (const s of this.#active) {

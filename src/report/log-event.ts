@@ -2,7 +2,10 @@ import { EVENT_TYPES } from '../events/event-types.js';
 import type { ExplainedError } from '../telemetry/explain.js';
 
 /** An error as a log line carries it (jsonLogger's `error` field), redacted: an explain node's own fields. */
-export type LoggedError = Pick<ExplainedError, 'type' | 'message' | 'kind' | 'reason' | 'status' | 'code'>;
+export type LoggedError = Pick<
+  ExplainedError,
+  'type' | 'message' | 'kind' | 'reason' | 'status' | 'code'
+>;
 
 /** A node of an `explain` tree as a log line may carry it (`explainJSON`'s shape), redacted. */
 export type ExplainNode = ExplainedError;
@@ -50,4 +53,15 @@ export interface LogEvent {
 export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 /** Types whose hover card the report words itself (describeEvent); others show the line's `msg`. */
-export const DESCRIBED_TYPES: ReadonlySet<string> = new Set(['retry', 'giveup', 'call', 'attempt', 'state', 'reject', 'fallback', 'served', 'stall', 'degradation']);
+export const DESCRIBED_TYPES: ReadonlySet<string> = new Set([
+  'retry',
+  'giveup',
+  'call',
+  'attempt',
+  'state',
+  'reject',
+  'fallback',
+  'served',
+  'stall',
+  'degradation',
+]);

@@ -33,7 +33,11 @@ export interface PageElement {
   readonly classList: { toggle(name: string, on: boolean): void };
   setAttribute(name: string, value: string): void;
   getBoundingClientRect(): PageRect;
-  addEventListener(type: string, listener: (event: PageMouseEvent) => void, options?: { passive?: boolean }): void;
+  addEventListener(
+    type: string,
+    listener: (event: PageMouseEvent) => void,
+    options?: { passive?: boolean },
+  ): void;
   focus(): void;
 }
 

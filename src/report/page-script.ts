@@ -1,4 +1,11 @@
-import type { PageCanvas, PageContext2D, PageDocument, PageElement, PageMouseEvent, PageWindow } from './page-dom.js';
+import type {
+  PageCanvas,
+  PageContext2D,
+  PageDocument,
+  PageElement,
+  PageMouseEvent,
+  PageWindow,
+} from './page-dom.js';
 import type { ReportData } from './report-data.js';
 
 /** A box in viewport pixels, as the page's test handle reports it. */
@@ -81,15 +88,27 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
   };
   const plotW = (): number => Math.max(50, width - LABEL_W - RIGHT);
   const x = (t: number): number => LABEL_W + ((t - view.from) / (view.to - view.from)) * plotW();
-  const tAt = (px: number): number => view.from + ((px - LABEL_W) / plotW()) * (view.to - view.from);
-  const fmtT = (ms: number): string => (Math.abs(ms) < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(Math.abs(ms) < 10_000 ? 2 : 1)} s`);
-  const fmtMs = (ms: number): string => (ms < 10 ? `${ms.toFixed(1)} ms` : ms < 10_000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(1)} s`);
+  const tAt = (px: number): number =>
+    view.from + ((px - LABEL_W) / plotW()) * (view.to - view.from);
+  const fmtT = (ms: number): string =>
+    Math.abs(ms) < 1000
+      ? `${ms.toFixed(0)} ms`
+      : `${(ms / 1000).toFixed(Math.abs(ms) < 10_000 ? 2 : 1)} s`;
+  const fmtMs = (ms: number): string =>
+    ms < 10
+      ? `${ms.toFixed(1)} ms`
+      : ms < 10_000
+        ? `${ms.toFixed(0)} ms`
+        : `${(ms / 1000).toFixed(1)} s`;
 
   const card = (e: number): string => {
     const type = str(E.type[e]);
-    const head = [type, str(E.dep[e]), `+${fmtT(E.t[e] ?? 0)}`, `log line ${E.line[e]}`].filter((s) => s !== '').join(' · ');
+    const head = [type, str(E.dep[e]), `+${fmtT(E.t[e] ?? 0)}`, `log line ${E.line[e]}`]
+      .filter((s) => s !== '')
+      .join(' · ');
     const v = E.value[e] ?? -1;
-    const value = v < 0 ? '' : type === 'retry' ? `next attempt in ${fmtMs(v)}` : `took ${fmtMs(v)}`;
+    const value =
+      v < 0 ? '' : type === 'retry' ? `next attempt in ${fmtMs(v)}` : `took ${fmtMs(v)}`;
     return [head, value, str(E.info[e])].filter((s) => s !== '').join('\n');
   };
 
@@ -194,11 +213,24 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
           ctx.textAlign = 'left';
           ctx.fillText(state, x0 + 4, y + LANE_H / 2, x1 - x0 - 8);
         }
-        laneBoxes.push({ x: x0, y: y + 2, w: Math.max(1, x1 - x0), h: LANE_H - 4, dependency: str(dep), state, band: bi });
+        laneBoxes.push({
+          x: x0,
+          y: y + 2,
+          w: Math.max(1, x1 - x0),
+          h: LANE_H - 4,
+          dependency: str(dep),
+          state,
+          band: bi,
+        });
       });
     });
     ctx.restore();
-    label(ctx, data.levels.length > 0 ? 'degradation level' : 'degradation level (no changes)', ly + LANE_H / 2, '#555');
+    label(
+      ctx,
+      data.levels.length > 0 ? 'degradation level' : 'degradation level (no changes)',
+      ly + LANE_H / 2,
+      '#555',
+    );
     data.breakerDeps.forEach((dep, lane) => {
       label(ctx, `breaker ${str(dep)}`, AXIS_H + LANE_H * (lane + 1) + LANE_H / 2, '#555');
     });
@@ -209,9 +241,18 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
     const x1 = x(C.items[i * 5 + 2] ?? 0);
     return [x0, Math.max(x1, x0)];
   };
-  const itemRange = (r: number): [number, number] => [C.itemStart[r] ?? 0, r + 1 < nRows ? (C.itemStart[r + 1] ?? 0) : C.items.length / 5];
+  const itemRange = (r: number): [number, number] => [
+    C.itemStart[r] ?? 0,
+    r + 1 < nRows ? (C.itemStart[r + 1] ?? 0) : C.items.length / 5,
+  ];
 
-  const drawMark = (ctx: PageContext2D, k: number, px: number, mid: number, degraded: boolean): void => {
+  const drawMark = (
+    ctx: PageContext2D,
+    k: number,
+    px: number,
+    mid: number,
+    degraded: boolean,
+  ): void => {
     ctx.beginPath();
     if (k === kind.stall || k === kind.timeout) {
       ctx.fillStyle = '#e08a00';
@@ -243,7 +284,14 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
       ctx.fillStyle = '#222';
       ctx.fillRect(px - 1, mid - 7, 2, 14);
     } else {
-      ctx.fillStyle = k === kind.served ? (degraded ? '#d89b00' : '#2e9d58') : k === kind.invalid ? '#8e44ad' : '#666';
+      ctx.fillStyle =
+        k === kind.served
+          ? degraded
+            ? '#d89b00'
+            : '#2e9d58'
+          : k === kind.invalid
+            ? '#8e44ad'
+            : '#666';
       ctx.arc(px, mid, 3.5, 0, Math.PI * 2);
       ctx.fill();
     }
@@ -272,7 +320,12 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
       const served = str(C.servedBy[r]);
       const name = str(C.name[r]);
       const text = `${STATUS_MARK[status] ?? '?'} #${r + 1} ${name}${served !== '' && served !== name ? ` → ${served}` : ''}${status === 1 ? ' (degraded)' : ''}`;
-      label(ctx, text, y + ROW_H / 2, STATUS[status] === '#b8b8b8' ? '#777' : (STATUS[status] ?? '#333'));
+      label(
+        ctx,
+        text,
+        y + ROW_H / 2,
+        STATUS[status] === '#b8b8b8' ? '#777' : (STATUS[status] ?? '#333'),
+      );
       ctx.save();
       clipPlot(ctx, h);
       const mid = y + ROW_H / 2;
@@ -284,8 +337,17 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
         if (k === kind.path) {
           ctx.fillStyle = `hsla(${hue(C.items[i * 5 + 3] ?? -1)}, 55%, 55%, 0.22)`;
           ctx.fillRect(x0, y + 2, Math.max(2, x1 - x0), ROW_H - 4);
-        } else if (k === kind['attempt-ok'] || k === kind['attempt-failed'] || k === kind['attempt-cancelled']) {
-          ctx.fillStyle = k === kind['attempt-ok'] ? '#2e9d58' : k === kind['attempt-failed'] ? '#d64545' : '#9a9a9a';
+        } else if (
+          k === kind['attempt-ok'] ||
+          k === kind['attempt-failed'] ||
+          k === kind['attempt-cancelled']
+        ) {
+          ctx.fillStyle =
+            k === kind['attempt-ok']
+              ? '#2e9d58'
+              : k === kind['attempt-failed']
+                ? '#d64545'
+                : '#9a9a9a';
           ctx.fillRect(x0, y + 5, Math.max(2, x1 - x0), ROW_H - 10);
         } else if (k === kind.backoff) {
           ctx.strokeStyle = '#777';
@@ -330,7 +392,12 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
     for (let i = i1 - 1; i >= i0; i--) {
       const [x0, x1] = itemX(i);
       const k = C.items[i * 5] ?? -1;
-      const isBar = k === kind.path || k === kind.backoff || k === kind['attempt-ok'] || k === kind['attempt-failed'] || k === kind['attempt-cancelled'];
+      const isBar =
+        k === kind.path ||
+        k === kind.backoff ||
+        k === kind['attempt-ok'] ||
+        k === kind['attempt-failed'] ||
+        k === kind['attempt-cancelled'];
       const slack = isBar ? 1 : 5;
       if (px < x0 - slack || px > x1 + slack) continue;
       if (!isBar) return i;
@@ -361,7 +428,11 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
 
   let drag: { x: number; from: number; to: number; moved: boolean } | undefined;
   // The card for what is under the pointer, or undefined for nothing.
-  const hoverText = (e: PageMouseEvent, canvas: PageCanvas, isRows: boolean): string | undefined => {
+  const hoverText = (
+    e: PageMouseEvent,
+    canvas: PageCanvas,
+    isRows: boolean,
+  ): string | undefined => {
     const box = canvas.getBoundingClientRect();
     const px = e.clientX - box.left;
     if (isRows) {
@@ -373,20 +444,30 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
       const ev = C.items[i * 5 + 4] ?? -1;
       const what = data.kinds[C.items[i * 5] ?? 0] ?? '';
       if (ev < 0) return what;
-      const prefix = what === 'path' ? `path ${str(C.items[i * 5 + 3])} — ` : what === 'backoff' ? 'backoff after — ' : '';
+      const prefix =
+        what === 'path'
+          ? `path ${str(C.items[i * 5 + 3])} — `
+          : what === 'backoff'
+            ? 'backoff after — '
+            : '';
       return `${prefix}${card(ev)}\ncall ${str(C.id[r])}`;
     }
     const py = e.clientY - box.top;
-    const hit = laneBoxes.findLast((b) => px >= b.x - 1 && px <= b.x + b.w + 1 && py >= b.y - 2 && py <= b.y + b.h + 2);
+    const hit = laneBoxes.findLast(
+      (b) => px >= b.x - 1 && px <= b.x + b.w + 1 && py >= b.y - 2 && py <= b.y + b.h + 2,
+    );
     if (hit !== undefined) {
       const band = data.bands[hit.band]!;
       const head = `breaker ${hit.dependency}: ${hit.state} from +${fmtT(band.t0)} for ${fmtMs(band.t1 - band.t0)}`;
-      return band.event >= 0 ? `${head}\n${card(band.event)}` : `${head}\n(the state before the log's first change)`;
+      return band.event >= 0
+        ? `${head}\n${card(band.event)}`
+        : `${head}\n(the state before the log's first change)`;
     }
     if (py >= AXIS_H && py < AXIS_H + LANE_H && px >= LABEL_W) {
       const t = tAt(px);
       const step = data.levels.findLast((s) => s.t <= t);
-      if (step !== undefined) return `degradation level ${step.level}: ${str(step.name)}${step.event >= 0 ? `\n${card(step.event)}` : ''}`;
+      if (step !== undefined)
+        return `degradation level ${step.level}: ${str(step.name)}${step.event >= 0 ? `\n${card(step.event)}` : ''}`;
     }
     return undefined;
   };
@@ -491,7 +572,8 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
     xOf: (t) => rows.getBoundingClientRect().left + x(t),
     rowBox: (r) => {
       const top = r * ROW_H;
-      if (top < scroller.scrollTop || top + ROW_H > scroller.scrollTop + rowsH) scroller.scrollTop = Math.max(0, top - rowsH / 2);
+      if (top < scroller.scrollTop || top + ROW_H > scroller.scrollTop + rowsH)
+        scroller.scrollTop = Math.max(0, top - rowsH / 2);
       drawNow();
       return viewportBox(rows, { x: 0, y: top - scroller.scrollTop, w: width, h: ROW_H });
     },
@@ -502,11 +584,23 @@ export function pageMain(doc: PageDocument, win: PageWindow, data: ReportData): 
       for (let i = i0; i < i1; i++) {
         const [x0, x1] = itemX(i);
         const box = rows.getBoundingClientRect();
-        out.push({ kind: data.kinds[C.items[i * 5] ?? 0] ?? '', event: C.items[i * 5 + 4] ?? -1, x: box.left + x0, y: row.y + 4, w: Math.max(2, x1 - x0), h: ROW_H - 8 });
+        out.push({
+          kind: data.kinds[C.items[i * 5] ?? 0] ?? '',
+          event: C.items[i * 5 + 4] ?? -1,
+          x: box.left + x0,
+          y: row.y + 4,
+          w: Math.max(2, x1 - x0),
+          h: ROW_H - 8,
+        });
       }
       return out;
     },
-    bands: () => laneBoxes.map((b) => ({ ...viewportBox(lanes, b), dependency: b.dependency, state: b.state })),
+    bands: () =>
+      laneBoxes.map((b) => ({
+        ...viewportBox(lanes, b),
+        dependency: b.dependency,
+        state: b.state,
+      })),
     card,
   };
   win.recourseReport = handle;

@@ -1,5 +1,11 @@
 import { redact, redactText } from '../telemetry/redact.js';
-import { DESCRIBED_TYPES, type ExplainNode, KNOWN_EVENT_TYPES, type LogEvent, type LoggedError } from './log-event.js';
+import {
+  DESCRIBED_TYPES,
+  type ExplainNode,
+  KNOWN_EVENT_TYPES,
+  type LogEvent,
+  type LoggedError,
+} from './log-event.js';
 
 /** What the reader left out, so the page can say so. */
 export interface SkippedLines {
@@ -54,7 +60,8 @@ const MAX_EXPLAIN_CHILDREN = 50;
 type Bag = Record<string, unknown>;
 
 const isBag = (v: unknown): v is Bag => typeof v === 'object' && v !== null && !Array.isArray(v);
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 
 /**
  * Redacts strings once each: a log repeats the same messages thousands of times, and the
@@ -76,7 +83,10 @@ class Redactor {
 
 /** An error's type, message and classification as a log line holds them (in `error` or an explain node). */
 function errorFields(value: Bag, r: Redactor): LoggedError {
-  const out: LoggedError = { type: r.text(value.type) ?? 'Error', message: r.text(value.message) ?? '' };
+  const out: LoggedError = {
+    type: r.text(value.type) ?? 'Error',
+    message: r.text(value.message) ?? '',
+  };
   const kind = r.text(value.kind);
   const reason = r.text(value.reason);
   const code = r.text(value.code);
@@ -89,7 +99,8 @@ function errorFields(value: Bag, r: Redactor): LoggedError {
 }
 
 function loggedError(value: unknown, r: Redactor): LoggedError | undefined {
-  if (!isBag(value)) return typeof value === 'string' ? { type: 'Error', message: r.text(value)! } : undefined;
+  if (!isBag(value))
+    return typeof value === 'string' ? { type: 'Error', message: r.text(value)! } : undefined;
   return errorFields(value, r);
 }
 
@@ -98,7 +109,8 @@ function scalars(bag: Bag, r: Redactor): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(bag)) {
     const v = bag[key];
-    out[key] = typeof v === 'string' ? r.text(v) : typeof v === 'object' && v !== null ? redact(v) : v;
+    out[key] =
+      typeof v === 'string' ? r.text(v) : typeof v === 'object' && v !== null ? redact(v) : v;
   }
   return out;
 }
@@ -172,7 +184,8 @@ function toEvent(line: Bag, lineNo: number, type: string, at: number, r: Redacto
     if (CONSUMED.has(key)) continue;
     const v = line[key];
     event.extra ??= {};
-    event.extra[key] = typeof v === 'string' ? r.text(v) : typeof v === 'object' && v !== null ? redact(v) : v;
+    event.extra[key] =
+      typeof v === 'string' ? r.text(v) : typeof v === 'object' && v !== null ? redact(v) : v;
   }
   return event;
 }
@@ -190,7 +203,13 @@ function toEvent(line: Bag, lineNo: number, type: string, at: number, r: Redacto
 export function parseEventLog(text: string): EventLog {
   const r = new Redactor();
   const events: LogEvent[] = [];
-  const skipped: SkippedLines = { malformed: [], malformedCount: 0, notEvents: [], notEventsCount: 0, unknownTypes: [] };
+  const skipped: SkippedLines = {
+    malformed: [],
+    malformedCount: 0,
+    notEvents: [],
+    notEventsCount: 0,
+    unknownTypes: [],
+  };
   const unknown = new Map<string, { type: string; count: number; firstLine: number }>();
   let lines = 0;
   let outOfOrder = 0;
@@ -214,7 +233,12 @@ export function parseEventLog(text: string): EventLog {
       continue;
     }
     const at = isBag(parsed) ? timeOf(parsed) : undefined;
-    if (!isBag(parsed) || typeof parsed.event !== 'string' || parsed.event === '' || at === undefined) {
+    if (
+      !isBag(parsed) ||
+      typeof parsed.event !== 'string' ||
+      parsed.event === '' ||
+      at === undefined
+    ) {
       if (skipped.notEvents.length < MAX_LISTED) skipped.notEvents.push(lineNo);
       skipped.notEventsCount++;
       continue;
@@ -222,7 +246,8 @@ export function parseEventLog(text: string): EventLog {
     const type = parsed.event;
     if (!KNOWN_EVENT_TYPES.has(type)) {
       const seen = unknown.get(type);
-      if (seen === undefined) unknown.set(type, { type: r.text(type.slice(0, 80))!, count: 1, firstLine: lineNo });
+      if (seen === undefined)
+        unknown.set(type, { type: r.text(type.slice(0, 80))!, count: 1, firstLine: lineNo });
       else seen.count++;
       continue;
     }

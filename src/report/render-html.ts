@@ -5,23 +5,36 @@ import { pageMain } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 import type { SkippedLines } from './read-event-log.js';
 
-const pct = (n: number, d: number): string => (d === 0 ? '–' : `${((100 * n) / d).toFixed(n === d || n === 0 ? 0 : 1)}%`);
+const pct = (n: number, d: number): string =>
+  d === 0 ? '–' : `${((100 * n) / d).toFixed(n === d || n === 0 ? 0 : 1)}%`;
 const ms = (v: number | undefined): string => (v === undefined ? '–' : formatMs(v));
-const lines = (list: readonly number[], count: number): string => `line${count === 1 ? '' : 's'} ${list.join(', ')}${count > list.length ? ', …' : ''}`;
+const lines = (list: readonly number[], count: number): string =>
+  `line${count === 1 ? '' : 's'} ${list.join(', ')}${count > list.length ? ', …' : ''}`;
 
 /** The sentences that say what the report left out or changed; empty when nothing. */
 export function skippedNotes(skipped: SkippedLines, outOfOrder: number): string[] {
   const notes: string[] = [];
-  if (skipped.malformedCount > 0) notes.push(`skipped ${skipped.malformedCount} line(s) that are not JSON (${lines(skipped.malformed, skipped.malformedCount)})`);
-  if (skipped.notEventsCount > 0) notes.push(`skipped ${skipped.notEventsCount} JSON line(s) without an event name or timestamp (${lines(skipped.notEvents, skipped.notEventsCount)})`);
-  for (const u of skipped.unknownTypes) notes.push(`skipped ${u.count} event(s) of unknown type "${u.type}" (first on line ${u.firstLine})`);
-  if (outOfOrder > 0) notes.push(`the log goes back in time at ${outOfOrder} line(s): events sorted by timestamp`);
+  if (skipped.malformedCount > 0)
+    notes.push(
+      `skipped ${skipped.malformedCount} line(s) that are not JSON (${lines(skipped.malformed, skipped.malformedCount)})`,
+    );
+  if (skipped.notEventsCount > 0)
+    notes.push(
+      `skipped ${skipped.notEventsCount} JSON line(s) without an event name or timestamp (${lines(skipped.notEvents, skipped.notEventsCount)})`,
+    );
+  for (const u of skipped.unknownTypes)
+    notes.push(
+      `skipped ${u.count} event(s) of unknown type "${u.type}" (first on line ${u.firstLine})`,
+    );
+  if (outOfOrder > 0)
+    notes.push(`the log goes back in time at ${outOfOrder} line(s): events sorted by timestamp`);
   return notes;
 }
 
 function summaryTable(report: Report): string {
   const c = report.summary.calls;
-  const head = '<tr><th>calls</th><th>success</th><th>degraded</th><th>failed</th><th>cancelled</th><th>retries</th><th>stalls</th><th>requests</th><th>requests per call</th></tr>';
+  const head =
+    '<tr><th>calls</th><th>success</th><th>degraded</th><th>failed</th><th>cancelled</th><th>retries</th><th>stalls</th><th>requests</th><th>requests per call</th></tr>';
   const row = `<tr><td>${c.calls}</td><td>${c.success} <span class="muted">${pct(c.success, c.calls)}</span></td><td>${c.degraded} <span class="muted">${pct(c.degraded, c.calls)}</span></td><td class="${c.failed > 0 ? 'bad' : ''}">${c.failed} <span class="muted">${pct(c.failed, c.calls)}</span></td><td>${c.cancelled}</td><td>${c.retries}</td><td>${c.stalls}</td><td>${c.requests}</td><td>${c.calls === 0 ? '–' : (c.requests / c.calls).toFixed(2)}</td></tr>`;
   const depHead =
     '<tr><th>dependency</th><th>calls</th><th>failed</th><th>retries</th><th>stalls</th><th>timeouts</th><th>invalid results</th><th>refused (open circuit)</th><th>circuit opened</th><th>requests</th><th>p50</th><th>p95</th><th>p99</th></tr>';
@@ -38,9 +51,13 @@ function summaryTable(report: Report): string {
 
 function histograms(report: Report): string {
   const deps = report.summary.dependencies.filter((d) => d.okMs.length + d.failedMs.length > 0);
-  if (deps.length === 0) return '<p class="muted">The log has no <code>call</code> events with durations (add <code>instrument({ name })</code> to a policy).</p>';
+  if (deps.length === 0)
+    return '<p class="muted">The log has no <code>call</code> events with durations (add <code>instrument({ name })</code> to a policy).</p>';
   return `<div class="histograms">${deps
-    .map((d) => `<figure><figcaption>${escapeHtml(d.dependency)} <span class="muted">(${d.okMs.length + d.failedMs.length} calls)</span></figcaption>${latencyHistogram(d.dependency, d.okMs, d.failedMs)}</figure>`)
+    .map(
+      (d) =>
+        `<figure><figcaption>${escapeHtml(d.dependency)} <span class="muted">(${d.okMs.length + d.failedMs.length} calls)</span></figcaption>${latencyHistogram(d.dependency, d.okMs, d.failedMs)}</figure>`,
+    )
     .join('')}</div>`;
 }
 

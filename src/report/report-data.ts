@@ -23,7 +23,9 @@ export const ITEM_KINDS = [
 export type ItemKind = (typeof ITEM_KINDS)[number];
 
 /** The index of `kind` in {@link ITEM_KINDS}. */
-export const KIND: { readonly [K in ItemKind]: number } = Object.fromEntries(ITEM_KINDS.map((k, i) => [k, i])) as { [K in ItemKind]: number };
+export const KIND: { readonly [K in ItemKind]: number } = Object.fromEntries(
+  ITEM_KINDS.map((k, i) => [k, i]),
+) as { [K in ItemKind]: number };
 
 /** How a logical call ended; the index is the number stored in {@link CallRows.status}. */
 export const CALL_STATUSES = ['success', 'degraded', 'failed', 'cancelled', 'unknown'] as const;

@@ -36,9 +36,22 @@ export function breakerBands(events: readonly LogEvent[], start: number, end: nu
   events.forEach((e, i) => {
     if (e.type !== 'state' || e.dependency === undefined) return;
     const current = open.get(e.dependency);
-    if (current === undefined) bands.push({ dependency: e.dependency, state: stateOf(e.from), from: start, to: e.at, event: -1 });
+    if (current === undefined)
+      bands.push({
+        dependency: e.dependency,
+        state: stateOf(e.from),
+        from: start,
+        to: e.at,
+        event: -1,
+      });
     else current.to = e.at;
-    const band: StateBand = { dependency: e.dependency, state: stateOf(e.to), from: e.at, to: end, event: i };
+    const band: StateBand = {
+      dependency: e.dependency,
+      state: stateOf(e.to),
+      from: e.at,
+      to: end,
+      event: i,
+    };
     bands.push(band);
     open.set(e.dependency, band);
   });
@@ -53,12 +66,15 @@ export function breakerBands(events: readonly LogEvent[], start: number, end: nu
  * degradationSteps(log.events, start) // [{ at, level: 0, name: 'normal' }, { at, level: 2, name: 'hard' }, …]
  */
 export function degradationSteps(events: readonly LogEvent[], start: number): LevelChange[] {
-  const changes = events.flatMap((e, i) => (e.type === 'degradation' && e.to !== undefined && e.level !== undefined ? [{ e, i }] : []));
+  const changes = events.flatMap((e, i) =>
+    e.type === 'degradation' && e.to !== undefined && e.level !== undefined ? [{ e, i }] : [],
+  );
   if (changes.length === 0) return [];
   const levelOf = new Map<string, number>();
   for (const { e } of changes) levelOf.set(e.to!, e.level!);
   const first = changes[0]!.e;
-  const before = first.from === undefined ? 0 : (levelOf.get(first.from) ?? (first.level! > 0 ? 0 : 1));
+  const before =
+    first.from === undefined ? 0 : (levelOf.get(first.from) ?? (first.level! > 0 ? 0 : 1));
   return [
     { at: start, level: before, name: first.from ?? '?', event: -1 },
     ...changes.map(({ e, i }) => ({ at: e.at, level: e.level!, name: e.to!, event: i })),

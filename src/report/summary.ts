@@ -50,14 +50,40 @@ export function quantile(sorted: ArrayLike<number>, p: number): number | undefin
  * @example
  * const { calls, dependencies } = summarize(log.events, rows)
  */
-export function summarize(events: readonly LogEvent[], rows: readonly CallRow[]): { calls: CallSummary; dependencies: DependencySummary[] } {
-  const calls: CallSummary = { calls: rows.length, success: 0, degraded: 0, failed: 0, cancelled: 0, unknown: 0, retries: 0, stalls: 0, requests: 0 };
+export function summarize(
+  events: readonly LogEvent[],
+  rows: readonly CallRow[],
+): { calls: CallSummary; dependencies: DependencySummary[] } {
+  const calls: CallSummary = {
+    calls: rows.length,
+    success: 0,
+    degraded: 0,
+    failed: 0,
+    cancelled: 0,
+    unknown: 0,
+    retries: 0,
+    stalls: 0,
+    requests: 0,
+  };
   const deps = new Map<string, DependencySummary>();
   const dep = (name: string | undefined): DependencySummary => {
     const key = name ?? 'unnamed';
     let d = deps.get(key);
     if (d === undefined) {
-      d = { dependency: key, calls: 0, failures: 0, retries: 0, stalls: 0, rejects: 0, timeouts: 0, invalid: 0, requests: undefined, opened: 0, okMs: [], failedMs: [] };
+      d = {
+        dependency: key,
+        calls: 0,
+        failures: 0,
+        retries: 0,
+        stalls: 0,
+        rejects: 0,
+        timeouts: 0,
+        invalid: 0,
+        requests: undefined,
+        opened: 0,
+        okMs: [],
+        failedMs: [],
+      };
       deps.set(key, d);
     }
     return d;
@@ -80,7 +106,8 @@ export function summarize(events: readonly LogEvent[], rows: readonly CallRow[])
         if (e.outcome === 'failure') d.failures++;
         // A call the open breaker refused never reached the dependency: it says nothing about its latency.
         const refused = e.error?.type === 'CircuitOpenError';
-        if (e.durationMs !== undefined && e.outcome !== 'cancelled' && !refused) (e.outcome === 'failure' ? d.failedMs : d.okMs).push(e.durationMs);
+        if (e.durationMs !== undefined && e.outcome !== 'cancelled' && !refused)
+          (e.outcome === 'failure' ? d.failedMs : d.okMs).push(e.durationMs);
         break;
       }
       case 'retry':
@@ -113,5 +140,8 @@ export function summarize(events: readonly LogEvent[], rows: readonly CallRow[])
     if (p95 !== undefined) d.p95 = p95;
     if (p99 !== undefined) d.p99 = p99;
   }
-  return { calls, dependencies: [...deps.values()].sort((a, b) => a.dependency.localeCompare(b.dependency)) };
+  return {
+    calls,
+    dependencies: [...deps.values()].sort((a, b) => a.dependency.localeCompare(b.dependency)),
+  };
 }

@@ -20,10 +20,20 @@ export interface WrittenReport {
  * @example
  * const { calls } = await writeReport('run.jsonl', 'report.html', { version: '0.1.0' })
  */
-export async function writeReport(input: string, output: string, o: { version: string; title?: string }): Promise<WrittenReport> {
+export async function writeReport(
+  input: string,
+  output: string,
+  o: { version: string; title?: string },
+): Promise<WrittenReport> {
   const log = parseEventLog(await readFile(input, 'utf8'));
   const report = buildReport(log, o.title ?? basename(input));
   const html = renderReportHtml(report, { version: o.version, source: basename(input) });
   await writeFile(output, html);
-  return { output, events: log.events.length, calls: report.data.calls.id.length, bytes: Buffer.byteLength(html), notes: skippedNotes(log.skipped, log.outOfOrder) };
+  return {
+    output,
+    events: log.events.length,
+    calls: report.data.calls.id.length,
+    bytes: Buffer.byteLength(html),
+    notes: skippedNotes(log.skipped, log.outOfOrder),
+  };
 }

@@ -5,10 +5,29 @@ import { classify } from '../classify/classify.js';
 import { type Clock, systemClock } from '../clock/clock.js';
 import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
-import { isRetriesExhaustedError, RetriesExhaustedError } from '../errors/retries-exhausted-error.js';
+import {
+  isRetriesExhaustedError,
+  RetriesExhaustedError,
+} from '../errors/retries-exhausted-error.js';
 import type { GiveUpReason } from '../errors/retries-exhausted-error.js';
-import { checkBackoff, checkClock, checkFunction, checkInteger, checkMs, checkOptions, type OptionKeys } from '../options/validate-options.js';
-import { asPromise, BaseLayer, COMPOSE, type Invoke, isThenable, RETRY_PARTS, type RetryParts } from '../policy/layer.js';
+import {
+  checkBackoff,
+  checkClock,
+  checkFunction,
+  checkInteger,
+  checkMs,
+  checkOptions,
+  type OptionKeys,
+} from '../options/validate-options.js';
+import {
+  asPromise,
+  BaseLayer,
+  COMPOSE,
+  type Invoke,
+  isThenable,
+  RETRY_PARTS,
+  type RetryParts,
+} from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { wholeMs } from '../text/whole-ms.js';
 import type { RetryBudget } from './retry-budget.js';
@@ -32,7 +51,16 @@ export interface RetryOptions {
   random?: () => number;
 }
 
-const RETRY_KEYS: OptionKeys<RetryOptions> = { name: true, maxAttempts: true, backoff: true, retryOn: true, maxRetryAfterMs: true, budget: true, clock: true, random: true };
+const RETRY_KEYS: OptionKeys<RetryOptions> = {
+  name: true,
+  maxAttempts: true,
+  backoff: true,
+  retryOn: true,
+  maxRetryAfterMs: true,
+  budget: true,
+  clock: true,
+  random: true,
+};
 
 class RetryPolicy extends BaseLayer {
   readonly #maxAttempts: number;
@@ -46,11 +74,17 @@ class RetryPolicy extends BaseLayer {
   constructor(options: RetryOptions | undefined) {
     const o = checkOptions('retry', options, RETRY_KEYS);
     super('retry', o.name);
-    this.#maxAttempts = o.maxAttempts === undefined ? 3 : checkInteger('maxAttempts', o.maxAttempts, 1);
-    this.#backoff = o.backoff === undefined ? exponential() : checkBackoff<Backoff>('backoff', o.backoff);
+    this.#maxAttempts =
+      o.maxAttempts === undefined ? 3 : checkInteger('maxAttempts', o.maxAttempts, 1);
+    this.#backoff =
+      o.backoff === undefined ? exponential() : checkBackoff<Backoff>('backoff', o.backoff);
     this.#retryOn = o.retryOn === undefined ? undefined : checkFunction('retryOn', o.retryOn);
-    this.#maxRetryAfterMs = o.maxRetryAfterMs === undefined ? 60_000 : checkMs('maxRetryAfterMs', o.maxRetryAfterMs);
-    if (o.budget !== undefined && (typeof o.budget?.tryRetry !== 'function' || typeof o.budget.recordRequest !== 'function')) {
+    this.#maxRetryAfterMs =
+      o.maxRetryAfterMs === undefined ? 60_000 : checkMs('maxRetryAfterMs', o.maxRetryAfterMs);
+    if (
+      o.budget !== undefined &&
+      (typeof o.budget?.tryRetry !== 'function' || typeof o.budget.recordRequest !== 'function')
+    ) {
       throw new TypeError('budget must be a RetryBudget, e.g. retryBudget()');
     }
     this.#budget = o.budget;
@@ -82,19 +116,26 @@ class RetryPolicy extends BaseLayer {
         return this.#retryAfter(error, next, fn, scope);
       }
       if (!isThenable(result)) return result;
-      return asPromise(result).then(undefined, (error: unknown) => this.#retryAfter(error, next, fn, scope));
+      return asPromise(result).then(undefined, (error: unknown) =>
+        this.#retryAfter(error, next, fn, scope),
+      );
     };
   }
 
   /** Decides on a failed attempt, sleeps, and runs the next attempts until one succeeds or it gives up. */
-  async #retryAfter(firstError: unknown, next: Invoke, fn: Work<unknown>, scope: Scope): Promise<unknown> {
+  async #retryAfter(
+    firstError: unknown,
+    next: Invoke,
+    fn: Work<unknown>,
+    scope: Scope,
+  ): Promise<unknown> {
     let error = firstError;
     let errors: unknown[] | undefined;
     let previousDelay = 0;
     for (let attempt = 1; ; attempt++) {
       // The caller (or an enclosing timeout) gave up: nothing is retried after that.
       if (scope.aborted) throw error;
-      // Principle 2: an inner retry already owned this failure.
+      // ARCHITECTURE.md §P2: an inner retry already owned this failure.
       if (isRetriesExhaustedError(error)) throw error;
       const c = classify(error);
       if (!(this.#retryOn ? this.#retryOn(error, c) : c.retryable)) throw error;
@@ -105,7 +146,13 @@ class RetryPolicy extends BaseLayer {
       if (!(delay >= 0)) delay = 0;
       if (c.retryAfterMs !== undefined) {
         if (c.retryAfterMs > this.#maxRetryAfterMs) {
-          throw this.#giveUp(attempt, errors, 'retry-after', scope, `asked to wait ${wholeMs(c.retryAfterMs, Math.ceil)} ms, limit ${wholeMs(this.#maxRetryAfterMs)} ms`);
+          throw this.#giveUp(
+            attempt,
+            errors,
+            'retry-after',
+            scope,
+            `asked to wait ${wholeMs(c.retryAfterMs, Math.ceil)} ms, limit ${wholeMs(this.#maxRetryAfterMs)} ms`,
+          );
         }
         delay = Math.max(delay, c.retryAfterMs);
       }
@@ -114,9 +161,14 @@ class RetryPolicy extends BaseLayer {
       if (left !== undefined && delay >= left) {
         throw this.#giveUp(attempt, errors, 'deadline', scope, `next delay ${wholeMs(delay)} ms`);
       }
-      if (this.#budget !== undefined && !this.#budget.tryRetry()) throw this.#giveUp(attempt, errors, 'budget', scope);
+      if (this.#budget !== undefined && !this.#budget.tryRetry())
+        throw this.#giveUp(attempt, errors, 'budget', scope);
       if (this.wants('retry')) {
-        this.events.emit('retry', { attempt, maxAttempts: this.#maxAttempts, delayMs: delay, error }, scope);
+        this.events.emit(
+          'retry',
+          { attempt, maxAttempts: this.#maxAttempts, delayMs: delay, error },
+          scope,
+        );
       }
       if (delay > 0) await this.#clock.sleep(delay, scope.canAbort ? scope.signal : undefined);
       if (scope.aborted) throw scope.reason;
@@ -129,9 +181,20 @@ class RetryPolicy extends BaseLayer {
     }
   }
 
-  #giveUp(attempts: number, errors: unknown[], reason: GiveUpReason, scope: Scope, detail?: string): RetriesExhaustedError {
+  #giveUp(
+    attempts: number,
+    errors: unknown[],
+    reason: GiveUpReason,
+    scope: Scope,
+    detail?: string,
+  ): RetriesExhaustedError {
     const error = new RetriesExhaustedError(attempts, errors, reason, detail);
-    if (this.wants('giveup')) this.events.emit('giveup', { attempts, maxAttempts: this.#maxAttempts, error: errors[errors.length - 1], reason }, scope);
+    if (this.wants('giveup'))
+      this.events.emit(
+        'giveup',
+        { attempts, maxAttempts: this.#maxAttempts, error: errors[errors.length - 1], reason },
+        scope,
+      );
     return error;
   }
 }

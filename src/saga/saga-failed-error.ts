@@ -34,11 +34,20 @@ export class SagaFailedError extends RecourseError {
     compensationErrors: CompensationFailure[],
     logError?: StoreError,
   ) {
-    const undone = compensated.length > 0 ? `compensated ${compensated.join(', ')}` : 'nothing to compensate';
+    const undone =
+      compensated.length > 0 ? `compensated ${compensated.join(', ')}` : 'nothing to compensate';
     const failed =
-      compensationErrors.length > 0 ? `; compensation FAILED for ${compensationErrors.map((f) => `${f.step} (${textOf(f.error)})`).join(', ')}` : '';
-    const behind = logError === undefined ? '' : `; the log could not record this (${textOf(logError)}): recover() will compensate again`;
-    super(`saga ${JSON.stringify(sagaId)} failed at step ${JSON.stringify(failedStep)}: ${textOf(cause)}; ${undone}${failed}${behind}`, { cause });
+      compensationErrors.length > 0
+        ? `; compensation FAILED for ${compensationErrors.map((f) => `${f.step} (${textOf(f.error)})`).join(', ')}`
+        : '';
+    const behind =
+      logError === undefined
+        ? ''
+        : `; the log could not record this (${textOf(logError)}): recover() will compensate again`;
+    super(
+      `saga ${JSON.stringify(sagaId)} failed at step ${JSON.stringify(failedStep)}: ${textOf(cause)}; ${undone}${failed}${behind}`,
+      { cause },
+    );
     this.sagaId = sagaId;
     this.failedStep = failedStep;
     this.compensated = compensated;

@@ -1,4 +1,8 @@
-import { hasErrorName, RecourseError, type RecourseErrorOptions } from '../errors/recourse-error.js';
+import {
+  hasErrorName,
+  RecourseError,
+  type RecourseErrorOptions,
+} from '../errors/recourse-error.js';
 
 /**
  * Why a saga cannot be run (or recovered) right now:
@@ -14,7 +18,12 @@ export class SagaStateError extends RecourseError {
   override name = 'SagaStateError' as const;
   readonly sagaId: string;
   readonly reason: 'in_progress' | 'needs_recovery' | 'definition_mismatch' | 'lease_lost';
-  constructor(sagaId: string, reason: SagaStateError['reason'], message: string, options?: RecourseErrorOptions) {
+  constructor(
+    sagaId: string,
+    reason: SagaStateError['reason'],
+    message: string,
+    options?: RecourseErrorOptions,
+  ) {
     super(`saga ${JSON.stringify(sagaId)}: ${message}`, options);
     this.sagaId = sagaId;
     this.reason = reason;

@@ -1,6 +1,12 @@
 import type { Backoff } from '../backoff/backoff.js';
 import type { Clock } from '../clock/clock.js';
-import { awaitLease, type HeldLease, type LeasePort, type TryAnswer, tryLease } from '../lease/lease.js';
+import {
+  awaitLease,
+  type HeldLease,
+  type LeasePort,
+  type TryAnswer,
+  tryLease,
+} from '../lease/lease.js';
 import type { SagaLogEntry, SagaLogStore } from '../store/saga-log-store.js';
 import { asStoreError } from '../store/store-error.js';
 import { holderIsDead, processOwner } from '../lease/process-identity.js';
@@ -25,8 +31,11 @@ function sagaLease(id: string, owner: string, s: WriterSettings): LeasePort<neve
   return {
     async tryAcquire(now, leaseMs) {
       let lease = await store.sagaAcquire(id, owner, now, leaseMs);
-      if (!lease.acquired && holderIsDead(lease.holder)) lease = await store.sagaAcquire(id, owner, clock.now(), leaseMs, lease.holder);
-      return lease.acquired ? { kind: 'acquired' } : { kind: 'held', leaseUntil: lease.leaseUntil, holder: lease.holder };
+      if (!lease.acquired && holderIsDead(lease.holder))
+        lease = await store.sagaAcquire(id, owner, clock.now(), leaseMs, lease.holder);
+      return lease.acquired
+        ? { kind: 'acquired' }
+        : { kind: 'held', leaseUntil: lease.leaseUntil, holder: lease.holder };
     },
     renew: (now, leaseMs) => store.sagaRenew(id, owner, now, leaseMs),
     release: () => store.sagaRelease(id, owner),
@@ -59,32 +68,55 @@ export class SagaWriter {
     try {
       taken = await tryLease(sagaLease(id, owner, s), s);
     } catch (error) {
-      throw asStoreError(error, `saga ${JSON.stringify(id)}: cannot take its lease, so no step was run`, id);
+      throw asStoreError(
+        error,
+        `saga ${JSON.stringify(id)}: cannot take its lease, so no step was run`,
+        id,
+      );
     }
     if (taken.kind === 'held') {
-      throw new SagaStateError(id, 'in_progress', `another process is running or recovering it (its lease ends at ${taken.leaseUntil})`);
+      throw new SagaStateError(
+        id,
+        'in_progress',
+        `another process is running or recovering it (its lease ends at ${taken.leaseUntil})`,
+      );
     }
     return new SagaWriter(id, owner, s, taken.lease);
   }
 
   /** Waits (polling, abortable) until the lease is free or lapsed, then takes it. */
-  static async await(id: string, s: WriterSettings, signal: AbortSignal | undefined): Promise<SagaWriter> {
+  static async await(
+    id: string,
+    s: WriterSettings,
+    signal: AbortSignal | undefined,
+  ): Promise<SagaWriter> {
     const owner = processOwner();
     try {
       const { lease } = await awaitLease(sagaLease(id, owner, s), s, signal);
       return new SagaWriter(id, owner, s, lease);
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw asStoreError(error, `saga ${JSON.stringify(id)}: cannot take its lease, so nothing was compensated`, id);
+      throw asStoreError(
+        error,
+        `saga ${JSON.stringify(id)}: cannot take its lease, so nothing was compensated`,
+        id,
+      );
     }
   }
 
   async append(entry: Omit<SagaLogEntry, 'at'>): Promise<void> {
     let ok: boolean;
     try {
-      ok = await this.#s.store.sagaAppend(this.#id, this.#owner, { ...entry, at: this.#s.clock.now() });
+      ok = await this.#s.store.sagaAppend(this.#id, this.#owner, {
+        ...entry,
+        at: this.#s.clock.now(),
+      });
     } catch (error) {
-      throw asStoreError(error, `saga ${JSON.stringify(this.#id)}: cannot log ${entry.type}${entry.step >= 0 ? ` of step ${JSON.stringify(entry.name)}` : ''}`, this.#id);
+      throw asStoreError(
+        error,
+        `saga ${JSON.stringify(this.#id)}: cannot log ${entry.type}${entry.step >= 0 ? ` of step ${JSON.stringify(entry.name)}` : ''}`,
+        this.#id,
+      );
     }
     if (!ok) throw this.#lost();
   }
@@ -102,7 +134,11 @@ export class SagaWriter {
     try {
       ok = await this.#s.store.sagaReset(this.#id, this.#owner);
     } catch (error) {
-      throw asStoreError(error, `saga ${JSON.stringify(this.#id)}: cannot clear the finished run's log`, this.#id);
+      throw asStoreError(
+        error,
+        `saga ${JSON.stringify(this.#id)}: cannot clear the finished run's log`,
+        this.#id,
+      );
     }
     if (!ok) throw this.#lost();
   }

@@ -1,11 +1,22 @@
 import type { Backoff } from '../backoff/backoff.js';
 import { exponential } from '../backoff/exponential.js';
 import { canonicalJson } from '../canonical/canonical-json.js';
-import { isNotSerializableError, NotSerializableError } from '../canonical/not-serializable-error.js';
+import {
+  isNotSerializableError,
+  NotSerializableError,
+} from '../canonical/not-serializable-error.js';
 import type { Clock } from '../clock/clock.js';
 import { checkKey } from '../idempotency/check-key.js';
 import { nextDelay } from '../backoff/next-delay.js';
-import { checkClock, checkFunction, checkInteger, checkMs, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkInteger,
+  checkMs,
+  checkOptions,
+  checkSignal,
+  type OptionKeys,
+} from '../options/validate-options.js';
 import type { SagaLogEntry, SagaLogStore } from '../store/saga-log-store.js';
 import { isStoreError, type StoreError } from '../store/store-error.js';
 import { wallClock } from '../clock/wall-clock.js';
@@ -31,7 +42,14 @@ export interface SagaOptions {
   random?: () => number;
 }
 
-const SAGA_KEYS: OptionKeys<SagaOptions> = { store: true, clock: true, leaseMs: true, compensationAttempts: true, compensationBackoff: true, random: true };
+const SAGA_KEYS: OptionKeys<SagaOptions> = {
+  store: true,
+  clock: true,
+  leaseMs: true,
+  compensationAttempts: true,
+  compensationBackoff: true,
+  random: true,
+};
 
 /** Per-call options of {@link Saga.recover}. */
 export interface SagaRecoverOptions {
@@ -55,7 +73,8 @@ interface Done {
   value: unknown;
 }
 
-const parse = (text: string | undefined): unknown => (text === undefined ? undefined : JSON.parse(text));
+const parse = (text: string | undefined): unknown =>
+  text === undefined ? undefined : JSON.parse(text);
 
 /**
  * A multi-step change that is undone when it fails half way. Each step is an action and its
@@ -86,11 +105,21 @@ export class Saga<R extends unknown[] = []> {
   constructor(id: string, options?: SagaOptions) {
     this.id = checkKey('id', id);
     const o = checkOptions('Saga', options, SAGA_KEYS);
-    if (o.store !== undefined && typeof (o.store as Partial<SagaLogStore>)?.sagaAppend !== 'function') {
-      throw new TypeError('store must be a SagaLogStore, e.g. memoryStore() or sqliteStore({ path })');
+    if (
+      o.store !== undefined &&
+      typeof (o.store as Partial<SagaLogStore>)?.sagaAppend !== 'function'
+    ) {
+      throw new TypeError(
+        'store must be a SagaLogStore, e.g. memoryStore() or sqliteStore({ path })',
+      );
     }
-    if (o.compensationBackoff !== undefined && typeof (o.compensationBackoff as Partial<Backoff>)?.delay !== 'function') {
-      throw new TypeError('compensationBackoff must be a Backoff (an object with a delay() function), e.g. exponential()');
+    if (
+      o.compensationBackoff !== undefined &&
+      typeof (o.compensationBackoff as Partial<Backoff>)?.delay !== 'function'
+    ) {
+      throw new TypeError(
+        'compensationBackoff must be a Backoff (an object with a delay() function), e.g. exponential()',
+      );
     }
     this.#s = {
       store: o.store ?? defaultSagaStore(),
@@ -99,7 +128,10 @@ export class Saga<R extends unknown[] = []> {
       poll: exponential({ baseMs: 50, maxMs: 1000, jitter: 'equal' }),
       random: o.random === undefined ? Math.random : checkFunction('random', o.random),
     };
-    this.#attempts = o.compensationAttempts === undefined ? 3 : checkInteger('compensationAttempts', o.compensationAttempts, 1);
+    this.#attempts =
+      o.compensationAttempts === undefined
+        ? 3
+        : checkInteger('compensationAttempts', o.compensationAttempts, 1);
     this.#backoff = o.compensationBackoff ?? exponential({ baseMs: 200, maxMs: 5000 });
   }
 
@@ -108,9 +140,14 @@ export class Saga<R extends unknown[] = []> {
    * as its JSON round trip, to `compensate` if a later step fails. Names must be unique. Returns
    * this saga, typed with one more result: chain the calls, so `run()` resolves with a typed tuple.
    */
-  step<T>(name: string, action: () => Promise<T>, compensate: (result: T) => Promise<void>): Saga<[...R, T]> {
+  step<T>(
+    name: string,
+    action: () => Promise<T>,
+    compensate: (result: T) => Promise<void>,
+  ): Saga<[...R, T]> {
     checkKey('name', name);
-    if (this.#steps.some((s) => s.name === name)) throw new TypeError(`step names must be unique; ${JSON.stringify(name)} is used twice`);
+    if (this.#steps.some((s) => s.name === name))
+      throw new TypeError(`step names must be unique; ${JSON.stringify(name)} is used twice`);
     this.#steps.push({
       name,
       action: checkFunction<() => Promise<unknown>>('action', action),
@@ -137,11 +174,20 @@ export class Saga<R extends unknown[] = []> {
       const log = await writer.read();
       if (log.length > 0) {
         if (!log.some((e) => e.type === 'end')) {
-          throw new SagaStateError(this.id, 'needs_recovery', 'an earlier run was interrupted before it finished; call recover() first');
+          throw new SagaStateError(
+            this.id,
+            'needs_recovery',
+            'an earlier run was interrupted before it finished; call recover() first',
+          );
         }
         await writer.reset();
       }
-      await writer.append({ type: 'begin', step: -1, name: '', data: JSON.stringify(this.#steps.map((s) => s.name)) });
+      await writer.append({
+        type: 'begin',
+        step: -1,
+        name: '',
+        data: JSON.stringify(this.#steps.map((s) => s.name)),
+      });
       const done: Done[] = [];
       const results: unknown[] = [];
       for (let i = 0; i < this.#steps.length; i++) {
@@ -150,7 +196,12 @@ export class Saga<R extends unknown[] = []> {
         try {
           result = await step.action();
         } catch (error) {
-          throw await this.#undo(writer, done, step.name, error, { type: 'step_failed', step: i, name: step.name, data: textOf(error) });
+          throw await this.#undo(writer, done, step.name, error, {
+            type: 'step_failed',
+            step: i,
+            name: step.name,
+            data: textOf(error),
+          });
         }
         let text: string | undefined;
         try {
@@ -159,10 +210,19 @@ export class Saga<R extends unknown[] = []> {
           // The action did happen: undo it too, with the value in hand, then the ones before it.
           const cause = unloggable(this.id, step.name, error);
           done.push({ index: i, name: step.name, value: result });
-          throw await this.#undo(writer, done, step.name, cause, { type: 'step_failed', step: i, name: step.name, data: textOf(cause) });
+          throw await this.#undo(writer, done, step.name, cause, {
+            type: 'step_failed',
+            step: i,
+            name: step.name,
+            data: textOf(cause),
+          });
         }
         try {
-          await writer.append(text === undefined ? { type: 'step', step: i, name: step.name } : { type: 'step', step: i, name: step.name, data: text });
+          await writer.append(
+            text === undefined
+              ? { type: 'step', step: i, name: step.name }
+              : { type: 'step', step: i, name: step.name, data: text },
+          );
         } catch (error) {
           // Unlogged, nobody else would ever undo this step: undo it here, with the value in hand.
           done.push({ index: i, name: step.name, value: result });
@@ -193,8 +253,13 @@ export class Saga<R extends unknown[] = []> {
    * fails (a later `recover()` retries only those), or `SagaStateError` (`definition_mismatch`)
    * when these steps are not the ones logged.
    */
-  async recover(options?: SagaRecoverOptions): Promise<'compensated' | 'completed' | 'nothing_to_do'> {
-    const signal = checkSignal('signal', checkOptions('recover', options, SAGA_RECOVER_KEYS).signal);
+  async recover(
+    options?: SagaRecoverOptions,
+  ): Promise<'compensated' | 'completed' | 'nothing_to_do'> {
+    const signal = checkSignal(
+      'signal',
+      checkOptions('recover', options, SAGA_RECOVER_KEYS).signal,
+    );
     const writer = await SagaWriter.await(this.id, this.#s, signal);
     try {
       const log = await writer.read();
@@ -204,13 +269,18 @@ export class Saga<R extends unknown[] = []> {
       if (end === 'completed') return 'completed';
       if (end === 'compensated') return 'compensated';
       const undone = new Set(log.filter((e) => e.type === 'compensated').map((e) => e.step));
-      const done: Done[] = log.filter((e) => e.type === 'step' && !undone.has(e.step)).map((e) => ({ index: e.step, name: e.name, value: parse(e.data) }));
+      const done: Done[] = log
+        .filter((e) => e.type === 'step' && !undone.has(e.step))
+        .map((e) => ({ index: e.step, name: e.name, value: parse(e.data) }));
       const failed = log.find((e) => e.type === 'step_failed');
       if (end === undefined && done.length === 0 && undone.size === 0) {
         await writer.append({ type: 'end', step: -1, name: '', data: 'compensated' });
         return 'nothing_to_do';
       }
-      const cause = failed !== undefined ? new Error(failed.data ?? 'step failed') : new Error('interrupted: the process running the saga stopped during this step');
+      const cause =
+        failed !== undefined
+          ? new Error(failed.data ?? 'step failed')
+          : new Error('interrupted: the process running the saga stopped during this step');
       const failedStep = failed?.name ?? this.#interruptedStep(log);
       const error = await this.#undo(writer, done, failedStep, cause);
       if (error.compensationErrors.length > 0 || error.logError !== undefined) throw error;
@@ -225,7 +295,11 @@ export class Saga<R extends unknown[] = []> {
     const names = this.#steps.map((s) => s.name);
     const logged = begin?.data === undefined ? [] : (JSON.parse(begin.data) as string[]);
     if (JSON.stringify(logged) !== JSON.stringify(names)) {
-      throw new SagaStateError(this.id, 'definition_mismatch', `the log was written by steps [${logged.join(', ')}], these are [${names.join(', ')}]`);
+      throw new SagaStateError(
+        this.id,
+        'definition_mismatch',
+        `the log was written by steps [${logged.join(', ')}], these are [${names.join(', ')}]`,
+      );
     }
   }
 
@@ -240,7 +314,13 @@ export class Saga<R extends unknown[] = []> {
    * effects are undone even when the store is down, and the error says the log is behind. A lost
    * lease does stop them: the process that took the saga over compensates from the log.
    */
-  async #undo(writer: SagaWriter, done: Done[], failedStep: string, cause: unknown, first?: Omit<SagaLogEntry, 'at'>): Promise<SagaFailedError> {
+  async #undo(
+    writer: SagaWriter,
+    done: Done[],
+    failedStep: string,
+    cause: unknown,
+    first?: Omit<SagaLogEntry, 'at'>,
+  ): Promise<SagaFailedError> {
     let logError: StoreError | undefined = isStoreError(cause) ? cause : undefined;
     const log = async (entry: Omit<SagaLogEntry, 'at'>): Promise<void> => {
       if (logError !== undefined) return;
@@ -266,10 +346,20 @@ export class Saga<R extends unknown[] = []> {
         await log({ type: 'compensated', step: d.index, name: d.name });
       } else {
         errors.push({ step: d.name, error: failure.error });
-        await log({ type: 'compensation_failed', step: d.index, name: d.name, data: textOf(failure.error) });
+        await log({
+          type: 'compensation_failed',
+          step: d.index,
+          name: d.name,
+          data: textOf(failure.error),
+        });
       }
     }
-    await log({ type: 'end', step: -1, name: '', data: errors.length > 0 ? 'compensation_failed' : 'compensated' });
+    await log({
+      type: 'end',
+      step: -1,
+      name: '',
+      data: errors.length > 0 ? 'compensation_failed' : 'compensated',
+    });
     return new SagaFailedError(this.id, failedStep, cause, compensated, errors, logError);
   }
 
@@ -297,7 +387,12 @@ export class Saga<R extends unknown[] = []> {
 
 function unloggable(id: string, step: string, error: unknown): unknown {
   if (!isNotSerializableError(error)) return error;
-  return new NotSerializableError(error.path, error.reason, `saga ${JSON.stringify(id)}: the result of step ${JSON.stringify(step)} cannot be logged: ${error.message}`, {
-    cause: error,
-  });
+  return new NotSerializableError(
+    error.path,
+    error.reason,
+    `saga ${JSON.stringify(id)}: the result of step ${JSON.stringify(step)} cannot be logged: ${error.message}`,
+    {
+      cause: error,
+    },
+  );
 }

@@ -12,7 +12,12 @@ export function sqliteCode(error: unknown): string {
  * and the path: a raw `SqliteError` would be classified transient and retried, and would not say
  * which file.
  */
-export function driverError(error: unknown, operation: string, path: string, busyTimeoutMs: number): StoreError {
+export function driverError(
+  error: unknown,
+  operation: string,
+  path: string,
+  busyTimeoutMs: number,
+): StoreError {
   if (isStoreError(error)) return error;
   const code = sqliteCode(error);
   let kind: StoreErrorCode = 'unavailable';
@@ -24,7 +29,12 @@ export function driverError(error: unknown, operation: string, path: string, bus
     kind = 'read_only';
     hint = ' (the file or its directory can no longer be written by this process)';
   } else if (code === 'SQLITE_FULL') hint = ' (the disk is full)';
-  return new StoreError(kind, `sqliteStore: ${operation} on ${JSON.stringify(path)} failed: ${errorText(error)}${hint}`, path, { cause: error });
+  return new StoreError(
+    kind,
+    `sqliteStore: ${operation} on ${JSON.stringify(path)} failed: ${errorText(error)}${hint}`,
+    path,
+    { cause: error },
+  );
 }
 
 /** @internal Which file a path named when the store opened it. */
@@ -45,12 +55,21 @@ export function fileIdentity(path: string): FileIdentity | undefined {
  * whose file was deleted (or replaced, e.g. restored from a backup) would accept writes that no
  * other process, and no restart, ever sees.
  */
-export function sameFile(absolutePath: string, path: string, opened: FileIdentity): StoreError | undefined {
+export function sameFile(
+  absolutePath: string,
+  path: string,
+  opened: FileIdentity,
+): StoreError | undefined {
   let now: FileIdentity | undefined;
   try {
     now = fileIdentity(absolutePath);
   } catch (error) {
-    return new StoreError('unavailable', `sqliteStore: cannot check ${JSON.stringify(path)}: ${errorText(error)}`, path, { cause: error });
+    return new StoreError(
+      'unavailable',
+      `sqliteStore: cannot check ${JSON.stringify(path)}: ${errorText(error)}`,
+      path,
+      { cause: error },
+    );
   }
   if (now !== undefined && now.dev === opened.dev && now.ino === opened.ino) return undefined;
   const what = now === undefined ? 'was deleted' : 'was replaced by another file';

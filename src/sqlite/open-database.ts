@@ -13,11 +13,21 @@ function openError(error: unknown, path: string): StoreError {
   if (code === 'SQLITE_NOTADB') {
     kind = 'not_a_database';
     hint = ' (the file exists but is not a SQLite database; it was left untouched)';
-  } else if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
+  } else if (
+    code.startsWith('SQLITE_READONLY') ||
+    code === 'SQLITE_PERM' ||
+    code === 'SQLITE_AUTH'
+  ) {
     kind = 'read_only';
     hint = ' (the file or its directory cannot be written by this process)';
-  } else if (code === 'SQLITE_CANTOPEN') hint = ' (is it a directory, or is the directory not writable?)';
-  return new StoreError(kind, `sqliteStore: cannot use ${JSON.stringify(path)}: ${detail}${hint}`, path, { cause: error });
+  } else if (code === 'SQLITE_CANTOPEN')
+    hint = ' (is it a directory, or is the directory not writable?)';
+  return new StoreError(
+    kind,
+    `sqliteStore: cannot use ${JSON.stringify(path)}: ${detail}${hint}`,
+    path,
+    { cause: error },
+  );
 }
 
 function sleepSync(ms: number): void {

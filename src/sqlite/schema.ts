@@ -86,8 +86,12 @@ const MIGRATIONS: readonly string[] = [V1, V2, V3];
  */
 export function migrate(db: Database, path: string): void {
   db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS recourse_schema (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, opened_at INTEGER NOT NULL)');
-    const row = db.prepare('SELECT version FROM recourse_schema WHERE id = 1').get() as { version: number } | undefined;
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS recourse_schema (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, opened_at INTEGER NOT NULL)',
+    );
+    const row = db.prepare('SELECT version FROM recourse_schema WHERE id = 1').get() as
+      | { version: number }
+      | undefined;
     const from = row?.version ?? 0;
     if (from > SCHEMA_VERSION) {
       throw new StoreError(

@@ -1,14 +1,35 @@
 import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
+import type {
+  BreakerLimits,
+  BreakerOutcome,
+  BreakerRecord,
+} from '../transitions/breaker-record.js';
 import { newBreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
-import { admitTransition, forceTransition, recordTransition } from '../transitions/breaker-transitions.js';
+import {
+  admitTransition,
+  forceTransition,
+  recordTransition,
+} from '../transitions/breaker-transitions.js';
 import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, showValue, type OptionKeys } from '../options/validate-options.js';
 import type { StoredAdmission } from '../store/breaker-store.js';
-import { type BudgetGrant, type BudgetLimits, type BudgetRecord, type BudgetTake, budgetTakeTransition, newBudgetRecord } from '../transitions/budget.js';
+import {
+  type BudgetGrant,
+  type BudgetLimits,
+  type BudgetRecord,
+  type BudgetTake,
+  budgetTakeTransition,
+  newBudgetRecord,
+} from '../transitions/budget.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
-import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord, EscalationState } from '../store/escalation-store.js';
+import type {
+  EscalationDecideResult,
+  EscalationDecision,
+  EscalationQuery,
+  EscalationRecord,
+  EscalationState,
+} from '../store/escalation-store.js';
 import {
   escalationDecideTransition,
   escalationListTransition,
@@ -19,7 +40,13 @@ import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
 import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
 import type { Store } from '../store/store.js';
 import { StoreError } from '../store/store-error.js';
-import { leaseAcquireTransition, leaseHeldBy, type LeaseRecord, leaseReleaseTransition, leaseRenewTransition } from '../transitions/lease.js';
+import {
+  leaseAcquireTransition,
+  leaseHeldBy,
+  type LeaseRecord,
+  leaseReleaseTransition,
+  leaseRenewTransition,
+} from '../transitions/lease.js';
 import {
   ledgerClaimTransition,
   ledgerCompleteTransition,
@@ -124,7 +151,13 @@ function toEscalation(row: EscalationRow | undefined): EscalationRecord | undefi
 
 function toBreaker(row: BreakerRow | undefined): BreakerRecord | undefined {
   if (row === undefined) return undefined;
-  return { state: row.state, epoch: row.epoch, failures: row.failures, openedAt: row.opened_at, probeUntil: row.probe_until };
+  return {
+    state: row.state,
+    epoch: row.epoch,
+    failures: row.failures,
+    openedAt: row.opened_at,
+    probeUntil: row.probe_until,
+  };
 }
 
 // Every transition reads the row, applies the same pure function the memory store uses, and writes
@@ -176,7 +209,9 @@ class SqliteStore implements Store {
     this.#absolutePath = resolve(path);
     this.#identity = path === ':memory:' ? undefined : fileIdentity(this.#absolutePath);
 
-    const getBreaker = db.prepare<[string], BreakerRow>('SELECT state, epoch, failures, opened_at, probe_until FROM recourse_breakers WHERE name = ?');
+    const getBreaker = db.prepare<[string], BreakerRow>(
+      'SELECT state, epoch, failures, opened_at, probe_until FROM recourse_breakers WHERE name = ?',
+    );
     const putBreaker = db.prepare<[string, string, number, number, number, number]>(
       `INSERT INTO recourse_breakers (name, state, epoch, failures, opened_at, probe_until) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET state = excluded.state, epoch = excluded.epoch, failures = excluded.failures,
@@ -186,17 +221,22 @@ class SqliteStore implements Store {
       const r = toBreaker(getBreaker.get(name)) ?? newBreakerRecord();
       const before = { ...r };
       const out = apply(r);
-      if (!sameBreakerRecord(before, r)) putBreaker.run(name, r.state, r.epoch, r.failures, r.openedAt, r.probeUntil);
+      if (!sameBreakerRecord(before, r))
+        putBreaker.run(name, r.state, r.epoch, r.failures, r.openedAt, r.probeUntil);
       return out;
     };
     this.#breakerAdmit = db.transaction((name: string, now: number, limits: BreakerLimits) =>
-      withBreaker(name, (r): StoredAdmission => ({ admission: admitTransition(r, now, limits), record: { ...r } })),
+      withBreaker(
+        name,
+        (r): StoredAdmission => ({ admission: admitTransition(r, now, limits), record: { ...r } }),
+      ),
     );
-    this.#breakerRecord = db.transaction((name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits) =>
-      withBreaker(name, (r) => {
-        recordTransition(r, epoch, outcome, now, limits);
-        return { ...r };
-      }),
+    this.#breakerRecord = db.transaction(
+      (name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits) =>
+        withBreaker(name, (r) => {
+          recordTransition(r, epoch, outcome, now, limits);
+          return { ...r };
+        }),
     );
     this.#breakerForce = db.transaction((name: string, state: 'closed' | 'isolated') =>
       withBreaker(name, (r) => {
@@ -206,38 +246,80 @@ class SqliteStore implements Store {
     );
     this.#breakerGet = (name: string): BreakerRecord | undefined => toBreaker(getBreaker.get(name));
 
-    const getLedger = db.prepare<[string], LedgerRow>('SELECT key, state, owner, lease_until, claims, result, expires_at FROM recourse_ledger WHERE key = ?');
+    const getLedger = db.prepare<[string], LedgerRow>(
+      'SELECT key, state, owner, lease_until, claims, result, expires_at FROM recourse_ledger WHERE key = ?',
+    );
     const putLedger = db.prepare<[string, string, string, number, number, string | null, number]>(
       `INSERT INTO recourse_ledger (key, state, owner, lease_until, claims, result, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET state = excluded.state, owner = excluded.owner, lease_until = excluded.lease_until,
          claims = excluded.claims, result = excluded.result, expires_at = excluded.expires_at`,
     );
     const deleteLedger = db.prepare<[string]>('DELETE FROM recourse_ledger WHERE key = ?');
-    const sweepLedger = db.prepare<[number]>("DELETE FROM recourse_ledger WHERE state = 'completed' AND expires_at <= ?");
+    const sweepLedger = db.prepare<[number]>(
+      "DELETE FROM recourse_ledger WHERE state = 'completed' AND expires_at <= ?",
+    );
     const writeLedger = (key: string, write: LedgerWrite): void => {
       if (write === 'keep') return;
       if (write === undefined) deleteLedger.run(key);
-      else putLedger.run(key, write.state, write.owner, write.leaseUntil, write.claims, write.result ?? null, write.expiresAt);
+      else
+        putLedger.run(
+          key,
+          write.state,
+          write.owner,
+          write.leaseUntil,
+          write.claims,
+          write.result ?? null,
+          write.expiresAt,
+        );
     };
-    this.#ledgerClaim = db.transaction((key: string, owner: string, now: number, leaseMs: number): LedgerClaim => {
-      if (++this.#claimsSinceSweep >= SWEEP_EVERY) {
-        this.#claimsSinceSweep = 0;
-        sweepLedger.run(now);
-      }
-      const { claim, write } = ledgerClaimTransition(toEntry(getLedger.get(key)), key, owner, now, leaseMs);
-      writeLedger(key, write);
-      return claim;
-    });
-    this.#ledgerRenew = db.transaction((key: string, owner: string, now: number, leaseMs: number): boolean => {
-      const { ok, write } = ledgerRenewTransition(toEntry(getLedger.get(key)), owner, now, leaseMs);
-      writeLedger(key, write);
-      return ok;
-    });
-    this.#ledgerComplete = db.transaction((key: string, owner: string, result: string | undefined, now: number, expiresAt: number): boolean => {
-      const { ok, write } = ledgerCompleteTransition(toEntry(getLedger.get(key)), owner, result, now, expiresAt);
-      writeLedger(key, write);
-      return ok;
-    });
+    this.#ledgerClaim = db.transaction(
+      (key: string, owner: string, now: number, leaseMs: number): LedgerClaim => {
+        if (++this.#claimsSinceSweep >= SWEEP_EVERY) {
+          this.#claimsSinceSweep = 0;
+          sweepLedger.run(now);
+        }
+        const { claim, write } = ledgerClaimTransition(
+          toEntry(getLedger.get(key)),
+          key,
+          owner,
+          now,
+          leaseMs,
+        );
+        writeLedger(key, write);
+        return claim;
+      },
+    );
+    this.#ledgerRenew = db.transaction(
+      (key: string, owner: string, now: number, leaseMs: number): boolean => {
+        const { ok, write } = ledgerRenewTransition(
+          toEntry(getLedger.get(key)),
+          owner,
+          now,
+          leaseMs,
+        );
+        writeLedger(key, write);
+        return ok;
+      },
+    );
+    this.#ledgerComplete = db.transaction(
+      (
+        key: string,
+        owner: string,
+        result: string | undefined,
+        now: number,
+        expiresAt: number,
+      ): boolean => {
+        const { ok, write } = ledgerCompleteTransition(
+          toEntry(getLedger.get(key)),
+          owner,
+          result,
+          now,
+          expiresAt,
+        );
+        writeLedger(key, write);
+        return ok;
+      },
+    );
     this.#ledgerRelease = db.transaction((key: string, owner: string): void => {
       writeLedger(key, ledgerReleaseTransition(toEntry(getLedger.get(key)), owner).write);
     });
@@ -248,17 +330,27 @@ class SqliteStore implements Store {
        ON CONFLICT (task_id) DO UPDATE SET step_index = excluded.step_index, state = excluded.state,
          checksum = excluded.checksum, saved_at = excluded.saved_at`,
     );
-    const getCheckpoint = db.prepare<[string], CheckpointRow>('SELECT task_id, step_index, state, checksum, saved_at FROM recourse_checkpoints WHERE task_id = ?');
+    const getCheckpoint = db.prepare<[string], CheckpointRow>(
+      'SELECT task_id, step_index, state, checksum, saved_at FROM recourse_checkpoints WHERE task_id = ?',
+    );
     this.#saveCheckpoint = (r: CheckpointRecord): void => {
       putCheckpoint.run(r.taskId, r.stepIndex, r.state, r.checksum, r.savedAt);
     };
     this.#loadCheckpoint = (taskId: string): CheckpointRecord | undefined => {
       const row = getCheckpoint.get(taskId);
       if (row === undefined) return undefined;
-      return { taskId: row.task_id, stepIndex: row.step_index, state: row.state, checksum: row.checksum, savedAt: row.saved_at };
+      return {
+        taskId: row.task_id,
+        stepIndex: row.step_index,
+        state: row.state,
+        checksum: row.checksum,
+        savedAt: row.saved_at,
+      };
     };
 
-    const getLease = db.prepare<[string], { owner: string; lease_until: number }>('SELECT owner, lease_until FROM recourse_saga_leases WHERE saga_id = ?');
+    const getLease = db.prepare<[string], { owner: string; lease_until: number }>(
+      'SELECT owner, lease_until FROM recourse_saga_leases WHERE saga_id = ?',
+    );
     const leaseOf = (sagaId: string): LeaseRecord | undefined => {
       const row = getLease.get(sagaId);
       return row === undefined ? undefined : { owner: row.owner, leaseUntil: row.lease_until };
@@ -271,18 +363,36 @@ class SqliteStore implements Store {
       `INSERT INTO recourse_saga_log (saga_id, seq, type, step, name, data, at)
        VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM recourse_saga_log WHERE saga_id = ?), ?, ?, ?, ?, ?)`,
     );
-    const readLog = db.prepare<[string], SagaRow>('SELECT type, step, name, data, at FROM recourse_saga_log WHERE saga_id = ? ORDER BY seq');
+    const readLog = db.prepare<[string], SagaRow>(
+      'SELECT type, step, name, data, at FROM recourse_saga_log WHERE saga_id = ? ORDER BY seq',
+    );
     const deleteLog = db.prepare<[string]>('DELETE FROM recourse_saga_log WHERE saga_id = ?');
-    this.#sagaAcquire = db.transaction((sagaId: string, owner: string, now: number, leaseMs: number, replacing: string | undefined): SagaLease => {
-      const { acquired, leaseUntil, holder, write } = leaseAcquireTransition(leaseOf(sagaId), owner, now, leaseMs, replacing);
-      if (write !== undefined) putLease.run(sagaId, write.owner, write.leaseUntil);
-      return { acquired, leaseUntil, holder };
-    });
-    this.#sagaRenew = db.transaction((sagaId: string, owner: string, now: number, leaseMs: number): boolean => {
-      const { ok, write } = leaseRenewTransition(leaseOf(sagaId), owner, now, leaseMs);
-      if (write !== undefined) putLease.run(sagaId, write.owner, write.leaseUntil);
-      return ok;
-    });
+    this.#sagaAcquire = db.transaction(
+      (
+        sagaId: string,
+        owner: string,
+        now: number,
+        leaseMs: number,
+        replacing: string | undefined,
+      ): SagaLease => {
+        const { acquired, leaseUntil, holder, write } = leaseAcquireTransition(
+          leaseOf(sagaId),
+          owner,
+          now,
+          leaseMs,
+          replacing,
+        );
+        if (write !== undefined) putLease.run(sagaId, write.owner, write.leaseUntil);
+        return { acquired, leaseUntil, holder };
+      },
+    );
+    this.#sagaRenew = db.transaction(
+      (sagaId: string, owner: string, now: number, leaseMs: number): boolean => {
+        const { ok, write } = leaseRenewTransition(leaseOf(sagaId), owner, now, leaseMs);
+        if (write !== undefined) putLease.run(sagaId, write.owner, write.leaseUntil);
+        return ok;
+      },
+    );
     this.#sagaRelease = db.transaction((sagaId: string, owner: string): void => {
       if (leaseReleaseTransition(leaseOf(sagaId), owner).release) deleteLease.run(sagaId);
     });
@@ -303,16 +413,38 @@ class SqliteStore implements Store {
       return true;
     });
 
-    const getEscalation = db.prepare<[string], EscalationRow>('SELECT * FROM recourse_escalations WHERE id = ?');
-    const putEscalation = db.prepare<[string, string, string, string, string, string, number, number, number, number | null, string | null, string | null, number]>(
+    const getEscalation = db.prepare<[string], EscalationRow>(
+      'SELECT * FROM recourse_escalations WHERE id = ?',
+    );
+    const putEscalation = db.prepare<
+      [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        number,
+        number,
+        number,
+        number | null,
+        string | null,
+        string | null,
+        number,
+      ]
+    >(
       `INSERT INTO recourse_escalations (id, action, args, reason, deciders, state, round, created_at, expires_at, decided_at, decided_by, note, keep_until)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET action = excluded.action, args = excluded.args, reason = excluded.reason, deciders = excluded.deciders,
          state = excluded.state, round = excluded.round, created_at = excluded.created_at, expires_at = excluded.expires_at,
          decided_at = excluded.decided_at, decided_by = excluded.decided_by, note = excluded.note, keep_until = excluded.keep_until`,
     );
-    const sweepEscalations = db.prepare<[number]>('DELETE FROM recourse_escalations WHERE keep_until <= ?');
-    const keptEscalations = db.prepare<[number], EscalationRow>('SELECT * FROM recourse_escalations WHERE keep_until > ? ORDER BY created_at, id');
+    const sweepEscalations = db.prepare<[number]>(
+      'DELETE FROM recourse_escalations WHERE keep_until <= ?',
+    );
+    const keptEscalations = db.prepare<[number], EscalationRow>(
+      'SELECT * FROM recourse_escalations WHERE keep_until > ? ORDER BY created_at, id',
+    );
     const writeEscalation = (r: EscalationRecord): void => {
       putEscalation.run(
         r.id,
@@ -330,24 +462,51 @@ class SqliteStore implements Store {
         r.keepUntil,
       );
     };
-    this.#escalationOpen = db.transaction((record: EscalationRecord, now: number): { created: boolean; record: EscalationRecord } => {
-      if (++this.#opensSinceSweep >= SWEEP_EVERY) {
-        this.#opensSinceSweep = 0;
-        sweepEscalations.run(now);
-      }
-      const { created, record: answer, write } = escalationOpenTransition(toEscalation(getEscalation.get(record.id)), record, now);
-      if (write !== undefined) writeEscalation(write);
-      return { created, record: answer };
-    });
-    this.#escalationGet = (id: string): EscalationRecord | undefined => toEscalation(getEscalation.get(id));
-    this.#escalationDecide = db.transaction((id: string, decision: EscalationDecision, now: number): EscalationDecideResult => {
-      const { result, write } = escalationDecideTransition(toEscalation(getEscalation.get(id)), decision, now);
-      if (write !== undefined) writeEscalation(write);
-      return result;
-    });
+    this.#escalationOpen = db.transaction(
+      (record: EscalationRecord, now: number): { created: boolean; record: EscalationRecord } => {
+        if (++this.#opensSinceSweep >= SWEEP_EVERY) {
+          this.#opensSinceSweep = 0;
+          sweepEscalations.run(now);
+        }
+        const {
+          created,
+          record: answer,
+          write,
+        } = escalationOpenTransition(toEscalation(getEscalation.get(record.id)), record, now);
+        if (write !== undefined) writeEscalation(write);
+        return { created, record: answer };
+      },
+    );
+    this.#escalationGet = (id: string): EscalationRecord | undefined =>
+      toEscalation(getEscalation.get(id));
+    this.#escalationDecide = db.transaction(
+      (id: string, decision: EscalationDecision, now: number): EscalationDecideResult => {
+        const { result, write } = escalationDecideTransition(
+          toEscalation(getEscalation.get(id)),
+          decision,
+          now,
+        );
+        if (write !== undefined) writeEscalation(write);
+        return result;
+      },
+    );
     this.#escalationReopen = db.transaction(
-      (id: string, round: number, reason: string, now: number, expiresAt: number, keepUntil: number): EscalationRecord | undefined => {
-        const { record, write } = escalationReopenTransition(toEscalation(getEscalation.get(id)), round, reason, now, expiresAt, keepUntil);
+      (
+        id: string,
+        round: number,
+        reason: string,
+        now: number,
+        expiresAt: number,
+        keepUntil: number,
+      ): EscalationRecord | undefined => {
+        const { record, write } = escalationReopenTransition(
+          toEscalation(getEscalation.get(id)),
+          round,
+          reason,
+          now,
+          expiresAt,
+          keepUntil,
+        );
         if (write !== undefined) writeEscalation(write);
         return record;
       },
@@ -359,7 +518,9 @@ class SqliteStore implements Store {
         query,
       );
     // A budget is one small record; JSON keeps its doubles exact (refilledAt with a fraction).
-    const getBudget = db.prepare<[string], { record: string }>('SELECT record FROM recourse_budgets WHERE name = ?');
+    const getBudget = db.prepare<[string], { record: string }>(
+      'SELECT record FROM recourse_budgets WHERE name = ?',
+    );
     const putBudget = db.prepare<[string, string]>(
       'INSERT INTO recourse_budgets (name, record) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET record = excluded.record',
     );
@@ -367,12 +528,14 @@ class SqliteStore implements Store {
       const row = getBudget.get(name);
       return row === undefined ? undefined : (JSON.parse(row.record) as BudgetRecord);
     };
-    this.#budgetTake = db.transaction((name: string, take: BudgetTake, now: number, limits: BudgetLimits): BudgetGrant => {
-      const record = readBudget(name) ?? newBudgetRecord(now, limits);
-      const grant = budgetTakeTransition(record, take, now, limits);
-      putBudget.run(name, JSON.stringify(record));
-      return grant;
-    });
+    this.#budgetTake = db.transaction(
+      (name: string, take: BudgetTake, now: number, limits: BudgetLimits): BudgetGrant => {
+        const record = readBudget(name) ?? newBudgetRecord(now, limits);
+        const grant = budgetTakeTransition(record, take, now, limits);
+        putBudget.run(name, JSON.stringify(record));
+        return grant;
+      },
+    );
     this.#budgetGet = readBudget;
   }
 
@@ -382,7 +545,12 @@ class SqliteStore implements Store {
    */
   #use<R>(operation: string, run: () => R): Promise<R> {
     try {
-      if (this.#closed) throw new StoreError('closed', `sqliteStore: the store for ${JSON.stringify(this.#path)} is closed`, this.#path);
+      if (this.#closed)
+        throw new StoreError(
+          'closed',
+          `sqliteStore: the store for ${JSON.stringify(this.#path)} is closed`,
+          this.#path,
+        );
       if (this.#gone !== undefined) throw this.#gone;
       if (this.#identity !== undefined) {
         this.#gone = sameFile(this.#absolutePath, this.#path, this.#identity);
@@ -398,8 +566,16 @@ class SqliteStore implements Store {
     return this.#use('breakerAdmit', () => this.#breakerAdmit.immediate(name, now, limits));
   }
 
-  breakerRecord(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): Promise<BreakerRecord> {
-    return this.#use('breakerRecord', () => this.#breakerRecord.immediate(name, epoch, outcome, now, limits));
+  breakerRecord(
+    name: string,
+    epoch: number,
+    outcome: BreakerOutcome,
+    now: number,
+    limits: BreakerLimits,
+  ): Promise<BreakerRecord> {
+    return this.#use('breakerRecord', () =>
+      this.#breakerRecord.immediate(name, epoch, outcome, now, limits),
+    );
   }
 
   breakerGet(name: string): Promise<BreakerRecord | undefined> {
@@ -418,8 +594,16 @@ class SqliteStore implements Store {
     return this.#use('ledgerRenew', () => this.#ledgerRenew.immediate(key, owner, now, leaseMs));
   }
 
-  ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
-    return this.#use('ledgerComplete', () => this.#ledgerComplete.immediate(key, owner, result, now, expiresAt));
+  ledgerComplete(
+    key: string,
+    owner: string,
+    result: string | undefined,
+    now: number,
+    expiresAt: number,
+  ): Promise<boolean> {
+    return this.#use('ledgerComplete', () =>
+      this.#ledgerComplete.immediate(key, owner, result, now, expiresAt),
+    );
   }
 
   ledgerRelease(key: string, owner: string): Promise<void> {
@@ -438,8 +622,16 @@ class SqliteStore implements Store {
     return this.#use('loadCheckpoint', () => this.#loadCheckpoint(taskId));
   }
 
-  sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease> {
-    return this.#use('sagaAcquire', () => this.#sagaAcquire.immediate(sagaId, owner, now, leaseMs, replacing));
+  sagaAcquire(
+    sagaId: string,
+    owner: string,
+    now: number,
+    leaseMs: number,
+    replacing?: string,
+  ): Promise<SagaLease> {
+    return this.#use('sagaAcquire', () =>
+      this.#sagaAcquire.immediate(sagaId, owner, now, leaseMs, replacing),
+    );
   }
 
   sagaRenew(sagaId: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
@@ -462,7 +654,10 @@ class SqliteStore implements Store {
     return this.#use('sagaReset', () => this.#sagaReset.immediate(sagaId, owner));
   }
 
-  escalationOpen(record: EscalationRecord, now: number): Promise<{ created: boolean; record: EscalationRecord }> {
+  escalationOpen(
+    record: EscalationRecord,
+    now: number,
+  ): Promise<{ created: boolean; record: EscalationRecord }> {
     return this.#use('escalationOpen', () => this.#escalationOpen.immediate(record, now));
   }
 
@@ -470,19 +665,37 @@ class SqliteStore implements Store {
     return this.#use('escalationGet', () => this.#escalationGet(id));
   }
 
-  escalationDecide(id: string, decision: EscalationDecision, now: number): Promise<EscalationDecideResult> {
+  escalationDecide(
+    id: string,
+    decision: EscalationDecision,
+    now: number,
+  ): Promise<EscalationDecideResult> {
     return this.#use('escalationDecide', () => this.#escalationDecide.immediate(id, decision, now));
   }
 
-  escalationReopen(id: string, round: number, reason: string, now: number, expiresAt: number, keepUntil: number): Promise<EscalationRecord | undefined> {
-    return this.#use('escalationReopen', () => this.#escalationReopen.immediate(id, round, reason, now, expiresAt, keepUntil));
+  escalationReopen(
+    id: string,
+    round: number,
+    reason: string,
+    now: number,
+    expiresAt: number,
+    keepUntil: number,
+  ): Promise<EscalationRecord | undefined> {
+    return this.#use('escalationReopen', () =>
+      this.#escalationReopen.immediate(id, round, reason, now, expiresAt, keepUntil),
+    );
   }
 
   escalationList(query: EscalationQuery): Promise<EscalationRecord[]> {
     return this.#use('escalationList', () => this.#escalationList(query));
   }
 
-  budgetTake(name: string, take: BudgetTake, now: number, limits: BudgetLimits): Promise<BudgetGrant> {
+  budgetTake(
+    name: string,
+    take: BudgetTake,
+    now: number,
+    limits: BudgetLimits,
+  ): Promise<BudgetGrant> {
     return this.#use('budgetTake', () => this.#budgetTake.immediate(name, take, now, limits));
   }
 
@@ -516,8 +729,11 @@ class SqliteStore implements Store {
 export function sqliteStore(options: SqliteStoreOptions): Store {
   const o = checkOptions('sqliteStore', options, SQLITE_STORE_KEYS);
   if (typeof o.path !== 'string' || o.path.trim() === '') {
-    throw new TypeError(`path must be a non-empty string naming the database file, got ${showValue(o.path)}`);
+    throw new TypeError(
+      `path must be a non-empty string naming the database file, got ${showValue(o.path)}`,
+    );
   }
-  const busyTimeoutMs = o.busyTimeoutMs === undefined ? 5000 : checkMs('busyTimeoutMs', o.busyTimeoutMs);
+  const busyTimeoutMs =
+    o.busyTimeoutMs === undefined ? 5000 : checkMs('busyTimeoutMs', o.busyTimeoutMs);
   return new SqliteStore(openDatabase(o.path, busyTimeoutMs), o.path, busyTimeoutMs);
 }

@@ -30,7 +30,8 @@ class Heard {
 
   /** Waits (real time, up to 5 s) until `n` changes arrived; returns them. */
   async atLeast(n: number): Promise<Array<{ name: string; record: BreakerRecord }>> {
-    for (let waited = 0; this.changes.length < n && waited < 5_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+    for (let waited = 0; this.changes.length < n && waited < 5_000; waited += 10)
+      await new Promise((r) => setTimeout(r, 10));
     return this.changes;
   }
 }
@@ -93,7 +94,11 @@ export function breakerStoreConformance(
  * as tests. `current()` is the store of the running test; `another()` opens a second handle on the
  * same backend, when the backend has handles.
  */
-export function breakerConformance(api: ConformanceTestApi, current: () => BreakerStore, another: (() => Promise<BreakerStore>) | undefined): void {
+export function breakerConformance(
+  api: ConformanceTestApi,
+  current: () => BreakerStore,
+  another: (() => Promise<BreakerStore>) | undefined,
+): void {
   const { describe, it, expect } = api;
 
   describe('breaker', () => {
@@ -111,10 +116,24 @@ export function breakerConformance(api: ConformanceTestApi, current: () => Break
       const store = current();
       const { admission } = await store.breakerAdmit('b', T0, LIMITS);
       if (admission.kind !== 'call') throw new Error('expected a call');
-      expect(await store.breakerRecord('b', admission.epoch, 'failure', T0, LIMITS)).toEqual({ state: 'closed', epoch: 0, failures: 1, openedAt: 0, probeUntil: 0 });
-      expect((await store.breakerRecord('b', admission.epoch, 'success', T0, LIMITS)).failures).toBe(0);
+      expect(await store.breakerRecord('b', admission.epoch, 'failure', T0, LIMITS)).toEqual({
+        state: 'closed',
+        epoch: 0,
+        failures: 1,
+        openedAt: 0,
+        probeUntil: 0,
+      });
+      expect(
+        (await store.breakerRecord('b', admission.epoch, 'success', T0, LIMITS)).failures,
+      ).toBe(0);
       await openBreaker(store, T0);
-      expect(await store.breakerGet('b')).toEqual({ state: 'open', epoch: 1, failures: 3, openedAt: T0, probeUntil: 0 });
+      expect(await store.breakerGet('b')).toEqual({
+        state: 'open',
+        epoch: 1,
+        failures: 3,
+        openedAt: T0,
+        probeUntil: 0,
+      });
       expect(await store.breakerAdmit('b', T0 + 400, LIMITS)).toEqual({
         admission: { kind: 'reject', retryAfterMs: 600, state: 'open' },
         record: { state: 'open', epoch: 1, failures: 3, openedAt: T0, probeUntil: 0 },
@@ -124,11 +143,26 @@ export function breakerConformance(api: ConformanceTestApi, current: () => Break
     it('admits exactly one probe among 50 concurrent callers after the cooldown', async () => {
       const store = current();
       await openBreaker(store, T0);
-      const answers = await Promise.all(Array.from({ length: 50 }, () => store.breakerAdmit('b', T0 + LIMITS.cooldownMs, LIMITS)));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => store.breakerAdmit('b', T0 + LIMITS.cooldownMs, LIMITS)),
+      );
       expect(countKinds(answers.map((a) => a.admission.kind))).toEqual({ probe: 1, reject: 49 });
       const probeUntil = T0 + LIMITS.cooldownMs + LIMITS.probeTimeoutMs;
-      for (const { record } of answers) expect(record).toEqual({ state: 'half-open', epoch: 2, failures: 3, openedAt: T0, probeUntil });
-      expect(await store.breakerGet('b')).toEqual({ state: 'half-open', epoch: 2, failures: 3, openedAt: T0, probeUntil });
+      for (const { record } of answers)
+        expect(record).toEqual({
+          state: 'half-open',
+          epoch: 2,
+          failures: 3,
+          openedAt: T0,
+          probeUntil,
+        });
+      expect(await store.breakerGet('b')).toEqual({
+        state: 'half-open',
+        epoch: 2,
+        failures: 3,
+        openedAt: T0,
+        probeUntil,
+      });
     });
 
     it('closes on the probe success; a stale outcome changes nothing and returns the current record', async () => {
@@ -139,7 +173,13 @@ export function breakerConformance(api: ConformanceTestApi, current: () => Break
       const halfOpen = await store.breakerGet('b');
       expect(await store.breakerRecord('b', 0, 'failure', T0 + 1001, LIMITS)).toEqual(halfOpen);
       const closed = await store.breakerRecord('b', probe.epoch, 'success', T0 + 1002, LIMITS);
-      expect(closed).toEqual({ state: 'closed', epoch: probe.epoch + 1, failures: 0, openedAt: T0, probeUntil: 0 });
+      expect(closed).toEqual({
+        state: 'closed',
+        epoch: probe.epoch + 1,
+        failures: 0,
+        openedAt: T0,
+        probeUntil: 0,
+      });
     });
 
     it('reopens on a probe failure, restarting the cooldown', async () => {
@@ -148,8 +188,18 @@ export function breakerConformance(api: ConformanceTestApi, current: () => Break
       const { admission: probe } = await store.breakerAdmit('b', T0 + 1000, LIMITS);
       if (probe.kind !== 'probe') throw new Error('expected the probe');
       const reopened = await store.breakerRecord('b', probe.epoch, 'failure', T0 + 1200, LIMITS);
-      expect(reopened).toEqual({ state: 'open', epoch: probe.epoch + 1, failures: 3, openedAt: T0 + 1200, probeUntil: 0 });
-      expect((await store.breakerAdmit('b', T0 + 2100, LIMITS)).admission).toEqual({ kind: 'reject', retryAfterMs: 100, state: 'open' });
+      expect(reopened).toEqual({
+        state: 'open',
+        epoch: probe.epoch + 1,
+        failures: 3,
+        openedAt: T0 + 1200,
+        probeUntil: 0,
+      });
+      expect((await store.breakerAdmit('b', T0 + 2100, LIMITS)).admission).toEqual({
+        kind: 'reject',
+        retryAfterMs: 100,
+        state: 'open',
+      });
     });
 
     it('frees the probe slot on a neutral outcome (a 400, a caller abort), staying half-open', async () => {
@@ -164,7 +214,10 @@ export function breakerConformance(api: ConformanceTestApi, current: () => Break
         openedAt: T0,
         probeUntil: 0,
       });
-      expect((await store.breakerAdmit('b', T0 + 1020, LIMITS)).admission).toEqual({ kind: 'probe', epoch: probe.epoch });
+      expect((await store.breakerAdmit('b', T0 + 1020, LIMITS)).admission).toEqual({
+        kind: 'probe',
+        epoch: probe.epoch,
+      });
     });
 
     it('hands a probe slot whose time is up to the next caller, under a new epoch', async () => {
@@ -172,20 +225,48 @@ export function breakerConformance(api: ConformanceTestApi, current: () => Break
       await openBreaker(store, T0);
       const { admission: first } = await store.breakerAdmit('b', T0 + 1000, LIMITS);
       if (first.kind !== 'probe') throw new Error('expected the probe');
-      expect((await store.breakerAdmit('b', T0 + 1499, LIMITS)).admission).toEqual({ kind: 'reject', retryAfterMs: 1, state: 'half-open' });
+      expect((await store.breakerAdmit('b', T0 + 1499, LIMITS)).admission).toEqual({
+        kind: 'reject',
+        retryAfterMs: 1,
+        state: 'half-open',
+      });
       const { admission: second } = await store.breakerAdmit('b', T0 + 1500, LIMITS);
       expect(second).toEqual({ kind: 'probe', epoch: first.epoch + 1 });
-      expect((await store.breakerRecord('b', first.epoch, 'success', T0 + 1600, LIMITS)).state).toBe('half-open');
+      expect(
+        (await store.breakerRecord('b', first.epoch, 'success', T0 + 1600, LIMITS)).state,
+      ).toBe('half-open');
     });
 
     it('forces isolated and closed, bumping the epoch and clearing counters', async () => {
       const store = current();
       await openBreaker(store, T0);
-      expect(await store.breakerForce('b', 'isolated')).toEqual({ state: 'isolated', epoch: 2, failures: 0, openedAt: T0, probeUntil: 0 });
+      expect(await store.breakerForce('b', 'isolated')).toEqual({
+        state: 'isolated',
+        epoch: 2,
+        failures: 0,
+        openedAt: T0,
+        probeUntil: 0,
+      });
       const { admission } = await store.breakerAdmit('b', T0 + 10_000_000, LIMITS);
-      expect(admission.kind === 'reject' && admission.state === 'isolated' && admission.retryAfterMs === Number.POSITIVE_INFINITY).toBe(true);
-      expect(await store.breakerForce('b', 'closed')).toEqual({ state: 'closed', epoch: 3, failures: 0, openedAt: T0, probeUntil: 0 });
-      expect(await store.breakerForce('fresh', 'isolated')).toEqual({ state: 'isolated', epoch: 1, failures: 0, openedAt: 0, probeUntil: 0 });
+      expect(
+        admission.kind === 'reject' &&
+          admission.state === 'isolated' &&
+          admission.retryAfterMs === Number.POSITIVE_INFINITY,
+      ).toBe(true);
+      expect(await store.breakerForce('b', 'closed')).toEqual({
+        state: 'closed',
+        epoch: 3,
+        failures: 0,
+        openedAt: T0,
+        probeUntil: 0,
+      });
+      expect(await store.breakerForce('fresh', 'isolated')).toEqual({
+        state: 'isolated',
+        epoch: 1,
+        failures: 0,
+        openedAt: 0,
+        probeUntil: 0,
+      });
       expect(await store.breakerGet('other')).toBeUndefined();
     });
 
@@ -212,8 +293,14 @@ export function breakerConformance(api: ConformanceTestApi, current: () => Break
       const changes = await heard.atLeast(2);
       await settle(50); // nothing else arrives
       expect(changes).toEqual([
-        { name: 'b', record: { state: 'closed', epoch: 0, failures: 1, openedAt: 0, probeUntil: 0 } },
-        { name: 'b', record: { state: 'isolated', epoch: 1, failures: 0, openedAt: 0, probeUntil: 0 } },
+        {
+          name: 'b',
+          record: { state: 'closed', epoch: 0, failures: 1, openedAt: 0, probeUntil: 0 },
+        },
+        {
+          name: 'b',
+          record: { state: 'isolated', epoch: 1, failures: 0, openedAt: 0, probeUntil: 0 },
+        },
       ]);
       heard.stop();
       heard.stop();
@@ -237,14 +324,26 @@ export function breakerConformance(api: ConformanceTestApi, current: () => Break
       it('grants one probe among handles racing, and notifies the other handles', async () => {
         const store = current();
         const handles = [store, await another(), await another(), await another()];
-        const heard = store.breakerSubscribe === undefined ? undefined : handles.slice(1).map((h) => new Heard(h));
+        const heard =
+          store.breakerSubscribe === undefined
+            ? undefined
+            : handles.slice(1).map((h) => new Heard(h));
         await openBreaker(store, T0);
-        const answers = await Promise.all(handles.flatMap((h) => [h, h].map((x) => x.breakerAdmit('b', T0 + LIMITS.cooldownMs, LIMITS))));
+        const answers = await Promise.all(
+          handles.flatMap((h) =>
+            [h, h].map((x) => x.breakerAdmit('b', T0 + LIMITS.cooldownMs, LIMITS)),
+          ),
+        );
         expect(answers.filter((a) => a.admission.kind === 'probe').length).toBe(1);
         if (heard !== undefined) {
           for (const h of heard) {
             const changes = await h.atLeast(4); // three failures (the third opens), then the probe taken
-            expect(changes.map((c) => c.record.state)).toEqual(['closed', 'closed', 'open', 'half-open']);
+            expect(changes.map((c) => c.record.state)).toEqual([
+              'closed',
+              'closed',
+              'open',
+              'half-open',
+            ]);
             h.stop();
           }
         }

@@ -1,6 +1,15 @@
-import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
+import type {
+  Admission,
+  BreakerLimits,
+  BreakerOutcome,
+  BreakerRecord,
+} from '../transitions/breaker-record.js';
 import { newBreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
-import { admitTransition, forceTransition, recordTransition } from '../transitions/breaker-transitions.js';
+import {
+  admitTransition,
+  forceTransition,
+  recordTransition,
+} from '../transitions/breaker-transitions.js';
 import { reportListenerError } from '../events/emitter.js';
 import type { BreakerChangeListener, StoredAdmission } from './breaker-store.js';
 
@@ -21,7 +30,13 @@ export class MemoryBreakers {
     return { admission: admission!, record };
   }
 
-  record(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): BreakerRecord {
+  record(
+    name: string,
+    epoch: number,
+    outcome: BreakerOutcome,
+    now: number,
+    limits: BreakerLimits,
+  ): BreakerRecord {
     return this.#apply(name, (r) => recordTransition(r, epoch, outcome, now, limits));
   }
 

@@ -1,4 +1,9 @@
-import type { Admission, BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
+import type {
+  Admission,
+  BreakerLimits,
+  BreakerOutcome,
+  BreakerRecord,
+} from '../transitions/breaker-record.js';
 
 /**
  * What {@link BreakerStore.breakerAdmit} answers: the admission for this caller and the record as
@@ -86,7 +91,13 @@ export interface BreakerStore {
    * @param now the caller's clock time (shared wall-clock scale), ms
    * @returns the record after the transition (the current record when the outcome was stale)
    */
-  breakerRecord(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): Promise<BreakerRecord>;
+  breakerRecord(
+    name: string,
+    epoch: number,
+    outcome: BreakerOutcome,
+    now: number,
+    limits: BreakerLimits,
+  ): Promise<BreakerRecord>;
 
   /**
    * Atomically applies `forceTransition(record, state)` (`isolate()` / `reset()`): the state, a new

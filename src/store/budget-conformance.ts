@@ -7,14 +7,23 @@ const LIMITS: BudgetLimits = { ratio: 0.1, minPerSecond: 3, windowMs: 10_000 };
 const T0 = 1_700_000_000_000.5;
 const LONG_NAME = `budget/${'ключ🔑'.repeat(1000)}`;
 
-const take = (requests: number, want: number, returned = 0, returnedAt = 0): BudgetTake => ({ requests, want, returned, returnedAt });
+const take = (requests: number, want: number, returned = 0, returnedAt = 0): BudgetTake => ({
+  requests,
+  want,
+  returned,
+  returnedAt,
+});
 
 /**
  * @internal The `RetryBudgetStore` part of the store conformance suite: the floor bucket, credit by
  * ratio over the window, tokens given back, atomicity among concurrent takers (and handles), names
  * kept apart, times kept verbatim.
  */
-export function budgetConformance(api: ConformanceTestApi, store: () => RetryBudgetStore, another: (() => Promise<RetryBudgetStore>) | undefined): void {
+export function budgetConformance(
+  api: ConformanceTestApi,
+  store: () => RetryBudgetStore,
+  another: (() => Promise<RetryBudgetStore>) | undefined,
+): void {
   const { describe, it, expect } = api;
   describe('retry budget', () => {
     it('reads nothing for an unknown name, and a report creates the record', async () => {
@@ -24,21 +33,33 @@ export function budgetConformance(api: ConformanceTestApi, store: () => RetryBud
       expect(await store().budgetGet('b')).toEqual({ buckets: [], floorTokens: 3, refilledAt: T0 });
     });
 
-    it('starts with a full floor bucket of minPerSecond and refills it at that rate, never past one second\'s worth', async () => {
-      expect(await store().budgetTake('b', take(0, 5), T0, LIMITS)).toEqual({ granted: 3, requests: 0, retries: 3, floorTokens: 0 });
+    it("starts with a full floor bucket of minPerSecond and refills it at that rate, never past one second's worth", async () => {
+      expect(await store().budgetTake('b', take(0, 5), T0, LIMITS)).toEqual({
+        granted: 3,
+        requests: 0,
+        retries: 3,
+        floorTokens: 0,
+      });
       expect((await store().budgetTake('b', take(0, 1), T0 + 333, LIMITS)).granted).toBe(0);
       expect((await store().budgetTake('b', take(0, 1), T0 + 334, LIMITS)).granted).toBe(1);
       expect((await store().budgetTake('b', take(0, 10), T0 + 60_000, LIMITS)).granted).toBe(3);
     });
 
     it('grants up to ratio × requests over the window, then the floor', async () => {
-      expect(await store().budgetTake('b', take(200, 30), T0, LIMITS)).toEqual({ granted: 23, requests: 200, retries: 23, floorTokens: 0 });
+      expect(await store().budgetTake('b', take(200, 30), T0, LIMITS)).toEqual({
+        granted: 23,
+        requests: 200,
+        retries: 23,
+        floorTokens: 0,
+      });
       expect((await store().budgetTake('b', take(0, 1), T0, LIMITS)).granted).toBe(0);
       // Floor retries count as retries too: 40 more requests make room for one more.
       expect((await store().budgetTake('b', take(30, 5), T0 + 1, LIMITS)).granted).toBe(0);
       expect((await store().budgetTake('b', take(10, 5), T0 + 2, LIMITS)).granted).toBe(1);
       const stored = await store().budgetGet('b');
-      expect(stored?.buckets).toEqual([{ slot: Math.floor(T0 / 1000), requests: 240, retries: 24 }]);
+      expect(stored?.buckets).toEqual([
+        { slot: Math.floor(T0 / 1000), requests: 240, retries: 24 },
+      ]);
     });
 
     it('lets credit age out with the window: old requests pay for no retries, old retries stop counting', async () => {
@@ -55,7 +76,12 @@ export function budgetConformance(api: ConformanceTestApi, store: () => RetryBud
       const noFloor: BudgetLimits = { ...LIMITS, minPerSecond: 0 };
       expect((await store().budgetTake('b', take(100, 10), T0, noFloor)).granted).toBe(10);
       // Seven of ten given back two seconds later: they are granted again.
-      expect(await store().budgetTake('b', take(0, 7, 7, T0), T0 + 2_000, noFloor)).toEqual({ granted: 7, requests: 100, retries: 10, floorTokens: 0 });
+      expect(await store().budgetTake('b', take(0, 7, 7, T0), T0 + 2_000, noFloor)).toEqual({
+        granted: 7,
+        requests: 100,
+        retries: 10,
+        floorTokens: 0,
+      });
       // Tokens whose bucket left the window are simply dropped (their retries no longer count anyway).
       const later = await store().budgetTake('b', take(0, 0, 7, T0 + 2_000), T0 + 30_000, noFloor);
       expect(later).toEqual({ granted: 0, requests: 0, retries: 0, floorTokens: 0 });
@@ -63,7 +89,9 @@ export function budgetConformance(api: ConformanceTestApi, store: () => RetryBud
 
     it('never grants more than the budget holds among 50 concurrent takers', async () => {
       await store().budgetTake('b', take(200, 0), T0, LIMITS);
-      const grants = await Promise.all(Array.from({ length: 50 }, () => store().budgetTake('b', take(0, 1), T0 + 1, LIMITS)));
+      const grants = await Promise.all(
+        Array.from({ length: 50 }, () => store().budgetTake('b', take(0, 1), T0 + 1, LIMITS)),
+      );
       expect(grants.reduce((sum, g) => sum + g.granted, 0)).toBe(23);
       expect(grants.filter((g) => g.granted === 1).length).toBe(23);
     });
@@ -95,7 +123,11 @@ export function budgetConformance(api: ConformanceTestApi, store: () => RetryBud
       it('shares one budget between handles racing', async () => {
         const handles = [store(), await another(), await another(), await another()];
         await handles[1]!.budgetTake('b', take(100, 0), T0, LIMITS);
-        const grants = await Promise.all(handles.flatMap((h) => Array.from({ length: 5 }, () => h.budgetTake('b', take(0, 1), T0 + 1, LIMITS))));
+        const grants = await Promise.all(
+          handles.flatMap((h) =>
+            Array.from({ length: 5 }, () => h.budgetTake('b', take(0, 1), T0 + 1, LIMITS)),
+          ),
+        );
         expect(grants.reduce((sum, g) => sum + g.granted, 0)).toBe(13);
         expect((await handles[3]!.budgetGet('b'))?.buckets[0]?.retries).toBe(13);
       });

@@ -32,7 +32,12 @@ export interface RetryBudgetStore {
    *
    * @returns the tokens granted and the window's totals after the call
    */
-  budgetTake(name: string, take: BudgetTake, now: number, limits: BudgetLimits): Promise<BudgetGrant>;
+  budgetTake(
+    name: string,
+    take: BudgetTake,
+    now: number,
+    limits: BudgetLimits,
+  ): Promise<BudgetGrant>;
 
   /**
    * Reads the stored record; writes nothing.

@@ -2,7 +2,17 @@ import { isStoreError, StoreError, type StoreErrorCode } from './store-error.js'
 import { errorText, safeField } from '../text/safe-text.js';
 
 /** Network failures of the socket under a connection: the server is down or out of reach. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ECONNABORTED',
+]);
 
 /** @internal What a network store's driver error says about the server: the `StoreError` code and a hint ('' for none). */
 export interface DriverDiagnosis {
@@ -17,7 +27,10 @@ export interface DriverDiagnosis {
  */
 export function networkDiagnosis(error: unknown, settings: string): DriverDiagnosis | undefined {
   if (!NETWORK_CODES.has(safeField(error, 'code') ?? '')) return undefined;
-  return { code: 'unavailable', hint: `is the server running, and are the host and port of the ${settings} right?` };
+  return {
+    code: 'unavailable',
+    hint: `is the server running, and are the host and port of the ${settings} right?`,
+  };
 }
 
 /**
@@ -27,9 +40,19 @@ export function networkDiagnosis(error: unknown, settings: string): DriverDiagno
  * would be classified transient and retried, and would not say which store failed. A `StoreError`
  * is returned as it is.
  */
-export function driverStoreError(error: unknown, diagnose: (error: unknown) => DriverDiagnosis, call: string, key?: string): StoreError {
+export function driverStoreError(
+  error: unknown,
+  diagnose: (error: unknown) => DriverDiagnosis,
+  call: string,
+  key?: string,
+): StoreError {
   if (isStoreError(error)) return error;
   const { code, hint } = diagnose(error);
   const message = `${call} failed: ${errorText(error)}${hint === '' ? '' : ` (${hint})`}`;
-  return new StoreError(code, message, undefined, key === undefined ? { cause: error } : { cause: error, key });
+  return new StoreError(
+    code,
+    message,
+    undefined,
+    key === undefined ? { cause: error } : { cause: error, key },
+  );
 }

@@ -89,7 +89,10 @@ export interface EscalationStore {
    * (`keepUntil > now`): then nothing is written and the kept record is returned, as seen at `now`
    * (an undecided one past `expiresAt` reads `expired`). `created` says which.
    */
-  escalationOpen(record: EscalationRecord, now: number): Promise<{ created: boolean; record: EscalationRecord }>;
+  escalationOpen(
+    record: EscalationRecord,
+    now: number,
+  ): Promise<{ created: boolean; record: EscalationRecord }>;
   /** The record as stored (an undecided one past `expiresAt` still reads `pending`: see `escalationView`), or undefined. */
   escalationGet(id: string): Promise<EscalationRecord | undefined>;
   /**
@@ -97,14 +100,25 @@ export interface EscalationStore {
    * `now`. An undecided record past `expiresAt` is stored as `expired` (decidedAt = expiresAt) and
    * answered `final`, like an already decided one.
    */
-  escalationDecide(id: string, decision: EscalationDecision, now: number): Promise<EscalationDecideResult>;
+  escalationDecide(
+    id: string,
+    decision: EscalationDecision,
+    now: number,
+  ): Promise<EscalationDecideResult>;
   /**
    * Atomically asks again: an `approved` record in round `round` becomes `pending` in round
    * `round + 1` with a new `reason`, `createdAt = now`, `expiresAt` and `keepUntil`, its decision
    * cleared. Resolves with the record as stored after the call (unchanged when it was not approved
    * in that round: another process asked again first), or undefined for an unknown id.
    */
-  escalationReopen(id: string, round: number, reason: string, now: number, expiresAt: number, keepUntil: number): Promise<EscalationRecord | undefined>;
+  escalationReopen(
+    id: string,
+    round: number,
+    reason: string,
+    now: number,
+    expiresAt: number,
+    keepUntil: number,
+  ): Promise<EscalationRecord | undefined>;
   /** Kept records (`keepUntil > now`) in `states` as seen at `now`, oldest (`createdAt`, then id) first, at most `limit`. */
   escalationList(query: EscalationQuery): Promise<EscalationRecord[]>;
 }

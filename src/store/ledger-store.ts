@@ -67,7 +67,13 @@ export interface LedgerStore {
    * nothing, otherwise. Writing the same completion twice is safe: the second resolves false.
    * A backend with its own expiry (Redis `PX`) deletes the entry at `expiresAt`.
    */
-  ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean>;
+  ledgerComplete(
+    key: string,
+    owner: string,
+    result: string | undefined,
+    now: number,
+    expiresAt: number,
+  ): Promise<boolean>;
   /** Atomically deletes `owner`'s pending claim so the next caller runs afresh; no-op for anyone else. */
   ledgerRelease(key: string, owner: string): Promise<void>;
   /** The stored entry, or undefined (an expired one may still be returned until swept). For inspection and tests. */

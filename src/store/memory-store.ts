@@ -1,9 +1,25 @@
-import type { BreakerLimits, BreakerOutcome, BreakerRecord } from '../transitions/breaker-record.js';
+import type {
+  BreakerLimits,
+  BreakerOutcome,
+  BreakerRecord,
+} from '../transitions/breaker-record.js';
 import { MemoryBreakers } from './breaker-memory.js';
 import type { BreakerChangeListener, StoredAdmission } from './breaker-store.js';
-import { type BudgetGrant, type BudgetLimits, type BudgetRecord, type BudgetTake, budgetTakeTransition, newBudgetRecord } from '../transitions/budget.js';
+import {
+  type BudgetGrant,
+  type BudgetLimits,
+  type BudgetRecord,
+  type BudgetTake,
+  budgetTakeTransition,
+  newBudgetRecord,
+} from '../transitions/budget.js';
 import type { CheckpointRecord } from './checkpoint-store.js';
-import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord } from './escalation-store.js';
+import type {
+  EscalationDecideResult,
+  EscalationDecision,
+  EscalationQuery,
+  EscalationRecord,
+} from './escalation-store.js';
 import {
   copyEscalation,
   escalationDecideTransition,
@@ -11,7 +27,13 @@ import {
   escalationOpenTransition,
   escalationReopenTransition,
 } from '../transitions/escalation.js';
-import { leaseAcquireTransition, leaseHeldBy, type LeaseRecord, leaseReleaseTransition, leaseRenewTransition } from '../transitions/lease.js';
+import {
+  leaseAcquireTransition,
+  leaseHeldBy,
+  type LeaseRecord,
+  leaseReleaseTransition,
+  leaseRenewTransition,
+} from '../transitions/lease.js';
 import {
   ledgerClaimTransition,
   ledgerCompleteTransition,
@@ -23,7 +45,14 @@ import type { LedgerClaim, LedgerEntry } from './ledger-store.js';
 import type { SagaLease, SagaLogEntry } from './saga-log-store.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 import type { Store } from './store.js';
-import { copyRateLimitRecord, newRateLimitRecord, type RateLimitAnswer, type RateLimitRecord, rateLimitTransition, type RateLimitUpdate } from '../transitions/rate-limit.js';
+import {
+  copyRateLimitRecord,
+  newRateLimitRecord,
+  type RateLimitAnswer,
+  type RateLimitRecord,
+  rateLimitTransition,
+  type RateLimitUpdate,
+} from '../transitions/rate-limit.js';
 import { StoreError } from './store-error.js';
 
 // Expired results are also dropped when their key is claimed again; this sweep bounds the rest.
@@ -52,7 +81,13 @@ class MemoryStore implements Store, RateLimitStore {
     return this.#breakers.admit(name, now, limits);
   }
 
-  async breakerRecord(name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: BreakerLimits): Promise<BreakerRecord> {
+  async breakerRecord(
+    name: string,
+    epoch: number,
+    outcome: BreakerOutcome,
+    now: number,
+    limits: BreakerLimits,
+  ): Promise<BreakerRecord> {
     this.#open();
     return this.#breakers.record(name, epoch, outcome, now, limits);
   }
@@ -85,7 +120,12 @@ class MemoryStore implements Store, RateLimitStore {
     }
   }
 
-  async ledgerClaim(key: string, owner: string, now: number, leaseMs: number): Promise<LedgerClaim> {
+  async ledgerClaim(
+    key: string,
+    owner: string,
+    now: number,
+    leaseMs: number,
+  ): Promise<LedgerClaim> {
     this.#open();
     this.#sweep(now);
     const { claim, write } = ledgerClaimTransition(this.#ledger.get(key), key, owner, now, leaseMs);
@@ -100,9 +140,21 @@ class MemoryStore implements Store, RateLimitStore {
     return ok;
   }
 
-  async ledgerComplete(key: string, owner: string, result: string | undefined, now: number, expiresAt: number): Promise<boolean> {
+  async ledgerComplete(
+    key: string,
+    owner: string,
+    result: string | undefined,
+    now: number,
+    expiresAt: number,
+  ): Promise<boolean> {
     this.#open();
-    const { ok, write } = ledgerCompleteTransition(this.#ledger.get(key), owner, result, now, expiresAt);
+    const { ok, write } = ledgerCompleteTransition(
+      this.#ledger.get(key),
+      owner,
+      result,
+      now,
+      expiresAt,
+    );
     this.#write(key, write);
     return ok;
   }
@@ -130,9 +182,21 @@ class MemoryStore implements Store, RateLimitStore {
     return r === undefined ? undefined : { ...r };
   }
 
-  async sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease> {
+  async sagaAcquire(
+    sagaId: string,
+    owner: string,
+    now: number,
+    leaseMs: number,
+    replacing?: string,
+  ): Promise<SagaLease> {
     this.#open();
-    const { acquired, leaseUntil, holder, write } = leaseAcquireTransition(this.#sagaLeases.get(sagaId), owner, now, leaseMs, replacing);
+    const { acquired, leaseUntil, holder, write } = leaseAcquireTransition(
+      this.#sagaLeases.get(sagaId),
+      owner,
+      now,
+      leaseMs,
+      replacing,
+    );
     if (write !== undefined) this.#sagaLeases.set(sagaId, write);
     return { acquired, leaseUntil, holder };
   }
@@ -146,7 +210,8 @@ class MemoryStore implements Store, RateLimitStore {
 
   async sagaRelease(sagaId: string, owner: string): Promise<void> {
     this.#open();
-    if (leaseReleaseTransition(this.#sagaLeases.get(sagaId), owner).release) this.#sagaLeases.delete(sagaId);
+    if (leaseReleaseTransition(this.#sagaLeases.get(sagaId), owner).release)
+      this.#sagaLeases.delete(sagaId);
   }
 
   async sagaAppend(sagaId: string, owner: string, entry: SagaLogEntry): Promise<boolean> {
@@ -173,13 +238,20 @@ class MemoryStore implements Store, RateLimitStore {
     return true;
   }
 
-  async escalationOpen(record: EscalationRecord, now: number): Promise<{ created: boolean; record: EscalationRecord }> {
+  async escalationOpen(
+    record: EscalationRecord,
+    now: number,
+  ): Promise<{ created: boolean; record: EscalationRecord }> {
     this.#open();
     if (++this.#opensSinceSweep >= SWEEP_EVERY) {
       this.#opensSinceSweep = 0;
       for (const [id, r] of this.#escalations) if (r.keepUntil <= now) this.#escalations.delete(id);
     }
-    const { created, record: answer, write } = escalationOpenTransition(this.#escalations.get(record.id), record, now);
+    const {
+      created,
+      record: answer,
+      write,
+    } = escalationOpenTransition(this.#escalations.get(record.id), record, now);
     if (write !== undefined) this.#escalations.set(write.id, write);
     return { created, record: answer };
   }
@@ -190,16 +262,34 @@ class MemoryStore implements Store, RateLimitStore {
     return r === undefined ? undefined : copyEscalation(r);
   }
 
-  async escalationDecide(id: string, decision: EscalationDecision, now: number): Promise<EscalationDecideResult> {
+  async escalationDecide(
+    id: string,
+    decision: EscalationDecision,
+    now: number,
+  ): Promise<EscalationDecideResult> {
     this.#open();
     const { result, write } = escalationDecideTransition(this.#escalations.get(id), decision, now);
     if (write !== undefined) this.#escalations.set(id, write);
     return result;
   }
 
-  async escalationReopen(id: string, round: number, reason: string, now: number, expiresAt: number, keepUntil: number): Promise<EscalationRecord | undefined> {
+  async escalationReopen(
+    id: string,
+    round: number,
+    reason: string,
+    now: number,
+    expiresAt: number,
+    keepUntil: number,
+  ): Promise<EscalationRecord | undefined> {
     this.#open();
-    const { record, write } = escalationReopenTransition(this.#escalations.get(id), round, reason, now, expiresAt, keepUntil);
+    const { record, write } = escalationReopenTransition(
+      this.#escalations.get(id),
+      round,
+      reason,
+      now,
+      expiresAt,
+      keepUntil,
+    );
     if (write !== undefined) this.#escalations.set(id, write);
     return record;
   }
@@ -209,7 +299,12 @@ class MemoryStore implements Store, RateLimitStore {
     return escalationListTransition(this.#escalations.values(), query);
   }
 
-  async budgetTake(name: string, take: BudgetTake, now: number, limits: BudgetLimits): Promise<BudgetGrant> {
+  async budgetTake(
+    name: string,
+    take: BudgetTake,
+    now: number,
+    limits: BudgetLimits,
+  ): Promise<BudgetGrant> {
     this.#open();
     let record = this.#budgets.get(name);
     if (record === undefined) {
@@ -225,7 +320,11 @@ class MemoryStore implements Store, RateLimitStore {
     return r === undefined ? undefined : { ...r, buckets: r.buckets.map((b) => ({ ...b })) };
   }
 
-  async rateLimitUpdate(name: string, update: RateLimitUpdate, now: number): Promise<RateLimitAnswer> {
+  async rateLimitUpdate(
+    name: string,
+    update: RateLimitUpdate,
+    now: number,
+  ): Promise<RateLimitAnswer> {
     this.#open();
     let record = this.#rateLimits.get(name);
     if (record === undefined) {

@@ -1,4 +1,11 @@
-import { copyRateLimitRecord, newRateLimitRecord, type RateLimitAnswer, type RateLimitRecord, rateLimitTransition, type RateLimitUpdate } from '../transitions/rate-limit.js';
+import {
+  copyRateLimitRecord,
+  newRateLimitRecord,
+  type RateLimitAnswer,
+  type RateLimitRecord,
+  rateLimitTransition,
+  type RateLimitUpdate,
+} from '../transitions/rate-limit.js';
 
 /** One limiter update waiting for its batch. */
 interface Pending {
@@ -23,7 +30,10 @@ export interface RateLimitBatchResult {
  * and writes the result only if the record is still the one read (a compare-and-swap; on a lost
  * swap, read and apply again). Resolves with the answers of the batch that was written.
  */
-export type RateLimitBatchWrite = (name: string, batch: (current: RateLimitRecord | undefined) => RateLimitBatchResult) => Promise<RateLimitAnswer[]>;
+export type RateLimitBatchWrite = (
+  name: string,
+  batch: (current: RateLimitRecord | undefined) => RateLimitBatchResult,
+) => Promise<RateLimitAnswer[]>;
 
 /** A batch holds at most this many updates; later ones wait for the next. */
 const MAX_BATCH = 256;
@@ -77,9 +87,13 @@ export class RateLimitBatches {
   }
 }
 
-function applyBatch(current: RateLimitRecord | undefined, batch: readonly Pending[]): RateLimitBatchResult {
+function applyBatch(
+  current: RateLimitRecord | undefined,
+  batch: readonly Pending[],
+): RateLimitBatchResult {
   const first = batch[0] as Pending;
-  const record = current === undefined ? newRateLimitRecord(first.now) : copyRateLimitRecord(current);
+  const record =
+    current === undefined ? newRateLimitRecord(first.now) : copyRateLimitRecord(current);
   let now = first.now;
   const answers = batch.map((p) => {
     if (p.now > now) now = p.now;

@@ -18,9 +18,25 @@ const T0 = 1_700_000_000_000.5;
 const LONG_NAME = `limit/${'ключ🔑'.repeat(1000)}`;
 const PROBE_MS = 30_000;
 
-const cost = (requests = 1, tokens = 0): RateLimitCost => ({ requests, tokens, inputTokens: tokens / 2, outputTokens: tokens / 2 });
-const take = (guess: Partial<RateLimitCost> = {}, c: RateLimitCost = cost()): RateLimitUpdate => ({ type: 'take', cost: c, guess, probeMs: PROBE_MS });
-const observe = (sentAt: number, marks: RateLimitMarks, readings: RateLimitReadings | undefined, limited = false, retryAfterMs?: number): RateLimitUpdate => ({
+const cost = (requests = 1, tokens = 0): RateLimitCost => ({
+  requests,
+  tokens,
+  inputTokens: tokens / 2,
+  outputTokens: tokens / 2,
+});
+const take = (guess: Partial<RateLimitCost> = {}, c: RateLimitCost = cost()): RateLimitUpdate => ({
+  type: 'take',
+  cost: c,
+  guess,
+  probeMs: PROBE_MS,
+});
+const observe = (
+  sentAt: number,
+  marks: RateLimitMarks,
+  readings: RateLimitReadings | undefined,
+  limited = false,
+  retryAfterMs?: number,
+): RateLimitUpdate => ({
   type: 'observe',
   sentAt,
   marks,
@@ -66,7 +82,10 @@ class Model {
     readonly name: string,
   ) {}
 
-  async apply(update: RateLimitUpdate, now: number): Promise<{ got: RateLimitAnswer; want: RateLimitAnswer }> {
+  async apply(
+    update: RateLimitUpdate,
+    now: number,
+  ): Promise<{ got: RateLimitAnswer; want: RateLimitAnswer }> {
     this.record ??= newRateLimitRecord(now);
     const want = rateLimitTransition(this.record, update, now);
     const got = await this.store.rateLimitUpdate(this.name, update, now);
@@ -124,7 +143,10 @@ export function rateLimitStoreConformance(
       const m = new Model(store, 'claude');
       const probe = await m.apply(take({}, cost(1, 100)), T0);
       if (probe.got.kind !== 'probe') throw new Error('expected the probe');
-      const readings: RateLimitReadings = { requests: { limit: 50, remaining: 49 }, tokens: { limit: 40_000, remaining: 39_900.25, resetMs: 150 } };
+      const readings: RateLimitReadings = {
+        requests: { limit: 50, remaining: 49 },
+        tokens: { limit: 40_000, remaining: 39_900.25, resetMs: 150 },
+      };
       const learned = await m.apply(observe(T0, probe.got.marks, readings), T0 + 700.25);
       expect(learned.got).toEqual({ kind: 'done', learned: true });
       for (let i = 0; i < 60; i++) {
@@ -142,11 +164,16 @@ export function rateLimitStoreConformance(
       const first = await m.apply(take({ requests: 10, tokens: 1000 }, cost(1, 400)), T0);
       if (first.got.kind !== 'go') throw new Error('expected go');
       expect(first.got).toEqual(first.want);
-      const limited = await m.apply(observe(T0, first.got.marks, undefined, true, 2500.5), T0 + 100);
+      const limited = await m.apply(
+        observe(T0, first.got.marks, undefined, true, 2500.5),
+        T0 + 100,
+      );
       expect(limited.got).toEqual({ kind: 'done', learned: false });
       const paused = await m.apply(take({}, cost(1, 100)), T0 + 200);
       expect(paused.got).toEqual(paused.want);
-      expect(paused.got.kind === 'go' && [paused.got.reason, paused.got.sendAt, paused.got.epoch]).toEqual(['retry_after', T0 + 2600.5, 1]);
+      expect(
+        paused.got.kind === 'go' && [paused.got.reason, paused.got.sendAt, paused.got.epoch],
+      ).toEqual(['retry_after', T0 + 2600.5, 1]);
       const back = await m.apply({ type: 'give_back', cost: cost(0, 300) }, T0 + 300);
       expect(back.got).toEqual({ kind: 'done', learned: false });
       // More back than was ever taken: capped at the limit.
@@ -161,8 +188,14 @@ export function rateLimitStoreConformance(
       const m = new Model(store, 'odd');
       const first = await m.apply(take({ requests: 7.25 }, cost(1)), T0);
       if (first.got.kind !== 'go') throw new Error('expected go');
-      await m.apply(observe(T0 + 0.125, first.got.marks, { inputTokens: { limit: -0, remaining: -0 } }), T0 + 1 / 3);
-      await m.apply(observe(T0, first.got.marks, undefined, true, Number.POSITIVE_INFINITY), T0 + 2);
+      await m.apply(
+        observe(T0 + 0.125, first.got.marks, { inputTokens: { limit: -0, remaining: -0 } }),
+        T0 + 1 / 3,
+      );
+      await m.apply(
+        observe(T0, first.got.marks, undefined, true, Number.POSITIVE_INFINITY),
+        T0 + 2,
+      );
       const stored = await store.rateLimitGet('odd');
       expect(stored).toEqual(m.record);
       expect(stored?.buckets.requests?.level).toBe(m.record?.buckets.requests?.level);
@@ -174,7 +207,11 @@ export function rateLimitStoreConformance(
     });
 
     it('gives 50 concurrent takes distinct places: send times that never overdraw the bucket', async () => {
-      const answers = await Promise.all(Array.from({ length: 50 }, () => store.rateLimitUpdate('claude', take({ requests: 10 }), T0)));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          store.rateLimitUpdate('claude', take({ requests: 10 }), T0),
+        ),
+      );
       expectQueued(expect, answers, 50, 10);
       expect((await store.rateLimitGet('claude'))?.reserved.requests).toBe(50);
     });
@@ -187,7 +224,13 @@ export function rateLimitStoreConformance(
           extra.push(s);
           handles.push(s);
         }
-        const answers = await Promise.all(handles.flatMap((h) => Array.from({ length: 15 }, () => h.rateLimitUpdate('claude', take({ requests: 10 }), T0))));
+        const answers = await Promise.all(
+          handles.flatMap((h) =>
+            Array.from({ length: 15 }, () =>
+              h.rateLimitUpdate('claude', take({ requests: 10 }), T0),
+            ),
+          ),
+        );
         expectQueued(expect, answers, 60, 10);
         expect((await handles[2]!.rateLimitGet('claude'))?.reserved.requests).toBe(60);
       });
@@ -196,8 +239,14 @@ export function rateLimitStoreConformance(
     it('keeps names apart, a name of 10 KB included', async () => {
       await store.rateLimitUpdate(LONG_NAME, take({ requests: 5 }), T0);
       await store.rateLimitUpdate(LONG_NAME, take({ requests: 5 }), T0);
-      expect(await store.rateLimitUpdate(`${LONG_NAME}x`, take(), T0)).toEqual({ kind: 'probe', sendAt: T0, marks: cost(0) });
-      expect((await store.rateLimitGet(LONG_NAME))?.buckets).toEqual({ requests: { limit: 5, level: 3 } });
+      expect(await store.rateLimitUpdate(`${LONG_NAME}x`, take(), T0)).toEqual({
+        kind: 'probe',
+        sendAt: T0,
+        marks: cost(0),
+      });
+      expect((await store.rateLimitGet(LONG_NAME))?.buckets).toEqual({
+        requests: { limit: 5, level: 3 },
+      });
       expect((await store.rateLimitGet(`${LONG_NAME}x`))?.buckets).toEqual({});
     });
 
@@ -205,18 +254,29 @@ export function rateLimitStoreConformance(
       const answer = await store.rateLimitUpdate('claude', take({ requests: 5 }), T0);
       if (answer.kind === 'go') answer.marks.requests = 99;
       const read = await store.rateLimitGet('claude');
-      if (read === undefined || read.buckets.requests === undefined) throw new Error('expected a record');
+      if (read === undefined || read.buckets.requests === undefined)
+        throw new Error('expected a record');
       read.buckets.requests.level = -100;
       read.reserved.requests = 99;
       read.epoch = 7;
-      expect(await store.rateLimitGet('claude')).toEqual({ ...newRateLimitRecord(T0), buckets: { requests: { limit: 5, level: 4 } }, reserved: cost(1, 0) });
+      expect(await store.rateLimitGet('claude')).toEqual({
+        ...newRateLimitRecord(T0),
+        buckets: { requests: { limit: 5, level: 4 } },
+        reserved: cost(1, 0),
+      });
     });
 
     it('rejects both calls after close with StoreError closed', async () => {
       if (store.close === undefined) return;
       await store.close();
-      for (const e of [await rejection(store.rateLimitUpdate('claude', take(), T0)), await rejection(store.rateLimitGet('claude'))]) {
-        expect([(e as Error | undefined)?.name, (e as { code?: string } | undefined)?.code]).toEqual(['StoreError', 'closed']);
+      for (const e of [
+        await rejection(store.rateLimitUpdate('claude', take(), T0)),
+        await rejection(store.rateLimitGet('claude')),
+      ]) {
+        expect([
+          (e as Error | undefined)?.name,
+          (e as { code?: string } | undefined)?.code,
+        ]).toEqual(['StoreError', 'closed']);
       }
     });
   });
@@ -227,10 +287,17 @@ export function rateLimitStoreConformance(
  * every one a place (`go`), reservations counted once each (their marks are 1..n), the calls past
  * the burst at distinct times, and the bucket never overdrawn.
  */
-function expectQueued(expect: ConformanceTestApi['expect'], answers: RateLimitAnswer[], n: number, limit: number): void {
+function expectQueued(
+  expect: ConformanceTestApi['expect'],
+  answers: RateLimitAnswer[],
+  n: number,
+  limit: number,
+): void {
   const goes = answers.flatMap((a) => (a.kind === 'go' ? [a] : []));
   expect(goes.length).toBe(n);
-  expect(goes.map((a) => a.marks.requests).sort((a, b) => a - b)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+  expect(goes.map((a) => a.marks.requests).sort((a, b) => a - b)).toEqual(
+    Array.from({ length: n }, (_, i) => i + 1),
+  );
   const sendAts = goes.map((a) => a.sendAt).sort((a, b) => a - b);
   expect(sendAts.filter((t) => t === T0).length).toBe(limit);
   const queued = sendAts.slice(limit);
@@ -239,5 +306,8 @@ function expectQueued(expect: ConformanceTestApi['expect'], answers: RateLimitAn
   // And no later than the bucket allows: one more each 60 s / limit, plus up to 2 ms of rounding each.
   const last = sendAts.at(-1) as number;
   const ideal = T0 + ((n - limit) * RATE_LIMIT_WINDOW_MS) / limit;
-  expect({ notBefore: last >= ideal, notLate: last <= ideal + 2 * (n - limit) }).toEqual({ notBefore: true, notLate: true });
+  expect({ notBefore: last >= ideal, notLate: last <= ideal + 2 * (n - limit) }).toEqual({
+    notBefore: true,
+    notLate: true,
+  });
 }

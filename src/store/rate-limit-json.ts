@@ -24,7 +24,9 @@ function special(n: number): string | undefined {
  * const text = rateLimitToJson(newRateLimitRecord(Date.now()))
  */
 export function rateLimitToJson(record: RateLimitRecord): string {
-  return JSON.stringify(record, (_key, value: unknown) => (typeof value === 'number' ? (special(value) ?? value) : value));
+  return JSON.stringify(record, (_key, value: unknown) =>
+    typeof value === 'number' ? (special(value) ?? value) : value,
+  );
 }
 
 /**
@@ -35,10 +37,14 @@ export function rateLimitToJson(record: RateLimitRecord): string {
  * const record = rateLimitFromJson(text, 'the rate limit "claude"')
  */
 export function rateLimitFromJson(text: string, where: string): RateLimitRecord {
-  const parsed = JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' && SPECIAL.has(value) ? SPECIAL.get(value) : value)) as unknown;
+  const parsed = JSON.parse(text, (_key, value: unknown) =>
+    typeof value === 'string' && SPECIAL.has(value) ? SPECIAL.get(value) : value,
+  ) as unknown;
   const r = parsed as Partial<RateLimitRecord> | null;
   const numbers = (o: unknown, keys: readonly string[]): boolean =>
-    typeof o === 'object' && o !== null && keys.every((k) => typeof (o as Record<string, unknown>)[k] === 'number');
+    typeof o === 'object' &&
+    o !== null &&
+    keys.every((k) => typeof (o as Record<string, unknown>)[k] === 'number');
   if (
     r === null ||
     !numbers(r, ['at', 'pausedUntil', 'probeUntil', 'epoch']) ||
@@ -48,7 +54,9 @@ export function rateLimitFromJson(text: string, where: string): RateLimitRecord 
     r.buckets === null ||
     !Object.values(r.buckets).every((b) => numbers(b, ['limit', 'level']))
   ) {
-    throw new Error(`${where}: the stored record is not a rate limiter's record: ${text.slice(0, 200)}`);
+    throw new Error(
+      `${where}: the stored record is not a rate limiter's record: ${text.slice(0, 200)}`,
+    );
   }
   return copyRateLimitRecord(r as RateLimitRecord);
 }

@@ -1,4 +1,8 @@
-import type { RateLimitAnswer, RateLimitRecord, RateLimitUpdate } from '../transitions/rate-limit.js';
+import type {
+  RateLimitAnswer,
+  RateLimitRecord,
+  RateLimitUpdate,
+} from '../transitions/rate-limit.js';
 
 /**
  * Where a rate limiter shared by many processes (`rateLimiter({ store })`) keeps its buckets and

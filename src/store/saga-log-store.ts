@@ -46,7 +46,13 @@ export interface SagaLogStore {
    * dead: of several callers replacing the same holder, one wins). Otherwise resolves
    * `acquired: false` with the current holder and its end.
    */
-  sagaAcquire(sagaId: string, owner: string, now: number, leaseMs: number, replacing?: string): Promise<SagaLease>;
+  sagaAcquire(
+    sagaId: string,
+    owner: string,
+    now: number,
+    leaseMs: number,
+    replacing?: string,
+  ): Promise<SagaLease>;
   /**
    * Atomically sets `owner`'s lease to end at `now + leaseMs`. Resolves false, writing nothing,
    * when `owner` no longer holds it (a lapsed lease nobody took still counts as held); unlike

@@ -1,4 +1,8 @@
-import { hasErrorName, RecourseError, type RecourseErrorOptions } from '../errors/recourse-error.js';
+import {
+  hasErrorName,
+  RecourseError,
+  type RecourseErrorOptions,
+} from '../errors/recourse-error.js';
 import { errorText } from '../text/safe-text.js';
 
 /**
@@ -63,6 +67,12 @@ export function isStoreError(error: unknown): error is StoreError {
  */
 export function asStoreError(error: unknown, what: string, key?: string): StoreError {
   const options: StoreErrorOptions = key === undefined ? { cause: error } : { cause: error, key };
-  if (isStoreError(error)) return new StoreError(error.code, `${what}: ${errorText(error.message)}`, error.path, options);
-  return new StoreError('unavailable', `${what}: the store failed: ${errorText(error)}`, undefined, options);
+  if (isStoreError(error))
+    return new StoreError(error.code, `${what}: ${errorText(error.message)}`, error.path, options);
+  return new StoreError(
+    'unavailable',
+    `${what}: the store failed: ${errorText(error)}`,
+    undefined,
+    options,
+  );
 }

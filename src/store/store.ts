@@ -16,7 +16,13 @@ import type { SagaLogStore } from './saga-log-store.js';
  * const ledger = new IdempotencyLedger(store)
  * await store.close()
  */
-export interface Store extends BreakerStore, LedgerStore, CheckpointStore, SagaLogStore, EscalationStore, RetryBudgetStore {
+export interface Store
+  extends BreakerStore,
+    LedgerStore,
+    CheckpointStore,
+    SagaLogStore,
+    EscalationStore,
+    RetryBudgetStore {
   /** Releases the backend (closes the database). Later calls reject with `StoreError`. Idempotent. */
   close(): Promise<void>;
 }

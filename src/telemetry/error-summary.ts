@@ -39,7 +39,13 @@ export function errorMessage(error: unknown): string {
  */
 export function summarizeError(error: unknown): ErrorSummary {
   const c = classify(error);
-  const summary: ErrorSummary = { type: errorType(error), message: errorMessage(error), kind: c.kind, reason: c.reason, retryable: c.retryable };
+  const summary: ErrorSummary = {
+    type: errorType(error),
+    message: errorMessage(error),
+    kind: c.kind,
+    reason: c.reason,
+    retryable: c.retryable,
+  };
   if (c.status !== undefined) summary.status = c.status;
   if (c.code !== undefined) summary.code = c.code;
   return summary;

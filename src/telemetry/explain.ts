@@ -24,7 +24,20 @@ export interface ExplainedError {
 const MAX_DEPTH = 12;
 const MAX_CHILDREN = 50;
 // Fields shown in a node's details when present (recourse errors, SagaFailedError, Node errors).
-const DETAIL_FIELDS = ['attempts', 'reason', 'sagaId', 'phase', 'limitMs', 'items', 'timeoutMs', 'breaker', 'state', 'retryAfterMs', 'failedStep', 'compensated'];
+const DETAIL_FIELDS = [
+  'attempts',
+  'reason',
+  'sagaId',
+  'phase',
+  'limitMs',
+  'items',
+  'timeoutMs',
+  'breaker',
+  'state',
+  'retryAfterMs',
+  'failedStep',
+  'compensated',
+];
 
 type Bag = Record<string, unknown>;
 
@@ -53,7 +66,9 @@ function wrapsError(value: Bag): boolean {
 }
 
 function isRecourseName(type: string): boolean {
-  return /^(RetriesExhausted|AllPathsFailed|SagaFailed|CircuitOpen|Timeout|Stall|InvalidResult|CheckpointCorrupt|Recourse)Error$/.test(type);
+  return /^(RetriesExhausted|AllPathsFailed|SagaFailed|CircuitOpen|Timeout|Stall|InvalidResult|CheckpointCorrupt|Recourse)Error$/.test(
+    type,
+  );
 }
 
 function issuePath(path: unknown): string | undefined {
@@ -77,7 +92,11 @@ function childrenOf(error: Bag, type: string): Array<[string, unknown]> {
     failures.forEach((f, i) => {
       const b = bag(f);
       const path = read(b, 'path');
-      if (b !== undefined && wrapsError(b)) out.push([typeof path === 'string' ? `path "${path}"` : `failure ${i + 1}`, read(b, 'error')]);
+      if (b !== undefined && wrapsError(b))
+        out.push([
+          typeof path === 'string' ? `path "${path}"` : `failure ${i + 1}`,
+          read(b, 'error'),
+        ]);
       else out.push([`failure ${i + 1}`, f]);
     });
   }
@@ -86,13 +105,18 @@ function childrenOf(error: Bag, type: string): Array<[string, unknown]> {
     compensation.forEach((c, i) => {
       const b = bag(c);
       const step = read(b, 'step') ?? read(b, 'name');
-      if (b !== undefined && wrapsError(b)) out.push([typeof step === 'string' ? `compensation "${step}"` : `compensation ${i + 1}`, read(b, 'error')]);
+      if (b !== undefined && wrapsError(b))
+        out.push([
+          typeof step === 'string' ? `compensation "${step}"` : `compensation ${i + 1}`,
+          read(b, 'error'),
+        ]);
       else out.push([`compensation ${i + 1}`, c]);
     });
   }
   const cause = read(error, 'cause');
   // RetriesExhaustedError and AllPathsFailedError keep their last failure as `cause` too: once is enough.
-  if (cause !== undefined && !out.some(([, e]) => e === cause)) out.push([type === 'SagaFailedError' ? 'failed step' : 'cause', cause]);
+  if (cause !== undefined && !out.some(([, e]) => e === cause))
+    out.push([type === 'SagaFailedError' ? 'failed step' : 'cause', cause]);
   return out;
 }
 
@@ -100,7 +124,12 @@ function detailsOf(error: Bag): Record<string, unknown> | undefined {
   let details: Record<string, unknown> | undefined;
   for (const key of DETAIL_FIELDS) {
     let v = read(error, key);
-    if (v === undefined || typeof v === 'function' || (typeof v === 'object' && v !== null && list(v) === undefined)) continue;
+    if (
+      v === undefined ||
+      typeof v === 'function' ||
+      (typeof v === 'object' && v !== null && list(v) === undefined)
+    )
+      continue;
     // Times are whole milliseconds: `retryAfterMs 29999.161192` is noise to a reader.
     if (typeof v === 'number' && key.endsWith('Ms') && Number.isFinite(v)) v = Math.round(v);
     details ??= {};
@@ -109,9 +138,18 @@ function detailsOf(error: Bag): Record<string, unknown> | undefined {
   return details;
 }
 
-function node(value: unknown, label: string | undefined, depth: number, seen: Set<object>): ExplainedError {
+function node(
+  value: unknown,
+  label: string | undefined,
+  depth: number,
+  seen: Set<object>,
+): ExplainedError {
   const type = errorType(value);
-  const out: Omit<ExplainedError, 'children'> = { ...(label === undefined ? {} : { label }), type, message: errorMessage(value) };
+  const out: Omit<ExplainedError, 'children'> = {
+    ...(label === undefined ? {} : { label }),
+    type,
+    message: errorMessage(value),
+  };
   try {
     return walkNode(value, out, depth, seen);
   } catch {
@@ -121,7 +159,12 @@ function node(value: unknown, label: string | undefined, depth: number, seen: Se
   }
 }
 
-function walkNode(value: unknown, out: Omit<ExplainedError, 'children'>, depth: number, seen: Set<object>): ExplainedError {
+function walkNode(
+  value: unknown,
+  out: Omit<ExplainedError, 'children'>,
+  depth: number,
+  seen: Set<object>,
+): ExplainedError {
   const type = out.type;
   const children: ExplainedError[] = [];
   const error = bag(value);
@@ -140,12 +183,16 @@ function walkNode(value: unknown, out: Omit<ExplainedError, 'children'>, depth: 
   if (issues !== undefined && issues.length > 0) {
     out.issues = issues.map((i) => {
       const path = issuePath(read(i, 'path'));
-      return { message: errorMessage(read(i, 'message') ?? i), ...(path === undefined ? {} : { path }) };
+      return {
+        message: errorMessage(read(i, 'message') ?? i),
+        ...(path === undefined ? {} : { path }),
+      };
     });
   }
   if (depth < MAX_DEPTH) {
     seen.add(error);
-    for (const [childLabel, child] of childrenOf(error, type).slice(0, MAX_CHILDREN)) children.push(node(child, childLabel, depth + 1, seen));
+    for (const [childLabel, child] of childrenOf(error, type).slice(0, MAX_CHILDREN))
+      children.push(node(child, childLabel, depth + 1, seen));
     seen.delete(error);
   }
   return { ...out, children };
@@ -172,13 +219,16 @@ function annotations(n: ExplainedError): string {
   if (n.kind !== undefined) parts.push(`${n.kind}: ${n.reason ?? ''}`.trim());
   if (n.status !== undefined) parts.push(`status ${n.status}`);
   if (n.code !== undefined) parts.push(`code ${n.code}`);
-  for (const [k, v] of Object.entries(n.details ?? {})) parts.push(`${k} ${Array.isArray(v) ? `[${v.map(textOf).join(', ')}]` : textOf(v)}`);
+  for (const [k, v] of Object.entries(n.details ?? {}))
+    parts.push(`${k} ${Array.isArray(v) ? `[${v.map(textOf).join(', ')}]` : textOf(v)}`);
   return parts.length === 0 ? '' : `  [${parts.join(', ')}]`;
 }
 
 function render(n: ExplainedError, prefix: string, lines: string[]): void {
   const items: Array<{ text: string; child?: ExplainedError }> = [
-    ...(n.issues ?? []).map((i) => ({ text: `issue: ${i.message}${i.path === undefined ? '' : ` (at ${i.path})`}` })),
+    ...(n.issues ?? []).map((i) => ({
+      text: `issue: ${i.message}${i.path === undefined ? '' : ` (at ${i.path})`}`,
+    })),
     ...n.children.map((c) => ({ text: '', child: c })),
   ];
   items.forEach((item, i) => {
@@ -189,7 +239,9 @@ function render(n: ExplainedError, prefix: string, lines: string[]): void {
       lines.push(`${prefix}${branch}${item.text}`);
       return;
     }
-    lines.push(`${prefix}${branch}${child.label === undefined ? '' : `${child.label}: `}${child.type}: ${child.message}${annotations(child)}`);
+    lines.push(
+      `${prefix}${branch}${child.label === undefined ? '' : `${child.label}: `}${child.type}: ${child.message}${annotations(child)}`,
+    );
     render(child, `${prefix}${last ? '   ' : '│  '}`, lines);
   });
 }

@@ -3,7 +3,13 @@ import { type Clock, systemClock } from '../clock/clock.js';
 import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import type { CallOutcome, RecourseEventMap } from '../events/event-types.js';
-import { checkClock, checkName, checkOneOf, checkOptions, type OptionKeys } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkName,
+  checkOneOf,
+  checkOptions,
+  type OptionKeys,
+} from '../options/validate-options.js';
 import { BaseLayer, COMPOSE, type Invoke, isThenable } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 
@@ -58,7 +64,11 @@ class InstrumentPolicy extends BaseLayer {
       if (!events.wants(type)) return next(fn, scope);
       const started = clock.now();
       const done = (outcome: CallOutcome, error?: unknown): void => {
-        const payload: RecourseEventMap['call'] = { outcome, durationMs: clock.now() - started, attempt: scope.attempt };
+        const payload: RecourseEventMap['call'] = {
+          outcome,
+          durationMs: clock.now() - started,
+          attempt: scope.attempt,
+        };
         if (outcome !== 'success') payload.error = error;
         events.emit(type, payload, scope);
       };

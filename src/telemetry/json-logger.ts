@@ -1,7 +1,12 @@
 import type { RecourseEvent } from '../events/event-types.js';
 import { callIdOf, dependencyOf } from '../events/event-scope.js';
 import { type ErrorSummary, summarizeError } from './error-summary.js';
-import { checkOneOf, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkOneOf,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import { safeRead, textOf } from '../text/safe-text.js';
 import { wholeMs } from '../text/whole-ms.js';
 import { explainJSON } from './explain.js';
@@ -44,7 +49,11 @@ export interface LogLine {
 export function levelOf(event: RecourseEvent): LogLevel {
   switch (event.type) {
     case 'call':
-      return event.outcome === 'failure' ? 'error' : event.outcome === 'cancelled' ? 'info' : 'debug';
+      return event.outcome === 'failure'
+        ? 'error'
+        : event.outcome === 'cancelled'
+          ? 'info'
+          : 'debug';
     case 'attempt':
       return event.outcome === 'failure' ? 'warn' : 'debug';
     case 'giveup':
@@ -79,13 +88,27 @@ export function levelOf(event: RecourseEvent): LogLevel {
   }
 }
 
-const OWN = new Set(['type', 'policy', 'name', 'at', 'error', 'attempt', 'attempts', 'maxAttempts', 'durationMs']);
+const OWN = new Set([
+  'type',
+  'policy',
+  'name',
+  'at',
+  'error',
+  'attempt',
+  'attempts',
+  'maxAttempts',
+  'durationMs',
+]);
 
 function snake(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
-function describe(e: RecourseEvent, dependency: string | undefined, error: ErrorSummary | undefined): string {
+function describe(
+  e: RecourseEvent,
+  dependency: string | undefined,
+  error: ErrorSummary | undefined,
+): string {
   const dep = dependency === undefined ? '' : ` ${dependency}`;
   const why = error === undefined ? '' : `: ${error.type}: ${error.message}`;
   switch (e.type) {
@@ -111,7 +134,9 @@ function describe(e: RecourseEvent, dependency: string | undefined, error: Error
       return `invalid result${dep}: ${textOf(e.reason)}`;
     case 'hedge':
       return `hedge${dep}: ${textOf(e.attempts)} requests (hedged after ${wholeMs(e.afterMs)} ms); ${
-        typeof e.winner === 'number' ? `request ${e.winner + 1} (${textOf(e.path)}) produced the first item in ${wholeMs(e.firstItemMs)} ms, ${typeof e.attempts === 'number' && e.attempts > 2 ? 'the others were' : 'the other was'} aborted` : 'every request failed'
+        typeof e.winner === 'number'
+          ? `request ${e.winner + 1} (${textOf(e.path)}) produced the first item in ${wholeMs(e.firstItemMs)} ms, ${typeof e.attempts === 'number' && e.attempts > 2 ? 'the others were' : 'the other was'} aborted`
+          : 'every request failed'
       }`;
     case 'call':
     case 'attempt':
@@ -125,7 +150,8 @@ function describe(e: RecourseEvent, dependency: string | undefined, error: Error
 
 /** @internal Builds the log line of one event (exported for the tests and other sinks). */
 export function toLogLine(e: RecourseEvent, fields?: Record<string, unknown>): LogLine {
-  const dependency = e.type === 'fallback' ? (typeof e.from === 'string' ? e.from : undefined) : dependencyOf(e);
+  const dependency =
+    e.type === 'fallback' ? (typeof e.from === 'string' ? e.from : undefined) : dependencyOf(e);
   const summary = e.error === undefined ? undefined : summarizeError(e.error);
   const callId = callIdOf(e);
   const line: LogLine = {
@@ -149,7 +175,11 @@ export function toLogLine(e: RecourseEvent, fields?: Record<string, unknown>): L
           ? e.attempts
           : undefined;
   if (summary !== undefined) {
-    line.error = { ...summary, ...(attempt === undefined ? {} : { attempt }), ...(typeof e.maxAttempts === 'number' ? { maxAttempts: e.maxAttempts } : {}) };
+    line.error = {
+      ...summary,
+      ...(attempt === undefined ? {} : { attempt }),
+      ...(typeof e.maxAttempts === 'number' ? { maxAttempts: e.maxAttempts } : {}),
+    };
   } else if (attempt !== undefined) {
     line.attempt = attempt;
     if (typeof e.maxAttempts === 'number') line.max_attempts = e.maxAttempts;
@@ -161,14 +191,20 @@ export function toLogLine(e: RecourseEvent, fields?: Record<string, unknown>): L
     const raw = e[key];
     // Times and limits in whole milliseconds (a measured duration keeps its microseconds above).
     // A wait is rounded up, as CircuitOpenError.retryAfterMs is: who waits that long is never early.
-    const value = typeof raw === 'number' && key.endsWith('Ms') && Number.isFinite(raw) ? (key === 'retryAfterMs' ? Math.ceil(raw) : Math.round(raw)) : redact(raw);
+    const value =
+      typeof raw === 'number' && key.endsWith('Ms') && Number.isFinite(raw)
+        ? key === 'retryAfterMs'
+          ? Math.ceil(raw)
+          : Math.round(raw)
+        : redact(raw);
     if (value === undefined) continue;
     // A field named like one of the line's own (a degradation's `level`) must not replace it.
     const name = snake(key);
     line[Object.hasOwn(line, name) ? `${snake(e.type)}_${name}` : name] = value;
   }
   // A failed call's whole causal chain (attempts, paths, causes), for `recourse report` and readers.
-  if (e.type === 'call' && e.outcome === 'failure' && e.error !== undefined) line.explain = explainJSON(e.error);
+  if (e.type === 'call' && e.outcome === 'failure' && e.error !== undefined)
+    line.explain = explainJSON(e.error);
   if (fields !== undefined) {
     const extra = redact(fields) as Record<string, unknown>;
     for (const key of Object.keys(extra)) if (!(key in line)) line[key] = extra[key];
@@ -189,12 +225,22 @@ export function toLogLine(e: RecourseEvent, fields?: Record<string, unknown>): L
  * @example
  * const stop = subscribe(jsonLogger(process.stderr, { level: 'info', fields: { service: 'orchestrator' } }))
  */
-export function jsonLogger(out: { write(line: string): unknown }, options?: JsonLoggerOptions): (event: RecourseEvent) => void {
-  if (typeof safeRead(out, 'write') !== 'function') throw new TypeError(`out must be an object with a write(line) method, e.g. process.stderr, got ${showValue(out)}`);
+export function jsonLogger(
+  out: { write(line: string): unknown },
+  options?: JsonLoggerOptions,
+): (event: RecourseEvent) => void {
+  if (typeof safeRead(out, 'write') !== 'function')
+    throw new TypeError(
+      `out must be an object with a write(line) method, e.g. process.stderr, got ${showValue(out)}`,
+    );
   const o = checkOptions('jsonLogger', options, JSON_LOGGER_KEYS);
   const min = RANK[o.level === undefined ? 'debug' : checkOneOf('level', o.level, LEVELS)];
   const fields = o.fields;
-  if (fields !== undefined && (typeof fields !== 'object' || fields === null || Array.isArray(fields))) throw new TypeError(`fields must be an object, got ${showValue(fields)}`);
+  if (
+    fields !== undefined &&
+    (typeof fields !== 'object' || fields === null || Array.isArray(fields))
+  )
+    throw new TypeError(`fields must be an object, got ${showValue(fields)}`);
   return (event: RecourseEvent): void => {
     const level = levelOf(event);
     if (RANK[level] < min) return;
@@ -203,7 +249,11 @@ export function jsonLogger(out: { write(line: string): unknown }, options?: Json
 }
 
 /** The JSON line of an event; an event that cannot be turned into one still leaves a line saying so. */
-function lineOf(event: RecourseEvent, level: LogLevel, fields: Record<string, unknown> | undefined): string {
+function lineOf(
+  event: RecourseEvent,
+  level: LogLevel,
+  fields: Record<string, unknown> | undefined,
+): string {
   try {
     return JSON.stringify(toLogLine(event, fields));
   } catch (error) {

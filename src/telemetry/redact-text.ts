@@ -43,7 +43,8 @@ const COOKIE = /\b((?:set-)?cookie)((?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)[^\r\n"'\
 // space, quote, `&`, `,`, `;` or bracket; an auth scheme (`Bearer x`) is taken with it. A value
 // whose name is not a secret's is scanned again, since it may hold a pair itself
 // (`target=/v1?key=x`, `headers: x-auth=y`).
-const PAIR = /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]*)((?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)((?:(?:Bearer|Basic|Token|Digest)\s+)?(?:\[REDACTED\]|[^\s"'&,;})\]\\<>]{1,256}))/g;
+const PAIR =
+  /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]*)((?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)((?:(?:Bearer|Basic|Token|Digest)\s+)?(?:\[REDACTED\]|[^\s"'&,;})\]\\<>]{1,256}))/g;
 // What ends a value (the regex reads at most 256 characters of it; a secret's runs on to here).
 const VALUE_END = /[\s"'&,;})\]\\<>]/g;
 const PERCENT = /%[0-9A-Fa-f]{2}/;

@@ -16,7 +16,11 @@ export interface RedactOptions {
   maxEntries?: number;
 }
 
-const REDACT_KEYS: OptionKeys<RedactOptions> = { maxDepth: true, maxStringLength: true, maxEntries: true };
+const REDACT_KEYS: OptionKeys<RedactOptions> = {
+  maxDepth: true,
+  maxStringLength: true,
+  maxEntries: true,
+};
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -31,14 +35,23 @@ function text(value: string, limits: Limits): string {
   return redactText(cut);
 }
 
-function isHeadersLike(value: object): value is { forEach(cb: (v: string, k: string) => void): void; get(k: string): unknown } {
+function isHeadersLike(
+  value: object,
+): value is { forEach(cb: (v: string, k: string) => void): void; get(k: string): unknown } {
   const v = value as { forEach?: unknown; get?: unknown; has?: unknown; append?: unknown };
-  return typeof v.forEach === 'function' && typeof v.get === 'function' && typeof v.append === 'function';
+  return (
+    typeof v.forEach === 'function' && typeof v.get === 'function' && typeof v.append === 'function'
+  );
 }
 
 function errorFields(error: Error): Record<string, unknown> {
-  const out: Record<string, unknown> = { type: safeField(error, 'name') ?? 'Error', message: textOf(error) };
-  for (const key of Object.keys(error)) if (key !== 'stack' && key !== 'name' && key !== 'message') out[key] = (error as unknown as Record<string, unknown>)[key];
+  const out: Record<string, unknown> = {
+    type: safeField(error, 'name') ?? 'Error',
+    message: textOf(error),
+  };
+  for (const key of Object.keys(error))
+    if (key !== 'stack' && key !== 'name' && key !== 'message')
+      out[key] = (error as unknown as Record<string, unknown>)[key];
   if ('cause' in error && error.cause !== undefined) out.cause = error.cause;
   return out;
 }
@@ -73,11 +86,14 @@ function walk(value: unknown, depth: number, seen: Set<object>, limits: Limits):
   if (depth >= limits.depth) return '[Truncated]';
   seen.add(obj);
   try {
-    if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? 'Invalid Date' : obj.toISOString();
+    if (obj instanceof Date)
+      return Number.isNaN(obj.getTime()) ? 'Invalid Date' : obj.toISOString();
     if (Array.isArray(obj) || obj instanceof Set) {
       // Only the kept entries are copied: a thrown value may carry a huge list.
       const size = Array.isArray(obj) ? obj.length : (obj as Set<unknown>).size;
-      const items = Array.isArray(obj) ? obj.slice(0, limits.entries) : firstOf(obj as Set<unknown>, limits.entries);
+      const items = Array.isArray(obj)
+        ? obj.slice(0, limits.entries)
+        : firstOf(obj as Set<unknown>, limits.entries);
       const out = items.map((v) => walk(v, depth + 1, seen, limits) ?? null);
       if (size > limits.entries) out.push(`… ${size - limits.entries} more`);
       return out;
@@ -101,7 +117,13 @@ function walk(value: unknown, depth: number, seen: Set<object>, limits: Limits):
       }
       // A secret's name: strings, objects and lists go; a number, a boolean or null cannot be a
       // credential and is kept.
-      if (isSecretKey(key) && v !== undefined && v !== null && typeof v !== 'number' && typeof v !== 'boolean') {
+      if (
+        isSecretKey(key) &&
+        v !== undefined &&
+        v !== null &&
+        typeof v !== 'number' &&
+        typeof v !== 'boolean'
+      ) {
         out[key] = REDACTED;
         kept++;
         continue;
@@ -139,7 +161,10 @@ export function redact(value: unknown, options?: RedactOptions): unknown {
   const o = checkOptions('redact', options, REDACT_KEYS);
   const limits: Limits = {
     depth: o.maxDepth === undefined ? 6 : checkInteger('maxDepth', o.maxDepth, 0),
-    length: o.maxStringLength === undefined ? 2000 : checkInteger('maxStringLength', o.maxStringLength, 0),
+    length:
+      o.maxStringLength === undefined
+        ? 2000
+        : checkInteger('maxStringLength', o.maxStringLength, 0),
     entries: o.maxEntries === undefined ? 50 : checkInteger('maxEntries', o.maxEntries, 0),
   };
   return walk(value, 0, new Set(), limits);

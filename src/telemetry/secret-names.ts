@@ -4,7 +4,8 @@
 
 // `*key*`, `*token*`, `*auth*`, `*secret*`, cookies, passwords and the like anywhere in the name:
 // `x-functions-key`, `x-auth`, `proxy-authorization`, `ocp-apim-subscription-key`, `AccountKey`.
-const SECRET_PART = /key|token|auth|secret|passw|pwd|cookie|credential|signature|sessionid|bearer|jwt/;
+const SECRET_PART =
+  /key|token|auth|secret|passw|pwd|cookie|credential|signature|sessionid|bearer|jwt/;
 // Short names that are secrets only when they are the whole name (`sig` of an Azure SAS URL).
 const SECRET_WHOLE = new Set(['sig', 'pass', 'sas']);
 // recourse's own field: a hash of the call's parts, logged so attempts can be correlated.

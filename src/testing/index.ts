@@ -6,6 +6,12 @@ export {
   type ConformanceTestApi,
   storeConformance,
 } from '../store/conformance.js';
-export { type BreakerConformanceOptions, breakerStoreConformance } from '../store/breaker-conformance.js';
-export { type RateLimitConformanceOptions, rateLimitStoreConformance } from '../store/rate-limit-conformance.js';
+export {
+  type BreakerConformanceOptions,
+  breakerStoreConformance,
+} from '../store/breaker-conformance.js';
+export {
+  type RateLimitConformanceOptions,
+  rateLimitStoreConformance,
+} from '../store/rate-limit-conformance.js';
 export { seededRandom } from '../random/seeded-random.js';

@@ -30,7 +30,10 @@ export class VirtualClock implements TimerClock {
 
   /** @param start the initial time in ms (default 0). */
   constructor(start = 0) {
-    if (typeof start !== 'number' || !Number.isFinite(start)) throw new TypeError(`start must be a finite number (the clock's first time, ms), got ${showValue(start)}`);
+    if (typeof start !== 'number' || !Number.isFinite(start))
+      throw new TypeError(
+        `start must be a finite number (the clock's first time, ms), got ${showValue(start)}`,
+      );
     this.#now = start;
   }
 
@@ -55,7 +58,11 @@ export class VirtualClock implements TimerClock {
 
   setTimer(ms: number, callback: () => void): Timer {
     // Like a real timer, the callback runs in the async context that set it (not in advance()'s).
-    const timer: VirtualTimer = { at: this.#now + Math.max(0, ms), seq: this.#seq++, callback: AsyncResource.bind(callback) };
+    const timer: VirtualTimer = {
+      at: this.#now + Math.max(0, ms),
+      seq: this.#seq++,
+      callback: AsyncResource.bind(callback),
+    };
     this.#timers.push(timer);
     return {
       cancel: () => {
@@ -105,7 +112,9 @@ export class VirtualClock implements TimerClock {
       this.#fire(next);
       await flush();
     }
-    throw new Error(`runAll: still ${this.pending} timer(s) after ${limit} firings (a timer loop?)`);
+    throw new Error(
+      `runAll: still ${this.pending} timer(s) after ${limit} firings (a timer loop?)`,
+    );
   }
 
   #fire(timer: VirtualTimer): void {

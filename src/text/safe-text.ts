@@ -87,7 +87,8 @@ export function errorText(value: unknown): string {
     if (value instanceof Error) {
       const name = safeField(value, 'name');
       const message = safeField(value, 'message');
-      if (name !== undefined && message !== undefined) return clip(message === '' ? name : `${name}: ${message}`);
+      if (name !== undefined && message !== undefined)
+        return clip(message === '' ? name : `${name}: ${message}`);
       if (message !== undefined) return clip(message);
     }
   } catch {
@@ -116,7 +117,8 @@ export function safeField(value: unknown, key: string): string | undefined {
  */
 export function safeRead(value: unknown, key: PropertyKey): unknown {
   try {
-    if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return undefined;
+    if ((typeof value !== 'object' && typeof value !== 'function') || value === null)
+      return undefined;
     return (value as Record<PropertyKey, unknown>)[key];
   } catch {
     return undefined;

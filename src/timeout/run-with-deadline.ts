@@ -41,7 +41,12 @@ export class DeadlineSpec implements DeadlineSource {
  * or not fn honours its signal. One shared timer queue per clock, no timer per call; a
  * synchronous result or throw schedules nothing.
  */
-export function runWithDeadline(next: Invoke, fn: Work<unknown>, scope: Scope, spec: DeadlineSpec): unknown {
+export function runWithDeadline(
+  next: Invoke,
+  fn: Work<unknown>,
+  scope: Scope,
+  spec: DeadlineSpec,
+): unknown {
   const child = Scope.withDeadline(scope, spec);
   let result: unknown;
   try {

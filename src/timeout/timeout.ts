@@ -26,7 +26,8 @@ class TimeoutPolicy extends BaseLayer {
     const clock = checkClock<Clock>('clock', o.clock ?? systemClock);
     const makeError = (): Error => new TimeoutError(limit);
     const onExpire = (_error: Error, scope: Scope): void => {
-      if (this.wants('timeout')) this.events.emit('timeout', { timeoutMs: limit, probe: false }, scope);
+      if (this.wants('timeout'))
+        this.events.emit('timeout', { timeoutMs: limit, probe: false }, scope);
     };
     this[DEADLINE_PARTS] = new DeadlineSpec(clock, limit, makeError, onExpire);
   }

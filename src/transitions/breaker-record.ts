@@ -3,7 +3,7 @@ import type { BreakerState } from '../events/event-types.js';
 /**
  * The state of one breaker as a store keeps it (and as every process keeps its local copy). Every
  * state change increments `epoch`, so an outcome reported with an older epoch is recognised as
- * stale and ignored (principle 5). Times are on the breaker's clock: for a shared store, one wall
+ * stale and ignored (ARCHITECTURE.md §P5). Times are on the breaker's clock: for a shared store, one wall
  * clock (`Date.now()`) for every process.
  *
  * @example
@@ -86,5 +86,11 @@ export function copyBreakerRecord<R extends BreakerRecord>(to: R, from: BreakerR
  * if (!sameBreakerRecord(before, r)) await write(r)
  */
 export function sameBreakerRecord(a: BreakerRecord, b: BreakerRecord): boolean {
-  return a.state === b.state && a.epoch === b.epoch && a.failures === b.failures && a.openedAt === b.openedAt && a.probeUntil === b.probeUntil;
+  return (
+    a.state === b.state &&
+    a.epoch === b.epoch &&
+    a.failures === b.failures &&
+    a.openedAt === b.openedAt &&
+    a.probeUntil === b.probeUntil
+  );
 }

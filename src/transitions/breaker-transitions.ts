@@ -80,7 +80,10 @@ export function recordTransition(
  * @example
  * forceTransition(record, 'isolated')
  */
-export function forceTransition(r: BreakerRecord, state: 'closed' | 'isolated'): BreakerRecord['state'] {
+export function forceTransition(
+  r: BreakerRecord,
+  state: 'closed' | 'isolated',
+): BreakerRecord['state'] {
   const before = r.state;
   r.state = state;
   r.epoch++;

@@ -118,7 +118,12 @@ function slotOf(time: number, limits: BudgetLimits): number {
  * @example
  * const grant = budgetTakeTransition(record, { requests: 20, returned: 0, returnedAt: 0, want: 2 }, Date.now(), limits)
  */
-export function budgetTakeTransition(r: BudgetRecord, take: BudgetTake, now: number, limits: BudgetLimits): BudgetGrant {
+export function budgetTakeTransition(
+  r: BudgetRecord,
+  take: BudgetTake,
+  now: number,
+  limits: BudgetLimits,
+): BudgetGrant {
   const slot = slotOf(now, limits);
   r.buckets = r.buckets.filter((b) => b.slot > slot - BUDGET_BUCKETS);
   const capacity = budgetFloorCapacity(limits);
@@ -153,7 +158,8 @@ export function budgetTakeTransition(r: BudgetRecord, take: BudgetTake, now: num
   r.floorTokens -= fromFloor;
   const granted = fromRatio + fromFloor;
   current.retries += granted;
-  if (current.requests === 0 && current.retries === 0) r.buckets = r.buckets.filter((b) => b !== current);
+  if (current.requests === 0 && current.retries === 0)
+    r.buckets = r.buckets.filter((b) => b !== current);
   return { granted, requests, retries: retries + granted, floorTokens: r.floorTokens };
 }
 
@@ -164,7 +170,11 @@ export function budgetTakeTransition(r: BudgetRecord, take: BudgetTake, now: num
  * @example
  * const { requests, retries } = budgetTotals(record, Date.now(), limits)
  */
-export function budgetTotals(r: BudgetRecord, now: number, limits: BudgetLimits): { requests: number; retries: number; floorTokens: number } {
+export function budgetTotals(
+  r: BudgetRecord,
+  now: number,
+  limits: BudgetLimits,
+): { requests: number; retries: number; floorTokens: number } {
   const slot = slotOf(now, limits);
   let requests = 0;
   let retries = 0;
@@ -174,6 +184,9 @@ export function budgetTotals(r: BudgetRecord, now: number, limits: BudgetLimits)
     retries += b.retries;
   }
   const elapsed = Math.max(0, now - r.refilledAt);
-  const floorTokens = Math.min(budgetFloorCapacity(limits), r.floorTokens + (elapsed * limits.minPerSecond) / 1000);
+  const floorTokens = Math.min(
+    budgetFloorCapacity(limits),
+    r.floorTokens + (elapsed * limits.minPerSecond) / 1000,
+  );
   return { requests, retries, floorTokens };
 }

@@ -1,4 +1,10 @@
-import type { EscalationDecideResult, EscalationDecision, EscalationQuery, EscalationRecord, EscalationState } from '../store/escalation-store.js';
+import type {
+  EscalationDecideResult,
+  EscalationDecision,
+  EscalationQuery,
+  EscalationRecord,
+  EscalationState,
+} from '../store/escalation-store.js';
 
 /**
  * A copy of `r` (the deciders list too), so a store never hands out or keeps a caller's object.
@@ -28,7 +34,10 @@ export function escalationView(r: EscalationRecord, now: number): EscalationReco
  * @example
  * if (!escalationKept(row, Date.now())) deleteRow(row.id)
  */
-export function escalationKept(r: EscalationRecord | undefined, now: number): r is EscalationRecord {
+export function escalationKept(
+  r: EscalationRecord | undefined,
+  now: number,
+): r is EscalationRecord {
   return r !== undefined && r.keepUntil > now;
 }
 
@@ -45,7 +54,8 @@ export function escalationOpenTransition(
   proposed: EscalationRecord,
   now: number,
 ): { created: boolean; record: EscalationRecord; write: EscalationRecord | undefined } {
-  if (escalationKept(existing, now)) return { created: false, record: escalationView(existing, now), write: undefined };
+  if (escalationKept(existing, now))
+    return { created: false, record: escalationView(existing, now), write: undefined };
   const record = copyEscalation(proposed);
   return { created: true, record: copyEscalation(record), write: record };
 }
@@ -63,7 +73,8 @@ export function escalationDecideTransition(
   now: number,
 ): { result: EscalationDecideResult; write: EscalationRecord | undefined } {
   if (existing === undefined) return { result: { kind: 'unknown' }, write: undefined };
-  if (existing.state !== 'pending') return { result: { kind: 'final', record: copyEscalation(existing) }, write: undefined };
+  if (existing.state !== 'pending')
+    return { result: { kind: 'final', record: copyEscalation(existing) }, write: undefined };
   if (existing.expiresAt <= now) {
     const expired = escalationView(existing, now);
     return { result: { kind: 'final', record: copyEscalation(expired) }, write: expired };
@@ -71,7 +82,12 @@ export function escalationDecideTransition(
   if (existing.deciders.length > 0 && !existing.deciders.includes(decision.by)) {
     return { result: { kind: 'not_allowed', record: copyEscalation(existing) }, write: undefined };
   }
-  const decided: EscalationRecord = { ...copyEscalation(existing), state: decision.state, decidedAt: now, decidedBy: decision.by };
+  const decided: EscalationRecord = {
+    ...copyEscalation(existing),
+    state: decision.state,
+    decidedAt: now,
+    decidedBy: decision.by,
+  };
   if (decision.note !== undefined) decided.note = decision.note;
   else delete decided.note;
   return { result: { kind: 'decided', record: copyEscalation(decided) }, write: decided };
@@ -94,9 +110,19 @@ export function escalationReopenTransition(
   keepUntil: number,
 ): { record: EscalationRecord | undefined; write: EscalationRecord | undefined } {
   if (existing === undefined) return { record: undefined, write: undefined };
-  if (existing.state !== 'approved' || existing.round !== round) return { record: copyEscalation(existing), write: undefined };
+  if (existing.state !== 'approved' || existing.round !== round)
+    return { record: copyEscalation(existing), write: undefined };
   const { decidedAt: _at, decidedBy: _by, note: _note, ...rest } = existing;
-  const reopened: EscalationRecord = { ...rest, deciders: [...existing.deciders], state: 'pending', round: round + 1, reason, createdAt: now, expiresAt, keepUntil };
+  const reopened: EscalationRecord = {
+    ...rest,
+    deciders: [...existing.deciders],
+    state: 'pending',
+    round: round + 1,
+    reason,
+    createdAt: now,
+    expiresAt,
+    keepUntil,
+  };
   return { record: copyEscalation(reopened), write: reopened };
 }
 
@@ -106,7 +132,11 @@ export function escalationReopenTransition(
  * @example
  * rows.filter((r) => escalationInStates(r, ['pending'], Date.now()))
  */
-export function escalationInStates(r: EscalationRecord, states: readonly EscalationState[] | undefined, now: number): boolean {
+export function escalationInStates(
+  r: EscalationRecord,
+  states: readonly EscalationState[] | undefined,
+  now: number,
+): boolean {
   return states === undefined || states.includes(escalationView(r, now).state);
 }
 
@@ -117,10 +147,14 @@ export function escalationInStates(r: EscalationRecord, states: readonly Escalat
  * @example
  * const pending = escalationListTransition(rows, { states: ['pending'], limit: 100, now: Date.now() })
  */
-export function escalationListTransition(records: Iterable<EscalationRecord>, query: EscalationQuery): EscalationRecord[] {
+export function escalationListTransition(
+  records: Iterable<EscalationRecord>,
+  query: EscalationQuery,
+): EscalationRecord[] {
   const { states, limit, now } = query;
   const found: EscalationRecord[] = [];
-  for (const r of records) if (escalationKept(r, now) && escalationInStates(r, states, now)) found.push(r);
+  for (const r of records)
+    if (escalationKept(r, now) && escalationInStates(r, states, now)) found.push(r);
   found.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return found.slice(0, Math.max(0, limit)).map((r) => escalationView(r, now));
 }

@@ -49,9 +49,19 @@ export function leaseAcquireTransition(
   leaseMs: number,
   replacing?: string,
 ): LeaseAcquisition {
-  if (lease === undefined || lease.owner === owner || lease.leaseUntil <= now || (replacing !== undefined && lease.owner === replacing)) {
+  if (
+    lease === undefined ||
+    lease.owner === owner ||
+    lease.leaseUntil <= now ||
+    (replacing !== undefined && lease.owner === replacing)
+  ) {
     const leaseUntil = now + leaseMs;
-    const taken: LeaseAcquisition = { acquired: true, leaseUntil, holder: owner, write: { owner, leaseUntil } };
+    const taken: LeaseAcquisition = {
+      acquired: true,
+      leaseUntil,
+      holder: owner,
+      write: { owner, leaseUntil },
+    };
     if (lease !== undefined && lease.owner !== owner) taken.previousOwner = lease.owner;
     return taken;
   }
@@ -83,6 +93,9 @@ export function leaseRenewTransition(
  * @example
  * if (leaseReleaseTransition(row, owner).release) remove(row)
  */
-export function leaseReleaseTransition(lease: LeaseRecord | undefined, owner: string): { release: boolean } {
+export function leaseReleaseTransition(
+  lease: LeaseRecord | undefined,
+  owner: string,
+): { release: boolean } {
   return { release: leaseHeldBy(lease, owner) };
 }

@@ -1,5 +1,10 @@
 import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
-import { leaseAcquireTransition, leaseHeldBy, leaseRenewTransition, type LeaseRecord } from './lease.js';
+import {
+  leaseAcquireTransition,
+  leaseHeldBy,
+  leaseRenewTransition,
+  type LeaseRecord,
+} from './lease.js';
 
 /**
  * What a ledger transition asks its store to do with the key's row: write this entry, delete the
@@ -34,12 +39,21 @@ export function ledgerClaimTransition(
   leaseMs: number,
 ): { claim: LedgerClaim; write: LedgerWrite } {
   if (entry === undefined || expired(entry, now)) {
-    return { claim: { kind: 'claimed', takeover: false }, write: { key, state: 'pending', owner, leaseUntil: now + leaseMs, claims: 1, expiresAt: 0 } };
+    return {
+      claim: { kind: 'claimed', takeover: false },
+      write: { key, state: 'pending', owner, leaseUntil: now + leaseMs, claims: 1, expiresAt: 0 },
+    };
   }
-  if (entry.state === 'completed') return { claim: { kind: 'completed', result: entry.result }, write: 'keep' };
+  if (entry.state === 'completed')
+    return { claim: { kind: 'completed', result: entry.result }, write: 'keep' };
   const lease = leaseAcquireTransition(leaseOf(entry), owner, now, leaseMs);
-  if (!lease.acquired) return { claim: { kind: 'held', leaseUntil: lease.leaseUntil }, write: 'keep' };
-  if (lease.previousOwner === undefined) return { claim: { kind: 'claimed', takeover: false }, write: { ...entry, leaseUntil: lease.leaseUntil } };
+  if (!lease.acquired)
+    return { claim: { kind: 'held', leaseUntil: lease.leaseUntil }, write: 'keep' };
+  if (lease.previousOwner === undefined)
+    return {
+      claim: { kind: 'claimed', takeover: false },
+      write: { ...entry, leaseUntil: lease.leaseUntil },
+    };
   return {
     claim: { kind: 'claimed', takeover: true, previousOwner: lease.previousOwner },
     write: { ...entry, owner, leaseUntil: lease.leaseUntil, claims: entry.claims + 1 },
@@ -53,9 +67,15 @@ export function ledgerClaimTransition(
  * @example
  * const { ok, write } = ledgerRenewTransition(row, owner, Date.now(), 30_000)
  */
-export function ledgerRenewTransition(entry: LedgerEntry | undefined, owner: string, now: number, leaseMs: number): { ok: boolean; write: LedgerWrite } {
+export function ledgerRenewTransition(
+  entry: LedgerEntry | undefined,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): { ok: boolean; write: LedgerWrite } {
   const renewed = leaseRenewTransition(leaseOf(entry), owner, now, leaseMs);
-  if (!renewed.ok || entry === undefined || renewed.write === undefined) return { ok: false, write: 'keep' };
+  if (!renewed.ok || entry === undefined || renewed.write === undefined)
+    return { ok: false, write: 'keep' };
   return { ok: true, write: { ...entry, leaseUntil: renewed.write.leaseUntil } };
 }
 
@@ -73,8 +93,16 @@ export function ledgerCompleteTransition(
   now: number,
   expiresAt: number,
 ): { ok: boolean; write: LedgerWrite } {
-  if (entry === undefined || !leaseHeldBy(leaseOf(entry), owner)) return { ok: false, write: 'keep' };
-  const done: LedgerEntry = { key: entry.key, state: 'completed', owner, leaseUntil: now, claims: entry.claims, expiresAt };
+  if (entry === undefined || !leaseHeldBy(leaseOf(entry), owner))
+    return { ok: false, write: 'keep' };
+  const done: LedgerEntry = {
+    key: entry.key,
+    state: 'completed',
+    owner,
+    leaseUntil: now,
+    claims: entry.claims,
+    expiresAt,
+  };
   if (result !== undefined) done.result = result;
   return { ok: true, write: done };
 }
@@ -86,6 +114,9 @@ export function ledgerCompleteTransition(
  * @example
  * const { write } = ledgerReleaseTransition(row, owner)
  */
-export function ledgerReleaseTransition(entry: LedgerEntry | undefined, owner: string): { write: LedgerWrite } {
+export function ledgerReleaseTransition(
+  entry: LedgerEntry | undefined,
+  owner: string,
+): { write: LedgerWrite } {
   return { write: leaseHeldBy(leaseOf(entry), owner) ? undefined : 'keep' };
 }

@@ -1,4 +1,8 @@
-import { RATE_LIMIT_DIMENSIONS, type RateLimitDimension, type RateLimitReadings } from '../governor/rate-limit-headers.js';
+import {
+  RATE_LIMIT_DIMENSIONS,
+  type RateLimitDimension,
+  type RateLimitReadings,
+} from '../governor/rate-limit-headers.js';
 
 /** Every provider states its limits per minute; a bucket refills its whole limit over this window. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -82,7 +86,14 @@ export type RateLimitWaitReason = RateLimitDimension | 'retry_after' | 'queue' |
  * ask again within `retryInMs`). Other updates answer `done`.
  */
 export type RateLimitAnswer =
-  | { kind: 'go'; sendAt: number; waitMs: number; reason: RateLimitWaitReason | undefined; marks: RateLimitMarks; epoch: number }
+  | {
+      kind: 'go';
+      sendAt: number;
+      waitMs: number;
+      reason: RateLimitWaitReason | undefined;
+      marks: RateLimitMarks;
+      epoch: number;
+    }
   | { kind: 'probe'; sendAt: number; marks: RateLimitMarks }
   | { kind: 'learning'; retryInMs: number }
   | { kind: 'done'; learned: boolean };
@@ -99,7 +110,15 @@ export function zeroCost(): RateLimitCost {
  * const r = newRateLimitRecord(Date.now())
  */
 export function newRateLimitRecord(now: number): RateLimitRecord {
-  return { buckets: {}, at: now, pausedUntil: 0, probeUntil: 0, headerless: false, reserved: zeroCost(), epoch: 0 };
+  return {
+    buckets: {},
+    at: now,
+    pausedUntil: 0,
+    probeUntil: 0,
+    headerless: false,
+    reserved: zeroCost(),
+    epoch: 0,
+  };
 }
 
 /** A deep copy (stores hand out copies). */
@@ -109,7 +128,15 @@ export function copyRateLimitRecord(r: RateLimitRecord): RateLimitRecord {
     const b = r.buckets[dim];
     if (b !== undefined) buckets[dim] = { limit: b.limit, level: b.level };
   }
-  return { buckets, at: r.at, pausedUntil: r.pausedUntil, probeUntil: r.probeUntil, headerless: r.headerless, reserved: { ...r.reserved }, epoch: r.epoch };
+  return {
+    buckets,
+    at: r.at,
+    pausedUntil: r.pausedUntil,
+    probeUntil: r.probeUntil,
+    headerless: r.headerless,
+    reserved: { ...r.reserved },
+    epoch: r.epoch,
+  };
 }
 
 const rateOf = (b: RateLimitBucket): number => b.limit / RATE_LIMIT_WINDOW_MS;
@@ -130,7 +157,11 @@ function known(r: RateLimitRecord): boolean {
   return false;
 }
 
-function take(r: RateLimitRecord, u: Extract<RateLimitUpdate, { type: 'take' }>, now: number): RateLimitAnswer {
+function take(
+  r: RateLimitRecord,
+  u: Extract<RateLimitUpdate, { type: 'take' }>,
+  now: number,
+): RateLimitAnswer {
   if (!known(r)) {
     for (const dim of RATE_LIMIT_DIMENSIONS) {
       const g = u.guess[dim];
@@ -139,7 +170,15 @@ function take(r: RateLimitRecord, u: Extract<RateLimitUpdate, { type: 'take' }>,
     if (known(r)) r.at = Math.max(r.at, now);
   }
   if (!known(r)) {
-    if (r.headerless) return { kind: 'go', sendAt: now, waitMs: 0, reason: undefined, marks: { ...r.reserved }, epoch: r.epoch };
+    if (r.headerless)
+      return {
+        kind: 'go',
+        sendAt: now,
+        waitMs: 0,
+        reason: undefined,
+        marks: { ...r.reserved },
+        epoch: r.epoch,
+      };
     if (r.probeUntil > now) return { kind: 'learning', retryInMs: r.probeUntil - now };
     r.probeUntil = now + u.probeMs;
     return { kind: 'probe', sendAt: now, marks: { ...r.reserved } };
@@ -170,11 +209,23 @@ function take(r: RateLimitRecord, u: Extract<RateLimitUpdate, { type: 'take' }>,
     if (b !== undefined) b.level -= u.cost[dim];
     r.reserved[dim] += u.cost[dim];
   }
-  if (reason === undefined && start > now) reason = start === r.pausedUntil ? 'retry_after' : 'queue';
-  return { kind: 'go', sendAt, waitMs: sendAt - now, reason, marks: { ...r.reserved }, epoch: r.epoch };
+  if (reason === undefined && start > now)
+    reason = start === r.pausedUntil ? 'retry_after' : 'queue';
+  return {
+    kind: 'go',
+    sendAt,
+    waitMs: sendAt - now,
+    reason,
+    marks: { ...r.reserved },
+    epoch: r.epoch,
+  };
 }
 
-function observe(r: RateLimitRecord, u: Extract<RateLimitUpdate, { type: 'observe' }>, now: number): RateLimitAnswer {
+function observe(
+  r: RateLimitRecord,
+  u: Extract<RateLimitUpdate, { type: 'observe' }>,
+  now: number,
+): RateLimitAnswer {
   const hadKnown = known(r);
   if (u.limited) {
     r.pausedUntil = Math.max(r.pausedUntil, now + (u.retryAfterMs ?? 1000));
@@ -213,7 +264,10 @@ function observe(r: RateLimitRecord, u: Extract<RateLimitUpdate, { type: 'observ
   return { kind: 'done', learned: !hadKnown };
 }
 
-function giveBack(r: RateLimitRecord, u: Extract<RateLimitUpdate, { type: 'give_back' }>): RateLimitAnswer {
+function giveBack(
+  r: RateLimitRecord,
+  u: Extract<RateLimitUpdate, { type: 'give_back' }>,
+): RateLimitAnswer {
   for (const dim of RATE_LIMIT_DIMENSIONS) {
     const b = r.buckets[dim];
     if (b !== undefined && u.cost[dim] > 0) b.level = Math.min(b.limit, b.level + u.cost[dim]);
@@ -236,7 +290,11 @@ function giveBack(r: RateLimitRecord, u: Extract<RateLimitUpdate, { type: 'give_
  * const a = rateLimitTransition(r, { type: 'take', cost, guess: { requests: 50 }, probeMs: 30_000 }, now)
  * if (a.kind === 'go') await clock.sleep(a.waitMs)
  */
-export function rateLimitTransition(r: RateLimitRecord, update: RateLimitUpdate, now: number): RateLimitAnswer {
+export function rateLimitTransition(
+  r: RateLimitRecord,
+  update: RateLimitUpdate,
+  now: number,
+): RateLimitAnswer {
   switch (update.type) {
     case 'take':
       return take(r, update, now);

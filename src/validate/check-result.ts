@@ -27,13 +27,19 @@ export type ResultValidator<T> = StandardSchemaV1 | ResultCheck<T>;
 const REJECTED = 'rejected by validator';
 
 function isSchema(check: unknown): check is StandardSchemaV1 {
-  return typeof check === 'object' && check !== null && typeof (check as StandardSchemaV1)['~standard']?.validate === 'function';
+  return (
+    typeof check === 'object' &&
+    check !== null &&
+    typeof (check as StandardSchemaV1)['~standard']?.validate === 'function'
+  );
 }
 
 /** @internal A {@link ResultValidator} option, checked when the policy or call is set up. */
 export function checkValidator<T>(name: string, value: unknown): ResultValidator<T> {
   if (typeof value === 'function' || isSchema(value)) return value as ResultValidator<T>;
-  throw new TypeError(`${name} must be a Standard Schema (zod, valibot, arktype, …) or a predicate function, got ${showValue(value)}`);
+  throw new TypeError(
+    `${name} must be a Standard Schema (zod, valibot, arktype, …) or a predicate function, got ${showValue(value)}`,
+  );
 }
 
 function issuesOfVerdict(verdict: unknown): readonly ResultIssue[] | undefined {
@@ -57,11 +63,14 @@ export function checkResult<T>(check: ResultValidator<T>, value: T): T | Promise
       return value;
     };
     // An async predicate is awaited: a promise must never count as "accepted".
-    return isThenable(verdict) ? Promise.resolve(verdict).then(settleVerdict) : settleVerdict(verdict);
+    return isThenable(verdict)
+      ? Promise.resolve(verdict).then(settleVerdict)
+      : settleVerdict(verdict);
   }
   const result = check['~standard'].validate(value);
   const settle = (r: StandardSchemaV1.Result<unknown>): T => {
-    if (r.issues !== undefined) throw new InvalidResultError(value, r.issues.length > 0 ? r.issues : [{ message: REJECTED }]);
+    if (r.issues !== undefined)
+      throw new InvalidResultError(value, r.issues.length > 0 ? r.issues : [{ message: REJECTED }]);
     return value;
   };
   return isThenable(result) ? Promise.resolve(result).then(settle) : settle(result);

@@ -5,7 +5,12 @@ import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { ResultPolicy } from '../policy/policy.js';
 import { safeField, textOf } from '../text/safe-text.js';
-import { checkResult, checkValidator, type ResultCheck, type ResultValidator } from './check-result.js';
+import {
+  checkResult,
+  checkValidator,
+  type ResultCheck,
+  type ResultValidator,
+} from './check-result.js';
 
 class ValidatePolicy<T> extends BaseLayer {
   readonly #check: ResultValidator<T>;
@@ -22,7 +27,14 @@ class ValidatePolicy<T> extends BaseLayer {
         return await checkResult(this.#check, value as T);
       } catch (error) {
         if (isInvalidResultError(error) && this.wants('invalid')) {
-          this.events.emit('invalid', { reason: error.issues.map((i) => safeField(i, 'message') ?? textOf(i)).join('; '), value }, scope);
+          this.events.emit(
+            'invalid',
+            {
+              reason: error.issues.map((i) => safeField(i, 'message') ?? textOf(i)).join('; '),
+              value,
+            },
+            scope,
+          );
         }
         throw error;
       }
@@ -43,7 +55,9 @@ class ValidatePolicy<T> extends BaseLayer {
  * const nonEmpty = validate((r: { text: string }) => r.text.trim() !== '' || 'empty answer')
  * await pipeline(retry(), nonEmpty).execute(ask)   // ask must return a { text: string }
  */
-export function validate<S extends StandardSchemaV1>(schema: S): ResultPolicy<StandardSchemaV1.InferInput<S>, 'invalid'>;
+export function validate<S extends StandardSchemaV1>(
+  schema: S,
+): ResultPolicy<StandardSchemaV1.InferInput<S>, 'invalid'>;
 export function validate<T>(check: ResultCheck<T>): ResultPolicy<T, 'invalid'>;
 export function validate<T>(check: StandardSchemaV1 | ResultCheck<T>): ResultPolicy<T, 'invalid'> {
   // ValidatePolicy runs any work; ResultPolicy narrows what callers may pass, at compile time only.

@@ -1,5 +1,16 @@
-import { defaultStallLearner, GapLearner, type GapTrack, type StallLearner } from '../governor/stall-learner.js';
-import { checkMs, checkName, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  defaultStallLearner,
+  GapLearner,
+  type GapTrack,
+  type StallLearner,
+} from '../governor/stall-learner.js';
+import {
+  checkMs,
+  checkName,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import { QUIET_IDLE_MS } from './stall-defaults.js';
 
 /**
@@ -32,7 +43,14 @@ export interface AdaptiveStallOptions {
 const ADAPTIVE_FLOOR_MS = 5_000;
 
 /** @internal The keys of {@link AdaptiveStallOptions}, for the adapters' `adaptive` option. */
-export const ADAPTIVE_KEYS: OptionKeys<AdaptiveStallOptions> = { name: true, model: true, floorMs: true, capMs: true, firstItemCapMs: true, learner: true };
+export const ADAPTIVE_KEYS: OptionKeys<AdaptiveStallOptions> = {
+  name: true,
+  model: true,
+  floorMs: true,
+  capMs: true,
+  firstItemCapMs: true,
+  learner: true,
+};
 
 /**
  * @internal What a watcher with adaptive limits needs: the limits to start a stream with, and
@@ -78,24 +96,48 @@ export class AdaptiveLimits {
  * the limits of one stream, or of every stream of one adapter: `name` and `model` fall back to the
  * given defaults.
  */
-export function adaptiveLimits(o: AdaptiveStallOptions, first: boolean, idle: boolean, defaults: { name?: string | undefined; model?: string | undefined } = {}): AdaptiveLimits {
+export function adaptiveLimits(
+  o: AdaptiveStallOptions,
+  first: boolean,
+  idle: boolean,
+  defaults: { name?: string | undefined; model?: string | undefined } = {},
+): AdaptiveLimits {
   const floorMs = o.floorMs === undefined ? ADAPTIVE_FLOOR_MS : checkMs('floorMs', o.floorMs, 1);
-  const capMs = o.capMs === undefined ? Math.max(QUIET_IDLE_MS, floorMs) : checkMs('capMs', o.capMs, 1);
+  const capMs =
+    o.capMs === undefined ? Math.max(QUIET_IDLE_MS, floorMs) : checkMs('capMs', o.capMs, 1);
   if (capMs < floorMs) throw new RangeError(`capMs (${capMs}) must be >= floorMs (${floorMs})`);
-  const firstCapMs = o.firstItemCapMs === undefined ? capMs : checkMs('firstItemCapMs', o.firstItemCapMs, 1);
-  if (firstCapMs < floorMs) throw new RangeError(`firstItemCapMs (${firstCapMs}) must be >= floorMs (${floorMs})`);
+  const firstCapMs =
+    o.firstItemCapMs === undefined ? capMs : checkMs('firstItemCapMs', o.firstItemCapMs, 1);
+  if (firstCapMs < floorMs)
+    throw new RangeError(`firstItemCapMs (${firstCapMs}) must be >= floorMs (${floorMs})`);
   const learner = o.learner ?? defaultStallLearner;
-  if (!(learner instanceof GapLearner)) throw new TypeError(`learner must be a StallLearner from stallLearner(), got ${showValue(learner)}`);
+  if (!(learner instanceof GapLearner))
+    throw new TypeError(
+      `learner must be a StallLearner from stallLearner(), got ${showValue(learner)}`,
+    );
   const name = o.name === undefined ? defaults.name : checkName('name', o.name);
   const model = o.model === undefined ? defaults.model : checkName('model', o.model);
-  return new AdaptiveLimits(learner, learner.track(name ?? '', model), first, idle, floorMs, capMs, firstCapMs);
+  return new AdaptiveLimits(
+    learner,
+    learner.track(name ?? '', model),
+    first,
+    idle,
+    floorMs,
+    capMs,
+    firstCapMs,
+  );
 }
 
 /** @internal An adapter's `adaptive` option, checked (`owner adaptive` names it in errors). */
-export function checkAdaptiveOptions(owner: string, value: unknown): AdaptiveStallOptions | undefined {
+export function checkAdaptiveOptions(
+  owner: string,
+  value: unknown,
+): AdaptiveStallOptions | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new TypeError(`adaptive must be an object { name?, model?, floorMs?, capMs?, firstItemCapMs?, learner? }, got ${showValue(value)}`);
+    throw new TypeError(
+      `adaptive must be an object { name?, model?, floorMs?, capMs?, firstItemCapMs?, learner? }, got ${showValue(value)}`,
+    );
   }
   return checkOptions(`${owner} adaptive`, value as AdaptiveStallOptions, ADAPTIVE_KEYS);
 }

@@ -6,8 +6,14 @@ import { showValue } from '../options/validate-options.js';
  */
 export function checkStallLimit(name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number of ms >= 1, or Infinity for no limit, got ${showValue(value)}`);
-  if (!(value >= 1)) throw new RangeError(`${name} must be a number of ms >= 1, or Infinity for no limit, got ${showValue(value)}`);
+  if (typeof value !== 'number')
+    throw new TypeError(
+      `${name} must be a number of ms >= 1, or Infinity for no limit, got ${showValue(value)}`,
+    );
+  if (!(value >= 1))
+    throw new RangeError(
+      `${name} must be a number of ms >= 1, or Infinity for no limit, got ${showValue(value)}`,
+    );
   return value;
 }
 

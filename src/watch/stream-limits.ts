@@ -1,4 +1,8 @@
-import { type AdaptiveStallOptions, adaptiveLimits, checkAdaptiveOptions } from './adaptive-limits.js';
+import {
+  type AdaptiveStallOptions,
+  adaptiveLimits,
+  checkAdaptiveOptions,
+} from './adaptive-limits.js';
 import type { WatchLimits } from './watcher.js';
 import { activeLimit, checkStallLimit } from './stall-limit.js';
 
@@ -25,7 +29,8 @@ export interface StallDefaults<M> {
   firstFromIdle?: (idleMs: number) => number;
 }
 
-const limitOrAdaptive = (name: string, value: unknown): number | 'adaptive' | undefined => (value === 'adaptive' ? value : checkStallLimit(name, value));
+const limitOrAdaptive = (name: string, value: unknown): number | 'adaptive' | undefined =>
+  value === 'adaptive' ? value : checkStallLimit(name, value);
 
 /**
  * @internal Resolves `firstItemMs` (or its deprecated `aliasName`: both set is a TypeError),
@@ -41,22 +46,43 @@ export function resolveStallLimits<M>(
   learnAs: { name?: string | undefined; model?: string | undefined } = {},
 ): Pick<WatchLimits<M>, 'firstMs' | 'idleMs' | 'totalMs' | 'adaptive'> {
   if (alias !== undefined && alias.value !== undefined && o.firstItemMs !== undefined) {
-    throw new TypeError(`${owner}: give firstItemMs or its deprecated alias ${alias.name}, not both`);
+    throw new TypeError(
+      `${owner}: give firstItemMs or its deprecated alias ${alias.name}, not both`,
+    );
   }
-  const first = o.firstItemMs !== undefined ? limitOrAdaptive('firstItemMs', o.firstItemMs) : alias === undefined ? undefined : checkStallLimit(alias.name, alias.value);
+  const first =
+    o.firstItemMs !== undefined
+      ? limitOrAdaptive('firstItemMs', o.firstItemMs)
+      : alias === undefined
+        ? undefined
+        : checkStallLimit(alias.name, alias.value);
   const idle = limitOrAdaptive('idleMs', o.idleMs);
   const total = checkStallLimit('totalMs', o.totalMs);
   const firstFromIdle = defaults.firstFromIdle ?? ((ms: number) => ms);
   const learnFirst = first === 'adaptive' || (first === undefined && idle === 'adaptive');
   const learnIdle = idle === 'adaptive';
   const adaptiveOptions = checkAdaptiveOptions(owner, o.adaptive);
-  if (adaptiveOptions !== undefined && !learnFirst && !learnIdle) throw new TypeError(`${owner}: adaptive applies to adaptive limits only (firstItemMs or idleMs 'adaptive')`);
+  if (adaptiveOptions !== undefined && !learnFirst && !learnIdle)
+    throw new TypeError(
+      `${owner}: adaptive applies to adaptive limits only (firstItemMs or idleMs 'adaptive')`,
+    );
   const fixedFirst = first === 'adaptive' ? undefined : first;
   const fixedIdle = idle === 'adaptive' ? undefined : idle;
   return {
-    firstMs: learnFirst ? undefined : activeLimit(fixedFirst ?? (fixedIdle === undefined ? defaults.firstItemMs : firstFromIdle(fixedIdle))),
-    idleMs: learnIdle ? undefined : fixedIdle === undefined ? defaults.idleMs : activeLimit(fixedIdle),
+    firstMs: learnFirst
+      ? undefined
+      : activeLimit(
+          fixedFirst ?? (fixedIdle === undefined ? defaults.firstItemMs : firstFromIdle(fixedIdle)),
+        ),
+    idleMs: learnIdle
+      ? undefined
+      : fixedIdle === undefined
+        ? defaults.idleMs
+        : activeLimit(fixedIdle),
     totalMs: activeLimit(total ?? defaults.totalMs),
-    adaptive: learnFirst || learnIdle ? adaptiveLimits(adaptiveOptions ?? {}, learnFirst, learnIdle, learnAs) : undefined,
+    adaptive:
+      learnFirst || learnIdle
+        ? adaptiveLimits(adaptiveOptions ?? {}, learnFirst, learnIdle, learnAs)
+        : undefined,
   };
 }

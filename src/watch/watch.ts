@@ -1,5 +1,12 @@
 import { type Clock, systemClock } from '../clock/clock.js';
-import { checkClock, checkFunction, checkName, checkOptions, checkSignal, type OptionKeys } from '../options/validate-options.js';
+import {
+  checkClock,
+  checkFunction,
+  checkName,
+  checkOptions,
+  checkSignal,
+  type OptionKeys,
+} from '../options/validate-options.js';
 import { type AdaptiveStallOptions, adaptiveLimits } from './adaptive-limits.js';
 import { activeLimit, checkStallLimit } from './stall-limit.js';
 import { type WatchLimits, watchWith } from './watcher.js';
@@ -72,15 +79,24 @@ function checkLimitOrAdaptive(name: string, value: unknown): number | 'adaptive'
  */
 export function watch<M>(source: AsyncIterable<M>, options: WatchOptions<M>): AsyncIterable<M> {
   if (typeof (source as Partial<AsyncIterable<M>>)?.[Symbol.asyncIterator] !== 'function') {
-    throw new TypeError('watch(source) needs an AsyncIterable (an async generator, a stream, query(…))');
+    throw new TypeError(
+      'watch(source) needs an AsyncIterable (an async generator, a stream, query(…))',
+    );
   }
   const o = checkOptions('watch', options, WATCH_KEYS);
   const idleMs = checkLimitOrAdaptive('idleMs', o.idleMs);
   const firstItemMs = checkLimitOrAdaptive('firstItemMs', o.firstItemMs) ?? idleMs;
   const totalMs = checkStallLimit('totalMs', o.totalMs);
   const signal = checkSignal('signal', o.signal);
-  if (firstItemMs === undefined && idleMs === undefined && totalMs === undefined && signal === undefined) {
-    throw new TypeError('watch needs at least one of firstItemMs, idleMs, totalMs (Infinity for none) or a signal');
+  if (
+    firstItemMs === undefined &&
+    idleMs === undefined &&
+    totalMs === undefined &&
+    signal === undefined
+  ) {
+    throw new TypeError(
+      'watch needs at least one of firstItemMs, idleMs, totalMs (Infinity for none) or a signal',
+    );
   }
   const name = o.name === undefined ? undefined : checkName('name', o.name);
   const limits: WatchLimits<M> = {
@@ -88,14 +104,23 @@ export function watch<M>(source: AsyncIterable<M>, options: WatchOptions<M>): As
     idleMs: idleMs === 'adaptive' ? undefined : activeLimit(idleMs),
     totalMs: activeLimit(totalMs),
     signal,
-    isProgress: o.isProgress === undefined ? undefined : checkFunction<(item: M) => boolean>('isProgress', o.isProgress),
+    isProgress:
+      o.isProgress === undefined
+        ? undefined
+        : checkFunction<(item: M) => boolean>('isProgress', o.isProgress),
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),
     name,
-    adaptive: firstItemMs === 'adaptive' || idleMs === 'adaptive' ? adaptiveLimits(o, firstItemMs === 'adaptive', idleMs === 'adaptive') : undefined,
+    adaptive:
+      firstItemMs === 'adaptive' || idleMs === 'adaptive'
+        ? adaptiveLimits(o, firstItemMs === 'adaptive', idleMs === 'adaptive')
+        : undefined,
   };
   if (limits.adaptive === undefined) {
     const stray = ADAPTIVE_ONLY.find((k) => o[k] !== undefined);
-    if (stray !== undefined) throw new TypeError(`watch: ${stray} applies to adaptive limits only (firstItemMs or idleMs 'adaptive')`);
+    if (stray !== undefined)
+      throw new TypeError(
+        `watch: ${stray} applies to adaptive limits only (firstItemMs or idleMs 'adaptive')`,
+      );
   }
   return watchWith(source, limits);
 }

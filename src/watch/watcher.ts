@@ -105,19 +105,30 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
     this.#name = limits.name;
     this.#limit = adaptive?.first ? adaptive.firstLimit() : limits.firstMs;
     this.#budget = this.#limit;
-    this.#stamping = limits.clock === systemClock ? IMMEDIATE : hasTimers(limits.clock) ? CLOCK_TIMER : EAGER;
+    this.#stamping =
+      limits.clock === systemClock ? IMMEDIATE : hasTimers(limits.clock) ? CLOCK_TIMER : EAGER;
     this.#readNext = this.#stamping === EAGER;
   }
 
-  readonly #executor = (resolve: (r: IteratorResult<M, undefined>) => void, reject: (e: unknown) => void): void => {
+  readonly #executor = (
+    resolve: (r: IteratorResult<M, undefined>) => void,
+    reject: (e: unknown) => void,
+  ): void => {
     this.#resolve = resolve;
     this.#reject = reject;
   };
 
   next(): Promise<IteratorResult<M, undefined>> {
-    if (this.#finished) return this.#abortedReason === undefined ? Promise.resolve(DONE) : Promise.reject(this.#abortedReason);
+    if (this.#finished)
+      return this.#abortedReason === undefined
+        ? Promise.resolve(DONE)
+        : Promise.reject(this.#abortedReason);
     // The protocol allows next() before the previous one settled; serve them in order.
-    if (this.#waiting) return this.#current!.then(() => this.next(), () => this.next());
+    if (this.#waiting)
+      return this.#current!.then(
+        () => this.next(),
+        () => this.next(),
+      );
     if (this.#it === undefined) {
       if (this.#signal?.aborted) return this.#failNow(abortReason(this.#signal));
       try {
@@ -136,7 +147,8 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
       this.#readNext = this.#stamping === EAGER;
       this.#totalCountdown = TOTAL_CHECK_EVERY;
       const now = this.#clock.now();
-      if (this.#totalMs !== undefined && now - this.#startedAt >= this.#totalMs) return this.#failNow(this.#stall('total'));
+      if (this.#totalMs !== undefined && now - this.#startedAt >= this.#totalMs)
+        return this.#failNow(this.#stall('total'));
       this.#stampAt(now);
     } else if (this.#budget !== undefined) {
       this.#stamped = false;
@@ -295,8 +307,12 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
   }
 
   #dueAt(): number {
-    const idleDue = this.#budget === undefined ? Number.POSITIVE_INFINITY : this.#waitStart + Math.max(0, this.#budget);
-    const totalDue = this.#totalMs === undefined ? Number.POSITIVE_INFINITY : this.#startedAt + this.#totalMs;
+    const idleDue =
+      this.#budget === undefined
+        ? Number.POSITIVE_INFINITY
+        : this.#waitStart + Math.max(0, this.#budget);
+    const totalDue =
+      this.#totalMs === undefined ? Number.POSITIVE_INFINITY : this.#startedAt + this.#totalMs;
     return Math.min(idleDue, totalDue);
   }
 
@@ -304,17 +320,31 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
     if (at === Number.POSITIVE_INFINITY) return;
     this.#timer?.cancel();
     this.#armedAt = at;
-    this.#timer = startTimer(this.#clock, Math.min(MAX_TIMER_MS, Math.max(0, at - now)), this.#onTimer);
+    this.#timer = startTimer(
+      this.#clock,
+      Math.min(MAX_TIMER_MS, Math.max(0, at - now)),
+      this.#onTimer,
+    );
   }
 
   #stall(phase: StallPhase): StallError {
     const limit = phase === 'total' ? this.#totalMs! : this.#limit!;
     // A gap cut short by the limit lasted at least the limit: learned as such, or a limit set too
     // low would never see the long gaps it cuts, and never grow.
-    if (phase !== 'total' && this.#adaptive !== undefined) this.#adaptive.record(this.#items === 0, limit);
+    if (phase !== 'total' && this.#adaptive !== undefined)
+      this.#adaptive.record(this.#items === 0, limit);
     const error = new StallError(phase, limit, this.#items);
     if (events.wants('stall')) {
-      events.emit('stall', { phase, limitMs: limit, items: this.#items, ...(this.#name === undefined ? {} : { name: this.#name }) }, this.#scope);
+      events.emit(
+        'stall',
+        {
+          phase,
+          limitMs: limit,
+          items: this.#items,
+          ...(this.#name === undefined ? {} : { name: this.#name }),
+        },
+        this.#scope,
+      );
     }
     return error;
   }

@@ -9,10 +9,23 @@ import { classify } from '../../src/index.js';
 // recourse reads the Vercel AI SDK's errors without importing `ai`: these are the real classes of
 // the installed `ai` 7 / `@ai-sdk/provider`, and errors raised by `generateText` against the chaos server.
 
-const apiCallError = (statusCode: number | undefined, extra: Partial<ConstructorParameters<typeof APICallError>[0]> = {}) =>
-  new APICallError({ message: `HTTP ${statusCode}`, url: 'http://127.0.0.1/v1/messages', requestBodyValues: {}, ...(statusCode === undefined ? {} : { statusCode }), ...extra });
+const apiCallError = (
+  statusCode: number | undefined,
+  extra: Partial<ConstructorParameters<typeof APICallError>[0]> = {},
+) =>
+  new APICallError({
+    message: `HTTP ${statusCode}`,
+    url: 'http://127.0.0.1/v1/messages',
+    requestBodyValues: {},
+    ...(statusCode === undefined ? {} : { statusCode }),
+    ...extra,
+  });
 
-async function generateError(fault: Fault, maxRetries: number, api: 'anthropic' | 'openai' = 'anthropic'): Promise<{ error: unknown; requests: number }> {
+async function generateError(
+  fault: Fault,
+  maxRetries: number,
+  api: 'anthropic' | 'openai' = 'anthropic',
+): Promise<{ error: unknown; requests: number }> {
   const chaos = await startChaosServer({ port: 0, scenario: { rules: [{ fault }] } });
   try {
     const model =
@@ -32,53 +45,132 @@ async function generateError(fault: Fault, maxRetries: number, api: 'anthropic' 
 describe('classify() on the AI SDK error classes', () => {
   it('APICallError: statusCode and responseHeaders (retry-after kept, whole ms)', () => {
     const e = apiCallError(429, { responseHeaders: { 'retry-after-ms': '1500.5' } });
-    expect(classify(e)).toMatchObject({ kind: 'transient', retryable: true, status: 429, retryAfterMs: 1501, reason: 'rate_limited' });
-    expect(classify(apiCallError(529, { responseHeaders: { 'retry-after': '3' } }))).toMatchObject({ kind: 'transient', status: 529, retryAfterMs: 3000 });
-    expect(classify(apiCallError(401))).toMatchObject({ kind: 'persistent', retryable: false, countsForBreaker: true });
-    const overflow = apiCallError(400, { message: 'prompt is too long: 250000 tokens > 200000 maximum' });
+    expect(classify(e)).toMatchObject({
+      kind: 'transient',
+      retryable: true,
+      status: 429,
+      retryAfterMs: 1501,
+      reason: 'rate_limited',
+    });
+    expect(classify(apiCallError(529, { responseHeaders: { 'retry-after': '3' } }))).toMatchObject({
+      kind: 'transient',
+      status: 529,
+      retryAfterMs: 3000,
+    });
+    expect(classify(apiCallError(401))).toMatchObject({
+      kind: 'persistent',
+      retryable: false,
+      countsForBreaker: true,
+    });
+    const overflow = apiCallError(400, {
+      message: 'prompt is too long: 250000 tokens > 200000 maximum',
+    });
     expect(classify(overflow)).toMatchObject({ kind: 'logical', reason: 'context_overflow' });
   });
 
-  it('APICallError: the SDK\'s isRetryable is its verdict; a server\'s x-should-retry outranks it', () => {
-    expect(classify(apiCallError(503, { isRetryable: false }))).toMatchObject({ kind: 'transient', retryable: false });
-    expect(classify(apiCallError(503, { isRetryable: false, responseHeaders: { 'x-should-retry': 'true' } })).retryable).toBe(true);
+  it("APICallError: the SDK's isRetryable is its verdict; a server's x-should-retry outranks it", () => {
+    expect(classify(apiCallError(503, { isRetryable: false }))).toMatchObject({
+      kind: 'transient',
+      retryable: false,
+    });
+    expect(
+      classify(
+        apiCallError(503, { isRetryable: false, responseHeaders: { 'x-should-retry': 'true' } }),
+      ).retryable,
+    ).toBe(true);
     // isRetryable on an unrelated error is not read: only the AI SDK's own errors carry that meaning
-    expect(classify(Object.assign(new Error('x'), { status: 503, isRetryable: false })).retryable).toBe(true);
+    expect(
+      classify(Object.assign(new Error('x'), { status: 503, isRetryable: false })).retryable,
+    ).toBe(true);
   });
 
   it('APICallError without a status: the network code along its cause', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    const e = apiCallError(undefined, { message: 'Cannot connect to API', cause: new TypeError('fetch failed', { cause: refused }), isRetryable: true });
-    expect(classify(e)).toMatchObject({ kind: 'transient', retryable: true, code: 'ECONNREFUSED', reason: 'network' });
+    const e = apiCallError(undefined, {
+      message: 'Cannot connect to API',
+      cause: new TypeError('fetch failed', { cause: refused }),
+      isRetryable: true,
+    });
+    expect(classify(e)).toMatchObject({
+      kind: 'transient',
+      retryable: true,
+      code: 'ECONNREFUSED',
+      reason: 'network',
+    });
   });
 
   it('RetryError: classified from its lastError, and not retried again once the SDK ran out of attempts', () => {
-    const errors = [apiCallError(429), apiCallError(429, { responseHeaders: { 'retry-after': '2' } })];
-    const exhausted = new RetryError({ message: 'Failed after 2 attempts', reason: 'maxRetriesExceeded', errors });
-    expect(classify(exhausted)).toMatchObject({ kind: 'transient', retryable: false, countsForBreaker: true, status: 429, retryAfterMs: 2000 });
-    const stopped = new RetryError({ message: 'non-retryable', reason: 'errorNotRetryable', errors: [apiCallError(503), apiCallError(400)] });
-    expect(classify(stopped)).toMatchObject({ kind: 'logical', retryable: false, countsForBreaker: false, status: 400 });
+    const errors = [
+      apiCallError(429),
+      apiCallError(429, { responseHeaders: { 'retry-after': '2' } }),
+    ];
+    const exhausted = new RetryError({
+      message: 'Failed after 2 attempts',
+      reason: 'maxRetriesExceeded',
+      errors,
+    });
+    expect(classify(exhausted)).toMatchObject({
+      kind: 'transient',
+      retryable: false,
+      countsForBreaker: true,
+      status: 429,
+      retryAfterMs: 2000,
+    });
+    const stopped = new RetryError({
+      message: 'non-retryable',
+      reason: 'errorNotRetryable',
+      errors: [apiCallError(503), apiCallError(400)],
+    });
+    expect(classify(stopped)).toMatchObject({
+      kind: 'logical',
+      retryable: false,
+      countsForBreaker: false,
+      status: 400,
+    });
   });
 });
 
 describe('classify() on errors generateText raises against the chaos server', () => {
   it('maxRetries 0: the APICallError itself, status and retry-after read', async () => {
-    const { error, requests } = await generateError({ kind: 'status', status: 429, retryAfterMs: 40 }, 0);
+    const { error, requests } = await generateError(
+      { kind: 'status', status: 429, retryAfterMs: 40 },
+      0,
+    );
     expect(APICallError.isInstance(error)).toBe(true);
-    expect(classify(error)).toMatchObject({ kind: 'transient', retryable: true, status: 429, retryAfterMs: 40 });
+    expect(classify(error)).toMatchObject({
+      kind: 'transient',
+      retryable: true,
+      status: 429,
+      retryAfterMs: 40,
+    });
     expect(requests).toBe(1);
   });
 
-  it('the SDK\'s own retries: a RetryError that keeps the status and retry-after of its last error', async () => {
-    const { error, requests } = await generateError({ kind: 'status', status: 529, retryAfterMs: 30 }, 1);
+  it("the SDK's own retries: a RetryError that keeps the status and retry-after of its last error", async () => {
+    const { error, requests } = await generateError(
+      { kind: 'status', status: 529, retryAfterMs: 30 },
+      1,
+    );
     expect(RetryError.isInstance(error)).toBe(true);
-    expect(classify(error)).toMatchObject({ kind: 'transient', retryable: false, status: 529, retryAfterMs: 30, reason: 'overloaded' });
+    expect(classify(error)).toMatchObject({
+      kind: 'transient',
+      retryable: false,
+      status: 529,
+      retryAfterMs: 30,
+      reason: 'overloaded',
+    });
     expect(requests).toBe(2);
   });
 
   it('OpenAI chat through the AI SDK: 401 is persistent, 503 transient', async () => {
-    expect(classify((await generateError({ kind: 'status', status: 401 }, 0, 'openai')).error)).toMatchObject({ kind: 'persistent', status: 401 });
-    expect(classify((await generateError({ kind: 'status', status: 503, retryAfterS: 1 }, 0, 'openai')).error)).toMatchObject({
+    expect(
+      classify((await generateError({ kind: 'status', status: 401 }, 0, 'openai')).error),
+    ).toMatchObject({ kind: 'persistent', status: 401 });
+    expect(
+      classify(
+        (await generateError({ kind: 'status', status: 503, retryAfterS: 1 }, 0, 'openai')).error,
+      ),
+    ).toMatchObject({
       kind: 'transient',
       status: 503,
       retryAfterMs: 1000,
@@ -94,6 +186,10 @@ describe('classify() on errors generateText raises against the chaos server', ()
       () => new Error('no error'),
       (e: unknown) => e,
     );
-    expect(classify(error)).toMatchObject({ kind: 'transient', retryable: true, code: 'ECONNREFUSED' });
+    expect(classify(error)).toMatchObject({
+      kind: 'transient',
+      retryable: true,
+      code: 'ECONNREFUSED',
+    });
   });
 });

@@ -1,7 +1,12 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
-import { type ChaosServer, type ChaosServerOptions, type Fault, startChaosServer } from '../../src/chaos/index.js';
+import {
+  type ChaosServer,
+  type ChaosServerOptions,
+  type Fault,
+  startChaosServer,
+} from '../../src/chaos/index.js';
 
 // The AI SDK logs a warning per unknown model id (ours are made up) and, without an onError, every
 // stream error: the tests provoke both on purpose.
@@ -11,26 +16,47 @@ import { type ChaosServer, type ChaosServerOptions, type Fault, startChaosServer
 export type Model = ReturnType<typeof wrapLanguageModel>;
 
 /** The real providers, pointed at the chaos server: Anthropic Messages, OpenAI Chat Completions, OpenAI Responses. */
-export const PROVIDERS: Array<[name: string, make: (chaos: ChaosServer, modelId?: string) => Model]> = [
-  ['@ai-sdk/anthropic', (chaos, id = 'claude-test') => createAnthropic({ baseURL: `${chaos.url}/v1`, apiKey: 'test' })(id) as Model],
-  ['@ai-sdk/openai chat', (chaos, id = 'gpt-test') => createOpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test' }).chat(id) as Model],
-  ['@ai-sdk/openai responses', (chaos, id = 'gpt-test') => createOpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test' }).responses(id) as Model],
+export const PROVIDERS: Array<
+  [name: string, make: (chaos: ChaosServer, modelId?: string) => Model]
+> = [
+  [
+    '@ai-sdk/anthropic',
+    (chaos, id = 'claude-test') =>
+      createAnthropic({ baseURL: `${chaos.url}/v1`, apiKey: 'test' })(id) as Model,
+  ],
+  [
+    '@ai-sdk/openai chat',
+    (chaos, id = 'gpt-test') =>
+      createOpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test' }).chat(id) as Model,
+  ],
+  [
+    '@ai-sdk/openai responses',
+    (chaos, id = 'gpt-test') =>
+      createOpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test' }).responses(id) as Model,
+  ],
 ];
 
 export const anthropicModel = PROVIDERS[0]![1];
 export const chatModel = PROVIDERS[1]![1];
 
-export const wrap = (model: Model, middleware: LanguageModelMiddleware): Model => wrapLanguageModel({ model, middleware });
+export const wrap = (model: Model, middleware: LanguageModelMiddleware): Model =>
+  wrapLanguageModel({ model, middleware });
 
-export const ANSWER = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen';
+export const ANSWER =
+  'one two three four five six seven eight nine ten eleven twelve thirteen fourteen';
 
-export const rules = (...list: Array<{ fault: Fault; times?: number; match?: { model?: string } }>): ChaosServerOptions => ({
+export const rules = (
+  ...list: Array<{ fault: Fault; times?: number; match?: { model?: string } }>
+): ChaosServerOptions => ({
   answers: { '*': { text: ANSWER } },
   scenario: { rules: list },
 });
 
 /** Runs `fn` against a fresh chaos server and always closes it. */
-export async function withChaos<T>(options: ChaosServerOptions, fn: (chaos: ChaosServer) => Promise<T>): Promise<T> {
+export async function withChaos<T>(
+  options: ChaosServerOptions,
+  fn: (chaos: ChaosServer) => Promise<T>,
+): Promise<T> {
   const chaos = await startChaosServer({ port: 0, ...options });
   try {
     return await fn(chaos);
@@ -46,7 +72,8 @@ export async function withChaos<T>(options: ChaosServerOptions, fn: (chaos: Chao
 export async function socketsClosed(chaos: ChaosServer, withinMs = 1000): Promise<number> {
   const start = Date.now();
   while (chaos.inFlight > 0) {
-    if (Date.now() - start > withinMs) throw new Error(`the client kept ${chaos.inFlight} request(s) open for ${withinMs} ms`);
+    if (Date.now() - start > withinMs)
+      throw new Error(`the client kept ${chaos.inFlight} request(s) open for ${withinMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   return Date.now() - start;
@@ -65,7 +92,13 @@ export async function until(check: () => boolean, withinMs = 3000): Promise<void
 export async function readFull(
   stream: AsyncIterable<{ type: string }>,
   onPart?: () => void,
-): Promise<{ types: string[]; lastPartAt: number; error?: unknown; errorParts: unknown[]; endedAt: number }> {
+): Promise<{
+  types: string[];
+  lastPartAt: number;
+  error?: unknown;
+  errorParts: unknown[];
+  endedAt: number;
+}> {
   const types: string[] = [];
   const errorParts: unknown[] = [];
   let lastPartAt = performance.now();

@@ -14,7 +14,9 @@ const LONG = { '*': { textTokens: 250 } };
 const once = (fault: Fault) => ({ answers: LONG, scenario: { rules: [{ fault, times: 1 }] } });
 
 /** The text deltas of a full stream joined, and its part types. */
-async function read(stream: AsyncIterable<{ type: string; text?: string }>): Promise<{ text: string; types: string[] }> {
+async function read(
+  stream: AsyncIterable<{ type: string; text?: string }>,
+): Promise<{ text: string; types: string[] }> {
   let text = '';
   const types: string[] = [];
   for await (const part of stream) {
@@ -26,7 +28,17 @@ async function read(stream: AsyncIterable<{ type: string; text?: string }>): Pro
 
 describe('recourseMiddleware resume: Anthropic (a trailing assistant message is a prefill)', () => {
   it('streamText: stall, truncate, reset and stream-error mid-text; the text and the streamed deltas are the unbroken answer, byte for byte', async () => {
-    const unbroken = await withChaos({ answers: LONG }, async (chaos) => (await generateText({ model: anthropicModel(chaos), prompt: 'Explain resumable streams.', maxRetries: 0 })).text);
+    const unbroken = await withChaos(
+      { answers: LONG },
+      async (chaos) =>
+        (
+          await generateText({
+            model: anthropicModel(chaos),
+            prompt: 'Explain resumable streams.',
+            maxRetries: 0,
+          })
+        ).text,
+    );
     expect(unbroken.length).toBeGreaterThan(900);
     const faults: Fault[] = [
       { kind: 'truncate', afterEvents: 15 },
@@ -37,7 +49,14 @@ describe('recourseMiddleware resume: Anthropic (a trailing assistant message is 
     for (const fault of faults) {
       await withChaos(once(fault), async (chaos) => {
         const resumes: ResumeEvent[] = [];
-        const model = wrap(anthropicModel(chaos), recourseMiddleware({ firstItemMs: 10_000, idleMs: fault.kind === 'stall' ? 300 : 10_000, resume: { onResume: (e) => resumes.push(e) } }));
+        const model = wrap(
+          anthropicModel(chaos),
+          recourseMiddleware({
+            firstItemMs: 10_000,
+            idleMs: fault.kind === 'stall' ? 300 : 10_000,
+            resume: { onResume: (e) => resumes.push(e) },
+          }),
+        );
         const result = streamText({ model, prompt: 'Explain resumable streams.', maxRetries: 0 });
         const streamed = await read(result.fullStream);
         expect(streamed.text).toBe(unbroken);
@@ -52,34 +71,58 @@ describe('recourseMiddleware resume: Anthropic (a trailing assistant message is 
         // output tokens: the broken request's (estimated from what it sent) plus the continuation's
         const usage = await result.usage;
         expect(usage.outputTokens).toBeGreaterThan(chaos.requests[1]!.usage!.output);
-        expect(usage.outputTokens).toBeLessThan(chaos.requests[0]!.usage!.output + chaos.requests[1]!.usage!.output);
+        expect(usage.outputTokens).toBeLessThan(
+          chaos.requests[0]!.usage!.output + chaos.requests[1]!.usage!.output,
+        );
       });
     }
   });
 
   it('streamText with a tool: a break inside the tool input resumes before the call, which comes whole', async () => {
     const input = { city: 'Lisbon', days: [1, 2, 3], note: 'x'.repeat(80) };
-    const answers = { '*': { text: 'Let me check the weather.', toolUse: { name: 'weather', input } } };
-    const tools = { weather: { description: 'Weather', inputSchema: jsonSchema({ type: 'object', properties: {} }) } };
+    const answers = {
+      '*': { text: 'Let me check the weather.', toolUse: { name: 'weather', input } },
+    };
+    const tools = {
+      weather: {
+        description: 'Weather',
+        inputSchema: jsonSchema({ type: 'object', properties: {} }),
+      },
+    };
     // message_start, text block (start, ping, deltas, stop), tool block start, '' and two JSON pieces: then the break
     const events = 1 + 2 + 3 + 1 + 1 + 3;
-    await withChaos({ answers, scenario: { rules: [{ fault: { kind: 'stream-error', afterEvents: events }, times: 1 }] } }, async (chaos) => {
-      const resumes: ResumeEvent[] = [];
-      const model = wrap(anthropicModel(chaos), recourseMiddleware({ resume: { onResume: (e) => resumes.push(e) } }));
-      const result = streamText({ model, prompt: 'Weather in Lisbon?', tools, maxRetries: 0 });
-      const streamed = await read(result.fullStream);
-      expect(resumes).toMatchObject([{ attempt: 1, mode: 'continue', keptChars: 'Let me check the weather.'.length }]);
-      expect(streamed.text).toBe('Let me check the weather.');
-      expect(await result.toolCalls).toMatchObject([{ toolName: 'weather', input }]);
-      expect(streamed.types.filter((t) => t === 'tool-input-start')).toHaveLength(1);
-      expect(await result.finishReason).toBe('tool-calls');
-    });
+    await withChaos(
+      {
+        answers,
+        scenario: { rules: [{ fault: { kind: 'stream-error', afterEvents: events }, times: 1 }] },
+      },
+      async (chaos) => {
+        const resumes: ResumeEvent[] = [];
+        const model = wrap(
+          anthropicModel(chaos),
+          recourseMiddleware({ resume: { onResume: (e) => resumes.push(e) } }),
+        );
+        const result = streamText({ model, prompt: 'Weather in Lisbon?', tools, maxRetries: 0 });
+        const streamed = await read(result.fullStream);
+        expect(resumes).toMatchObject([
+          { attempt: 1, mode: 'continue', keptChars: 'Let me check the weather.'.length },
+        ]);
+        expect(streamed.text).toBe('Let me check the weather.');
+        expect(await result.toolCalls).toMatchObject([{ toolName: 'weather', input }]);
+        expect(streamed.types.filter((t) => t === 'tool-input-start')).toHaveLength(1);
+        expect(await result.finishReason).toBe('tool-calls');
+      },
+    );
   });
 
   it('generateText: a JSON answer has nothing to keep, so resume changes nothing there (the policy retries it whole)', async () => {
     await withChaos({ answers: LONG }, async (chaos) => {
       const model = wrap(anthropicModel(chaos), recourseMiddleware({ resume: true }));
-      const { text } = await generateText({ model, prompt: 'Explain resumable streams.', maxRetries: 0 });
+      const { text } = await generateText({
+        model,
+        prompt: 'Explain resumable streams.',
+        maxRetries: 0,
+      });
       expect(text.length).toBeGreaterThan(900);
       expect(chaos.requests.map((r) => r.stream)).toEqual([false]);
     });
@@ -92,8 +135,16 @@ describe('recourseMiddleware resume: Anthropic (a trailing assistant message is 
     ] satisfies Fault[]) {
       await withChaos(once(fault), async (chaos) => {
         const resumes: ResumeEvent[] = [];
-        const model = wrap(anthropicModel(chaos), recourseMiddleware({ resume: { onResume: (e) => resumes.push(e) } }));
-        const result = streamText({ model, prompt: 'Explain resumable streams.', maxRetries: 0, onError: () => {} });
+        const model = wrap(
+          anthropicModel(chaos),
+          recourseMiddleware({ resume: { onResume: (e) => resumes.push(e) } }),
+        );
+        const result = streamText({
+          model,
+          prompt: 'Explain resumable streams.',
+          maxRetries: 0,
+          onError: () => {},
+        });
         const error = await result.text.then(
           () => undefined,
           (e: unknown) => e,
@@ -110,10 +161,20 @@ describe('recourseMiddleware resume: providers that take no prefill restart, and
   it('OpenAI Chat Completions: the break is passed on (the caller’s retry starts over) and the resume event says restart', async () => {
     await withChaos(once({ kind: 'truncate', afterEvents: 20 }), async (chaos) => {
       const resumes: ResumeEvent[] = [];
-      const model = wrap(chatModel(chaos), recourseMiddleware({ resume: { onResume: (e) => resumes.push(e) } }));
-      const result = streamText({ model, prompt: 'Explain resumable streams.', maxRetries: 0, onError: () => {} });
+      const model = wrap(
+        chatModel(chaos),
+        recourseMiddleware({ resume: { onResume: (e) => resumes.push(e) } }),
+      );
+      const result = streamText({
+        model,
+        prompt: 'Explain resumable streams.',
+        maxRetries: 0,
+        onError: () => {},
+      });
       await expect(result.text).rejects.toMatchObject({ name: 'IncompleteStreamError' });
-      expect(resumes).toMatchObject([{ name: 'gpt-test', attempt: 1, keptChars: 0, mode: 'restart' }]);
+      expect(resumes).toMatchObject([
+        { name: 'gpt-test', attempt: 1, keptChars: 0, mode: 'restart' },
+      ]);
       expect(chaos.requests).toHaveLength(1);
     });
   });
@@ -121,7 +182,10 @@ describe('recourseMiddleware resume: providers that take no prefill restart, and
   it('Anthropic with extended thinking on: restart too', async () => {
     await withChaos(once({ kind: 'truncate', afterEvents: 30 }), async (chaos) => {
       const resumes: ResumeEvent[] = [];
-      const model = wrap(anthropicModel(chaos), recourseMiddleware({ resume: { onResume: (e) => resumes.push(e) } }));
+      const model = wrap(
+        anthropicModel(chaos),
+        recourseMiddleware({ resume: { onResume: (e) => resumes.push(e) } }),
+      );
       const result = streamText({
         model,
         prompt: 'Explain resumable streams.',

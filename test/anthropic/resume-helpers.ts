@@ -1,7 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'vitest';
 import { anthropicClientOptions } from '../../src/anthropic/index.js';
-import { type ChaosServer, type ChaosServerOptions, startChaosServer } from '../../src/chaos/index.js';
+import {
+  type ChaosServer,
+  type ChaosServerOptions,
+  startChaosServer,
+} from '../../src/chaos/index.js';
 import type { RecourseEventMap } from '../../src/index.js';
 
 // Shared by the resumption tests: a chaos server per test, what an onEvent consumer sees, and the
@@ -10,16 +14,27 @@ import type { RecourseEventMap } from '../../src/index.js';
 export type Event = Anthropic.MessageStreamEvent;
 export type ResumeEvent = RecourseEventMap['resume'];
 
-export const question = (n = 0): Anthropic.MessageParam[] => [{ role: 'user', content: `Question ${n}: explain resumable streams.` }];
-export const body = (n = 0, extra: Partial<Anthropic.MessageStreamParams> = {}): Anthropic.MessageStreamParams => ({
+export const question = (n = 0): Anthropic.MessageParam[] => [
+  { role: 'user', content: `Question ${n}: explain resumable streams.` },
+];
+export const body = (
+  n = 0,
+  extra: Partial<Anthropic.MessageStreamParams> = {},
+): Anthropic.MessageStreamParams => ({
   model: 'claude-test',
   max_tokens: 8192,
   messages: question(n),
   ...extra,
 });
-export const clientFor = (chaos: ChaosServer) => new Anthropic(anthropicClientOptions({ baseURL: chaos.url, apiKey: 'test', logLevel: 'off' as const }));
+export const clientFor = (chaos: ChaosServer) =>
+  new Anthropic(
+    anthropicClientOptions({ baseURL: chaos.url, apiKey: 'test', logLevel: 'off' as const }),
+  );
 
-export async function withChaos<T>(options: ChaosServerOptions, fn: (chaos: ChaosServer, client: Anthropic) => Promise<T>): Promise<T> {
+export async function withChaos<T>(
+  options: ChaosServerOptions,
+  fn: (chaos: ChaosServer, client: Anthropic) => Promise<T>,
+): Promise<T> {
   const chaos = await startChaosServer({ port: 0, ...options });
   try {
     return await fn(chaos, clientFor(chaos));
@@ -28,7 +43,8 @@ export async function withChaos<T>(options: ChaosServerOptions, fn: (chaos: Chao
   }
 }
 
-export const textOf = (m: Anthropic.Message): string => m.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+export const textOf = (m: Anthropic.Message): string =>
+  m.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 
 /** What an onEvent consumer sees: the events, the text deltas joined, and the check that the sequence is one message. */
 export function consumer() {
@@ -75,7 +91,9 @@ export function recording(client: Anthropic) {
   const bodies: Anthropic.MessageStreamParams[] = [];
   return {
     bodies,
-    client: { messages: { stream: (b: Anthropic.MessageStreamParams, o?: Anthropic.RequestOptions) => {
+    client: {
+      messages: {
+        stream: (b: Anthropic.MessageStreamParams, o?: Anthropic.RequestOptions) => {
           bodies.push(b);
           return client.messages.stream(b, o);
         },
@@ -86,12 +104,18 @@ export function recording(client: Anthropic) {
 
 /** The text the first `events` SSE events of the unbroken answer carry (what a break after them had sent). */
 export async function sentBefore(chaos: ChaosServer, events: number, n = 0): Promise<string> {
-  const res = await fetch(`${chaos.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body(n), stream: true }) });
+  const res = await fetch(`${chaos.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body(n), stream: true }),
+  });
   const frames = (await res.text()).split('\n\n').filter((f) => f.trim() !== '');
   return frames
     .slice(0, events)
-    .map((f) => JSON.parse(f.slice(f.indexOf('data:') + 5)) as { type: string; delta?: { text?: string } })
+    .map(
+      (f) =>
+        JSON.parse(f.slice(f.indexOf('data:') + 5)) as { type: string; delta?: { text?: string } },
+    )
     .map((d) => (d.type === 'content_block_delta' ? (d.delta?.text ?? '') : ''))
     .join('');
 }
-

@@ -2,10 +2,23 @@ import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { streamMessage } from '../../src/anthropic/index.js';
 import type { ChaosServerOptions, Fault } from '../../src/chaos/index.js';
-import { body, consumer, expectOneMessage, question, type ResumeEvent, recording, sentBefore, textOf, withChaos } from './resume-helpers.js';
+import {
+  body,
+  consumer,
+  expectOneMessage,
+  question,
+  type ResumeEvent,
+  recording,
+  sentBefore,
+  textOf,
+  withChaos,
+} from './resume-helpers.js';
 
 const LONG = { answers: { '*': { textTokens: 300 } } };
-const once = (fault: Fault): ChaosServerOptions => ({ ...LONG, scenario: { rules: [{ fault, times: 1 }] } });
+const once = (fault: Fault): ChaosServerOptions => ({
+  ...LONG,
+  scenario: { rules: [{ fault, times: 1 }] },
+});
 
 describe('streamMessage resume: a text stream broken after content began continues where it stopped', () => {
   it('truncate, stall, reset and stream-error mid-text: final text and onEvent text byte-identical to the unbroken answer', async () => {
@@ -19,14 +32,21 @@ describe('streamMessage resume: a text stream broken after content began continu
       await withChaos(once(fault), async (chaos, client) => {
         const c = consumer();
         const resumes: ResumeEvent[] = [];
-        const message = await streamMessage(client, body(), { firstItemMs: 10_000, idleMs: fault.kind === 'stall' ? 300 : 10_000, onEvent: c.onEvent, resume: { onResume: (e) => resumes.push(e) } });
+        const message = await streamMessage(client, body(), {
+          firstItemMs: 10_000,
+          idleMs: fault.kind === 'stall' ? 300 : 10_000,
+          onEvent: c.onEvent,
+          resume: { onResume: (e) => resumes.push(e) },
+        });
         const unbroken = await streamMessage(client, body(), {});
         expect(chaos.requests.map((r) => r.fault)).toEqual([fault.kind, null, null]);
         expect(textOf(unbroken).length).toBeGreaterThan(1000);
         expect(textOf(message)).toBe(textOf(unbroken));
         expect(c.text()).toBe(textOf(unbroken));
         expectOneMessage(c.events);
-        expect(message.content).toEqual([{ type: 'text', text: textOf(unbroken), citations: null }]);
+        expect(message.content).toEqual([
+          { type: 'text', text: textOf(unbroken), citations: null },
+        ]);
         expect(message.stop_reason).toBe('end_turn');
         expect(message.id).toBe((c.events[0] as Anthropic.RawMessageStartEvent).message.id);
         expect(resumes).toHaveLength(1);
@@ -37,7 +57,9 @@ describe('streamMessage resume: a text stream broken after content began continu
         // usage: what the broken request sent (4 characters a token) plus the continuation's own count
         expect(message.usage.output_tokens).toBeLessThan(2 * unbroken.usage.output_tokens);
         expect(message.usage.output_tokens).toBeGreaterThanOrEqual(unbroken.usage.output_tokens);
-        expect(message.usage.input_tokens).toBe(chaos.requests[0]!.usage!.input + resumed.usage!.input);
+        expect(message.usage.input_tokens).toBe(
+          chaos.requests[0]!.usage!.input + resumed.usage!.input,
+        );
       });
     }
   });
@@ -47,7 +69,9 @@ describe('streamMessage resume: what is not resumed, and what it costs', () => {
   it('usage.output_tokens is the sum over requests: the broken one by what it sent, the continuation as reported', async () => {
     await withChaos(once({ kind: 'truncate', afterEvents: 30 }), async (chaos, client) => {
       const resumes: ResumeEvent[] = [];
-      const message = await streamMessage(client, body(), { resume: { onResume: (e) => resumes.push(e) } });
+      const message = await streamMessage(client, body(), {
+        resume: { onResume: (e) => resumes.push(e) },
+      });
       const sent = await sentBefore(chaos, 30);
       const continued = chaos.requests[1]!.usage!.output;
       expect(message.usage.output_tokens).toBe(Math.ceil(sent.length / 4) + continued);
@@ -59,19 +83,31 @@ describe('streamMessage resume: what is not resumed, and what it costs', () => {
 
   it('a non-transient break (in-stream invalid_request_error 400, authentication_error 401) is not resumed', async () => {
     for (const errorType of ['invalid_request_error', 'authentication_error']) {
-      await withChaos(once({ kind: 'stream-error', afterEvents: 20, errorType }), async (chaos, client) => {
-        const resumes: ResumeEvent[] = [];
-        const error = await streamMessage(client, body(), { resume: { onResume: (e) => resumes.push(e) } }).catch((e: unknown) => e);
-        expect(error).toBeInstanceOf(Anthropic.APIError);
-        expect((error as { error: { error: { type: string } } }).error.error.type).toBe(errorType);
-        expect(chaos.requests).toHaveLength(1);
-        expect(resumes).toEqual([]);
-      });
+      await withChaos(
+        once({ kind: 'stream-error', afterEvents: 20, errorType }),
+        async (chaos, client) => {
+          const resumes: ResumeEvent[] = [];
+          const error = await streamMessage(client, body(), {
+            resume: { onResume: (e) => resumes.push(e) },
+          }).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(Anthropic.APIError);
+          expect((error as { error: { error: { type: string } } }).error.error.type).toBe(
+            errorType,
+          );
+          expect(chaos.requests).toHaveLength(1);
+          expect(resumes).toEqual([]);
+        },
+      );
     }
   });
 
   it('a 401 answering the continuation ends it: thrown as it is', async () => {
-    const scenario = { rules: [{ fault: { kind: 'truncate' as const, afterEvents: 20 }, times: 1 }, { fault: { kind: 'status' as const, status: 401 }, times: 1 }] };
+    const scenario = {
+      rules: [
+        { fault: { kind: 'truncate' as const, afterEvents: 20 }, times: 1 },
+        { fault: { kind: 'status' as const, status: 401 }, times: 1 },
+      ],
+    };
     await withChaos({ ...LONG, scenario }, async (chaos, client) => {
       const error = await streamMessage(client, body(), { resume: true }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
@@ -88,31 +124,54 @@ describe('streamMessage resume: what is not resumed, and what it costs', () => {
   });
 
   it('gives up after maxResumes continuations and throws the last break', async () => {
-    const always: ChaosServerOptions = { ...LONG, scenario: { rules: [{ fault: { kind: 'truncate', afterEvents: 10 } }] } };
+    const always: ChaosServerOptions = {
+      ...LONG,
+      scenario: { rules: [{ fault: { kind: 'truncate', afterEvents: 10 } }] },
+    };
     await withChaos(always, async (chaos, client) => {
       const resumes: ResumeEvent[] = [];
-      const error = await streamMessage(client, body(), { resume: { maxResumes: 3, onResume: (e) => resumes.push(e) } }).catch((e: unknown) => e);
+      const error = await streamMessage(client, body(), {
+        resume: { maxResumes: 3, onResume: (e) => resumes.push(e) },
+      }).catch((e: unknown) => e);
       expect((error as Error).name).toBe('IncompleteStreamError');
       expect(chaos.requests).toHaveLength(4);
       expect(resumes.map((e) => e.attempt)).toEqual([1, 2, 3]);
       // every continuation kept more text
-      expect(resumes.map((e) => e.keptChars)).toEqual([...resumes.map((e) => e.keptChars)].sort((a, b) => a - b));
+      expect(resumes.map((e) => e.keptChars)).toEqual(
+        [...resumes.map((e) => e.keptChars)].sort((a, b) => a - b),
+      );
       expect(new Set(resumes.map((e) => e.keptChars)).size).toBe(3);
-      expect(resumes.every((e) => e.reason === 'incomplete_stream' || e.reason.length > 0)).toBe(true);
+      expect(resumes.every((e) => e.reason === 'incomplete_stream' || e.reason.length > 0)).toBe(
+        true,
+      );
     });
     await withChaos(always, async (chaos, client) => {
-      await expect(streamMessage(client, body(), { resume: { maxResumes: 0 } })).rejects.toThrow(/without message_stop/);
+      await expect(streamMessage(client, body(), { resume: { maxResumes: 0 } })).rejects.toThrow(
+        /without message_stop/,
+      );
       expect(chaos.requests).toHaveLength(1);
     });
   });
 
   it('survives several breaks in a row: each continuation broken again, the text still exact', async () => {
-    const rules = [10, 25, 40].map((afterEvents) => ({ fault: { kind: 'truncate' as const, afterEvents }, times: 1 }));
+    const rules = [10, 25, 40].map((afterEvents) => ({
+      fault: { kind: 'truncate' as const, afterEvents },
+      times: 1,
+    }));
     await withChaos({ ...LONG, scenario: { rules } }, async (chaos, client) => {
       const c = consumer();
-      const message = await streamMessage(client, body(), { onEvent: c.onEvent, resume: { maxResumes: 3 } });
+      const message = await streamMessage(client, body(), {
+        onEvent: c.onEvent,
+        resume: { maxResumes: 3 },
+      });
       const unbroken = await streamMessage(client, body(), {});
-      expect(chaos.requests.map((r) => r.fault)).toEqual(['truncate', 'truncate', 'truncate', null, null]);
+      expect(chaos.requests.map((r) => r.fault)).toEqual([
+        'truncate',
+        'truncate',
+        'truncate',
+        null,
+        null,
+      ]);
       expect(textOf(message)).toBe(textOf(unbroken));
       expect(c.text()).toBe(textOf(unbroken));
       expectOneMessage(c.events);
@@ -123,7 +182,10 @@ describe('streamMessage resume: what is not resumed, and what it costs', () => {
     await withChaos(once({ kind: 'truncate', afterEvents: 30 }), async (chaos, client) => {
       const rec = recording(client);
       const c = consumer();
-      const message = await streamMessage(rec.client, body(0, { max_tokens: 200 }), { onEvent: c.onEvent, resume: true });
+      const message = await streamMessage(rec.client, body(0, { max_tokens: 200 }), {
+        onEvent: c.onEvent,
+        resume: true,
+      });
       const unbroken = await streamMessage(client, body(0, { max_tokens: 200 }), {});
       expect(unbroken.stop_reason).toBe('max_tokens');
       const kept = chaos.requests[1]!.prefill!.chars;
@@ -135,31 +197,54 @@ describe('streamMessage resume: what is not resumed, and what it costs', () => {
       expect(c.text()).toBe(textOf(message));
     });
     // A 20-token answer cut right before message_stop: everything kept, nothing left to ask for.
-    await withChaos({ ...LONG, scenario: { rules: [{ fault: { kind: 'truncate', afterEvents: 1000 }, times: 1 }] } }, async (chaos, client) => {
-      const c = consumer();
-      const message = await streamMessage(client, body(0, { max_tokens: 20 }), { onEvent: c.onEvent, resume: true });
-      expect(chaos.requests).toHaveLength(1);
-      expect(message.stop_reason).toBe('max_tokens');
-      expect(textOf(message).length).toBeGreaterThan(70);
-      expect(textOf(message).length).toBeLessThanOrEqual(80);
-      expect(message.usage.output_tokens).toBe(20);
-      expectOneMessage(c.events);
-      expect(c.text()).toBe(textOf(message));
-    });
+    await withChaos(
+      {
+        ...LONG,
+        scenario: { rules: [{ fault: { kind: 'truncate', afterEvents: 1000 }, times: 1 }] },
+      },
+      async (chaos, client) => {
+        const c = consumer();
+        const message = await streamMessage(client, body(0, { max_tokens: 20 }), {
+          onEvent: c.onEvent,
+          resume: true,
+        });
+        expect(chaos.requests).toHaveLength(1);
+        expect(message.stop_reason).toBe('max_tokens');
+        expect(textOf(message).length).toBeGreaterThan(70);
+        expect(textOf(message).length).toBeLessThanOrEqual(80);
+        expect(message.usage.output_tokens).toBe(20);
+        expectOneMessage(c.events);
+        expect(c.text()).toBe(textOf(message));
+      },
+    );
   });
 
   it('adds the kept text to the caller’s own trailing assistant message', async () => {
-    const answer = await withChaos(LONG, async (_, client) => textOf(await streamMessage(client, body(), {})));
-    await withChaos({ ...LONG, scenario: { rules: [{ fault: { kind: 'stream-error', afterEvents: 25 }, times: 1 }] } }, async (chaos, client) => {
-      const own = answer.slice(0, 200).trimEnd();
-      const messages: Anthropic.MessageParam[] = [...question(0), { role: 'assistant', content: own }];
-      const c = consumer();
-      const message = await streamMessage(client, body(0, { messages }), { onEvent: c.onEvent, resume: true });
-      expect(own + textOf(message)).toBe(answer);
-      expect(own + c.text()).toBe(answer);
-      expect(chaos.requests[0]!.prefill).toEqual({ chars: own.length, matched: true });
-      expect(chaos.requests[1]!.prefill).toEqual({ chars: expect.any(Number), matched: true });
-      expect(chaos.requests[1]!.prefill!.chars).toBeGreaterThan(own.length);
-    });
+    const answer = await withChaos(LONG, async (_, client) =>
+      textOf(await streamMessage(client, body(), {})),
+    );
+    await withChaos(
+      {
+        ...LONG,
+        scenario: { rules: [{ fault: { kind: 'stream-error', afterEvents: 25 }, times: 1 }] },
+      },
+      async (chaos, client) => {
+        const own = answer.slice(0, 200).trimEnd();
+        const messages: Anthropic.MessageParam[] = [
+          ...question(0),
+          { role: 'assistant', content: own },
+        ];
+        const c = consumer();
+        const message = await streamMessage(client, body(0, { messages }), {
+          onEvent: c.onEvent,
+          resume: true,
+        });
+        expect(own + textOf(message)).toBe(answer);
+        expect(own + c.text()).toBe(answer);
+        expect(chaos.requests[0]!.prefill).toEqual({ chars: own.length, matched: true });
+        expect(chaos.requests[1]!.prefill).toEqual({ chars: expect.any(Number), matched: true });
+        expect(chaos.requests[1]!.prefill!.chars).toBeGreaterThan(own.length);
+      },
+    );
   });
 });

@@ -4,15 +4,18 @@ import type { ChaosServer, ChaosServerOptions } from '../../src/chaos/index.js';
 import { withChaos } from './helpers.js';
 
 // logLevel 'off': the malformed-stream test makes the SDK log the bad chunk it then throws on.
-const client = (chaos: ChaosServer) => new Anthropic({ baseURL: chaos.url, apiKey: 'test', maxRetries: 0, logLevel: 'off' });
+const client = (chaos: ChaosServer) =>
+  new Anthropic({ baseURL: chaos.url, apiKey: 'test', maxRetries: 0, logLevel: 'off' });
 const params = (model = 'claude-test') => ({
   model,
   max_tokens: 256,
   messages: [{ role: 'user' as const, content: 'What is the weather in Lisbon?' }],
 });
 
-const withSdk = (options: ChaosServerOptions, fn: (anthropic: Anthropic, chaos: ChaosServer) => Promise<void>) =>
-  withChaos(options, (chaos) => fn(client(chaos), chaos));
+const withSdk = (
+  options: ChaosServerOptions,
+  fn: (anthropic: Anthropic, chaos: ChaosServer) => Promise<void>,
+) => withChaos(options, (chaos) => fn(client(chaos), chaos));
 
 describe('the real @anthropic-ai/sdk against the chaos server', () => {
   it('streams a healthy answer with messages.stream() and gets the final message', async () => {
@@ -38,10 +41,23 @@ describe('the real @anthropic-ai/sdk against the chaos server', () => {
   });
 
   it('streams a tool_use answer and accumulates its input', async () => {
-    const answers = { 'claude-tools': { text: 'Let me check.', toolUse: { name: 'get_weather', input: { city: 'Lisbon' } } } };
+    const answers = {
+      'claude-tools': {
+        text: 'Let me check.',
+        toolUse: { name: 'get_weather', input: { city: 'Lisbon' } },
+      },
+    };
     await withSdk({ answers }, async (anthropic) => {
-      const tools = [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object' as const, properties: {} } }];
-      const message = await anthropic.messages.stream({ ...params('claude-tools'), tools }).finalMessage();
+      const tools = [
+        {
+          name: 'get_weather',
+          description: 'Weather',
+          input_schema: { type: 'object' as const, properties: {} },
+        },
+      ];
+      const message = await anthropic.messages
+        .stream({ ...params('claude-tools'), tools })
+        .finalMessage();
       expect(message.stop_reason).toBe('tool_use');
       expect(message.content.map((b) => b.type)).toEqual(['text', 'tool_use']);
       const tool = message.content[1]!;
@@ -88,7 +104,10 @@ describe('the real @anthropic-ai/sdk against the chaos server', () => {
   });
 
   it('fails the stream on a truncated or malformed answer instead of returning a message', async () => {
-    for (const fault of [{ kind: 'truncate' as const, afterEvents: 4 }, { kind: 'malformed' as const }]) {
+    for (const fault of [
+      { kind: 'truncate' as const, afterEvents: 4 },
+      { kind: 'malformed' as const },
+    ]) {
       await withSdk({ scenario: { rules: [{ fault }] } }, async (anthropic) => {
         await expect(anthropic.messages.stream(params()).finalMessage()).rejects.toThrow();
       });

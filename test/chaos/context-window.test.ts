@@ -26,9 +26,18 @@ async function failure(p: Promise<unknown>): Promise<unknown> {
 describe('chaos server: a model’s context window (answers[model].contextTokens)', () => {
   it('Anthropic: over the window → the API’s 400 "prompt is too long", classified logical context_overflow; count_tokens still counts', async () => {
     await withChaos({ answers }, async (chaos) => {
-      const client = new Anthropic({ baseURL: chaos.url, apiKey: 'test', maxRetries: 0, logLevel: 'off' });
+      const client = new Anthropic({
+        baseURL: chaos.url,
+        apiKey: 'test',
+        maxRetries: 0,
+        logLevel: 'off',
+      });
       const error = (await failure(
-        client.messages.create({ model: 'small-model', max_tokens: 50, messages: [{ role: 'user', content: LONG }] }),
+        client.messages.create({
+          model: 'small-model',
+          max_tokens: 50,
+          messages: [{ role: 'user', content: LONG }],
+        }),
       )) as InstanceType<typeof Anthropic.BadRequestError>;
       expect(error).toBeInstanceOf(Anthropic.BadRequestError);
       expect(error.status).toBe(400);
@@ -36,27 +45,59 @@ describe('chaos server: a model’s context window (answers[model].contextTokens
         type: 'invalid_request_error',
         message: expect.stringMatching(/^prompt is too long: \d+ tokens > 200 maximum$/),
       });
-      expect(classify(error)).toMatchObject({ kind: 'logical', retryable: false, reason: 'context_overflow', status: 400 });
-      const counted = await client.messages.countTokens({ model: 'small-model', messages: [{ role: 'user', content: LONG }] });
+      expect(classify(error)).toMatchObject({
+        kind: 'logical',
+        retryable: false,
+        reason: 'context_overflow',
+        status: 400,
+      });
+      const counted = await client.messages.countTokens({
+        model: 'small-model',
+        messages: [{ role: 'user', content: LONG }],
+      });
       expect(counted.input_tokens).toBeGreaterThan(200);
       // Under the window, and other models: answered.
-      const short = await client.messages.create({ model: 'small-model', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+      const short = await client.messages.create({
+        model: 'small-model',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       expect(short.stop_reason).toBe('end_turn');
-      await client.messages.create({ model: 'other-model', max_tokens: 50, messages: [{ role: 'user', content: LONG }] });
+      await client.messages.create({
+        model: 'other-model',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: LONG }],
+      });
       expect(chaos.requests.map((r) => r.status)).toEqual([400, 200, 200, 200]);
     });
   });
 
   it('OpenAI Chat and Responses: context_length_exceeded, classified logical context_overflow', async () => {
     await withChaos({ answers }, async (chaos) => {
-      const client = new OpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test', maxRetries: 0, logLevel: 'off' });
-      const chat = (await failure(client.chat.completions.create({ model: 'small-model', messages: [{ role: 'user', content: LONG }] }))) as InstanceType<
-        typeof OpenAI.BadRequestError
-      >;
+      const client = new OpenAI({
+        baseURL: `${chaos.url}/v1`,
+        apiKey: 'test',
+        maxRetries: 0,
+        logLevel: 'off',
+      });
+      const chat = (await failure(
+        client.chat.completions.create({
+          model: 'small-model',
+          messages: [{ role: 'user', content: LONG }],
+        }),
+      )) as InstanceType<typeof OpenAI.BadRequestError>;
       expect(chat.code).toBe('context_length_exceeded');
-      expect(chat.message).toMatch(/maximum context length is 200 tokens\. However, your messages resulted in \d+ tokens/);
-      expect(classify(chat)).toMatchObject({ kind: 'logical', reason: 'context_overflow', status: 400 });
-      const responses = (await failure(client.responses.create({ model: 'small-model', input: LONG }))) as InstanceType<typeof OpenAI.BadRequestError>;
+      expect(chat.message).toMatch(
+        /maximum context length is 200 tokens\. However, your messages resulted in \d+ tokens/,
+      );
+      expect(classify(chat)).toMatchObject({
+        kind: 'logical',
+        reason: 'context_overflow',
+        status: 400,
+      });
+      const responses = (await failure(
+        client.responses.create({ model: 'small-model', input: LONG }),
+      )) as InstanceType<typeof OpenAI.BadRequestError>;
       expect(responses.code).toBe('context_length_exceeded');
       expect(classify(responses)).toMatchObject({ kind: 'logical', reason: 'context_overflow' });
     });
@@ -69,14 +110,24 @@ describe('chaos server: a model’s context window (answers[model].contextTokens
         createOpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test' }).chat('small-model'),
       ]) {
         const error = await failure(generateText({ model, prompt: LONG, maxRetries: 0 }));
-        expect(classify(error)).toMatchObject({ kind: 'logical', retryable: false, reason: 'context_overflow' });
+        expect(classify(error)).toMatchObject({
+          kind: 'logical',
+          retryable: false,
+          reason: 'context_overflow',
+        });
       }
     });
   });
 
   it('a scenario file checks contextTokens', () => {
-    expect(parseScenario({ answers: { m: { contextTokens: 1000 } } }).answers).toEqual({ m: { contextTokens: 1000 } });
-    expect(() => parseScenario({ answers: { m: { contextTokens: 0 } } })).toThrow(/answers\["m"\]\.contextTokens must be an integer/);
-    expect(() => parseScenario({ answers: { m: { contextTokens: 'big' } } })).toThrow(/answers\["m"\]\.contextTokens/);
+    expect(parseScenario({ answers: { m: { contextTokens: 1000 } } }).answers).toEqual({
+      m: { contextTokens: 1000 },
+    });
+    expect(() => parseScenario({ answers: { m: { contextTokens: 0 } } })).toThrow(
+      /answers\["m"\]\.contextTokens must be an integer/,
+    );
+    expect(() => parseScenario({ answers: { m: { contextTokens: 'big' } } })).toThrow(
+      /answers\["m"\]\.contextTokens/,
+    );
   });
 });

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { ChaosApi, ChaosServer, Fault } from '../../src/chaos/index.js';
-import { anthropicBody, openaiBody, parseSse, post, readBody, readFor, type SseEvent, withChaos } from './helpers.js';
+import {
+  anthropicBody,
+  openaiBody,
+  parseSse,
+  post,
+  readBody,
+  readFor,
+  type SseEvent,
+  withChaos,
+} from './helpers.js';
 
 export interface ApiCase {
   name: 'anthropic' | 'chat' | 'responses';
@@ -46,7 +55,10 @@ function faulty(fault: Fault) {
 }
 
 async function healthyEventCount(c: ApiCase): Promise<number> {
-  return withChaos({}, async (chaos) => parseSse(await (await post(chaos, c.path, c.body(true))).text()).length);
+  return withChaos(
+    {},
+    async (chaos) => parseSse(await (await post(chaos, c.path, c.body(true))).text()).length,
+  );
 }
 
 /** Every fault kind against one API, JSON and SSE, over real HTTP. */
@@ -55,25 +67,38 @@ export function describeFaults(c: ApiCase): void {
     const send = (chaos: ChaosServer, stream: boolean) => post(chaos, c.path, c.body(stream));
 
     it('status: the error in the API shape, with retry-after and retry-after-ms, for JSON and SSE requests', async () => {
-      await withChaos(faulty({ kind: 'status', status: 529, retryAfterS: 2, retryAfterMs: 1500 }), async (chaos) => {
-        for (const stream of [false, true]) {
-          const res = await send(chaos, stream);
-          expect(res.status).toBe(529);
-          expect(res.headers.get('retry-after')).toBe('2');
-          expect(res.headers.get('retry-after-ms')).toBe('1500');
-          const body = (await res.json()) as Record<string, Record<string, unknown>>;
-          if (c.api === 'anthropic') {
-            expect(body).toEqual({ type: 'error', error: { type: 'overloaded_error', message: expect.stringContaining('Overloaded') } });
-          } else {
-            expect(body.error).toMatchObject({ message: expect.any(String), type: 'server_error', code: null });
+      await withChaos(
+        faulty({ kind: 'status', status: 529, retryAfterS: 2, retryAfterMs: 1500 }),
+        async (chaos) => {
+          for (const stream of [false, true]) {
+            const res = await send(chaos, stream);
+            expect(res.status).toBe(529);
+            expect(res.headers.get('retry-after')).toBe('2');
+            expect(res.headers.get('retry-after-ms')).toBe('1500');
+            const body = (await res.json()) as Record<string, Record<string, unknown>>;
+            if (c.api === 'anthropic') {
+              expect(body).toEqual({
+                type: 'error',
+                error: { type: 'overloaded_error', message: expect.stringContaining('Overloaded') },
+              });
+            } else {
+              expect(body.error).toMatchObject({
+                message: expect.any(String),
+                type: 'server_error',
+                code: null,
+              });
+            }
           }
-        }
-        expect(chaos.requests.map((r) => [r.fault, r.status, r.rule])).toEqual([
-          ['status', 529, 0],
-          ['status', 529, 0],
-        ]);
-      });
-      const expected = c.api === 'anthropic' ? { 429: 'rate_limit_error', 500: 'api_error', 401: 'authentication_error' } : {};
+          expect(chaos.requests.map((r) => [r.fault, r.status, r.rule])).toEqual([
+            ['status', 529, 0],
+            ['status', 529, 0],
+          ]);
+        },
+      );
+      const expected =
+        c.api === 'anthropic'
+          ? { 429: 'rate_limit_error', 500: 'api_error', 401: 'authentication_error' }
+          : {};
       for (const [status, type] of Object.entries(expected)) {
         await withChaos(faulty({ kind: 'status', status: Number(status) }), async (chaos) => {
           const res = await send(chaos, false);
@@ -84,8 +109,14 @@ export function describeFaults(c: ApiCase): void {
       }
       if (c.api === 'openai') {
         await withChaos(faulty({ kind: 'status', status: 429 }), async (chaos) => {
-          const body = (await (await send(chaos, false)).json()) as { error: Record<string, unknown> };
-          expect(body.error).toMatchObject({ type: 'requests', code: 'rate_limit_exceeded', message: expect.any(String) });
+          const body = (await (await send(chaos, false)).json()) as {
+            error: Record<string, unknown>;
+          };
+          expect(body.error).toMatchObject({
+            type: 'requests',
+            code: 'rate_limit_exceeded',
+            message: expect.any(String),
+          });
         });
       }
     });
@@ -141,29 +172,40 @@ export function describeFaults(c: ApiCase): void {
     });
 
     it('keepalive: after afterEvents events only pings, forever; JSON gets whitespace', async () => {
-      await withChaos(faulty({ kind: 'keepalive', afterEvents: 2, intervalMs: 10 }), async (chaos) => {
-        const [sse, json] = await Promise.all([
-          send(chaos, true).then((res) => readFor(res, 150)),
-          send(chaos, false).then((res) => readFor(res, 150)),
-        ]);
-        expect(sse.ended).toBe(false);
-        const events = parseSse(sse.text);
-        expect(events.length).toBeGreaterThan(5);
-        expect(events.slice(0, 2).some(c.isPing)).toBe(false);
-        expect(events.slice(2).every(c.isPing)).toBe(true);
-        expect(events.some(c.isTerminal)).toBe(false);
-        expect(json.ended).toBe(false);
-        expect(json.text.length).toBeGreaterThan(2);
-        expect(json.text.trim()).toBe('');
-      });
+      await withChaos(
+        faulty({ kind: 'keepalive', afterEvents: 2, intervalMs: 10 }),
+        async (chaos) => {
+          const [sse, json] = await Promise.all([
+            send(chaos, true).then((res) => readFor(res, 150)),
+            send(chaos, false).then((res) => readFor(res, 150)),
+          ]);
+          expect(sse.ended).toBe(false);
+          const events = parseSse(sse.text);
+          expect(events.length).toBeGreaterThan(5);
+          expect(events.slice(0, 2).some(c.isPing)).toBe(false);
+          expect(events.slice(2).every(c.isPing)).toBe(true);
+          expect(events.some(c.isTerminal)).toBe(false);
+          expect(json.ended).toBe(false);
+          expect(json.text.length).toBeGreaterThan(2);
+          expect(json.text.trim()).toBe('');
+        },
+      );
     });
 
     it('keepalive: afterEvents counts the pings of the stream itself', async () => {
-      await withChaos(faulty({ kind: 'keepalive', afterEvents: 3, intervalMs: 1000 }), async (chaos) => {
-        const events = parseSse((await readBody(await send(chaos, true), 120)).text);
-        expect(events).toHaveLength(3);
-        if (c.api === 'anthropic') expect(events.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'ping']);
-      });
+      await withChaos(
+        faulty({ kind: 'keepalive', afterEvents: 3, intervalMs: 1000 }),
+        async (chaos) => {
+          const events = parseSse((await readBody(await send(chaos, true), 120)).text);
+          expect(events).toHaveLength(3);
+          if (c.api === 'anthropic')
+            expect(events.map((e) => e.event)).toEqual([
+              'message_start',
+              'content_block_start',
+              'ping',
+            ]);
+        },
+      );
     });
 
     it('truncate: ends cleanly after afterEvents events without the final event; JSON gets half a body', async () => {
@@ -194,7 +236,11 @@ export function describeFaults(c: ApiCase): void {
         [2, 'api_error', 2],
         [500, undefined, total - 1],
       ] as const) {
-        const fault: Fault = { kind: 'stream-error', afterEvents, ...(errorType === undefined ? {} : { errorType }) };
+        const fault: Fault = {
+          kind: 'stream-error',
+          afterEvents,
+          ...(errorType === undefined ? {} : { errorType }),
+        };
         await withChaos(faulty(fault), async (chaos) => {
           const res = await send(chaos, true);
           expect(res.status).toBe(200);
@@ -215,7 +261,13 @@ export function describeFaults(c: ApiCase): void {
             expect(data).toEqual({ error: { message, type, param: null, code: null } });
           } else {
             expect(last.event).toBe('error');
-            expect(data).toEqual({ type: 'error', code: type, message, param: null, sequence_number: sent });
+            expect(data).toEqual({
+              type: 'error',
+              code: type,
+              message,
+              param: null,
+              sequence_number: sent,
+            });
           }
           expect(chaos.requests.map((r) => [r.fault, r.status])).toEqual([['stream-error', 200]]);
         });
@@ -228,12 +280,17 @@ export function describeFaults(c: ApiCase): void {
         const body = (await res.json()) as { error: Record<string, unknown> };
         if (c.name === 'anthropic') {
           expect(res.status).toBe(529);
-          expect(body).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+          expect(body).toEqual({
+            type: 'error',
+            error: { type: 'overloaded_error', message: 'Overloaded' },
+          });
         } else {
           expect(res.status).toBe(500);
           expect(body.error).toMatchObject({ type: 'server_error', message: expect.any(String) });
         }
-        expect(chaos.requests.map((r) => [r.fault, r.status])).toEqual([['stream-error', res.status]]);
+        expect(chaos.requests.map((r) => [r.fault, r.status])).toEqual([
+          ['stream-error', res.status],
+        ]);
       });
     });
 
@@ -252,16 +309,44 @@ export function describeFaults(c: ApiCase): void {
         const json = (await (await send(chaos, false)).json()) as Record<string, unknown>;
         const events = parseSse(await (await send(chaos, true)).text());
         expect(events.some(c.isTerminal)).toBe(true);
-        const data = events.filter((e) => e.data !== '' && e.data !== '[DONE]').map((e) => JSON.parse(e.data) as Record<string, unknown>);
+        const data = events
+          .filter((e) => e.data !== '' && e.data !== '[DONE]')
+          .map((e) => JSON.parse(e.data) as Record<string, unknown>);
         if (c.name === 'anthropic') {
-          expect(json).toMatchObject({ type: 'message', content: [], stop_reason: 'end_turn', usage: { output_tokens: 0 } });
-          expect(events.map((e) => e.event)).toEqual(['message_start', 'ping', 'message_delta', 'message_stop']);
+          expect(json).toMatchObject({
+            type: 'message',
+            content: [],
+            stop_reason: 'end_turn',
+            usage: { output_tokens: 0 },
+          });
+          expect(events.map((e) => e.event)).toEqual([
+            'message_start',
+            'ping',
+            'message_delta',
+            'message_stop',
+          ]);
         } else if (c.name === 'responses') {
-          expect(json).toMatchObject({ object: 'response', status: 'completed', output: [], usage: { output_tokens: 0 } });
-          expect(events.map((e) => e.event)).toEqual(['response.created', 'response.in_progress', 'response.completed']);
+          expect(json).toMatchObject({
+            object: 'response',
+            status: 'completed',
+            output: [],
+            usage: { output_tokens: 0 },
+          });
+          expect(events.map((e) => e.event)).toEqual([
+            'response.created',
+            'response.in_progress',
+            'response.completed',
+          ]);
         } else {
-          expect(json).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: '' }, finish_reason: 'stop' }] });
-          const text = data.map((d) => (d.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content ?? '').join('');
+          expect(json).toMatchObject({
+            object: 'chat.completion',
+            choices: [{ message: { content: '' }, finish_reason: 'stop' }],
+          });
+          const text = data
+            .map(
+              (d) => (d.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content ?? '',
+            )
+            .join('');
           expect(text).toBe('');
         }
       });

@@ -1,4 +1,8 @@
-import { type ChaosServer, type ChaosServerOptions, startChaosServer } from '../../src/chaos/index.js';
+import {
+  type ChaosServer,
+  type ChaosServerOptions,
+  startChaosServer,
+} from '../../src/chaos/index.js';
 
 /** One parsed SSE frame; `comment` holds a comment line such as `: ping`. */
 export interface SseEvent {
@@ -39,7 +43,10 @@ export function dataOf(events: readonly SseEvent[]): Array<Record<string, unknow
  * Reads a response body until it ends or nothing arrives for `idleMs` (a stall); in the second
  * case the body is cancelled, which closes the connection.
  */
-export async function readBody(res: Response, idleMs = 250): Promise<{ text: string; ended: boolean }> {
+export async function readBody(
+  res: Response,
+  idleMs = 250,
+): Promise<{ text: string; ended: boolean }> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -74,7 +81,10 @@ export function post(
 }
 
 /** Runs `fn` against a fresh server and always closes it. */
-export async function withChaos<T>(options: ChaosServerOptions, fn: (server: ChaosServer) => Promise<T>): Promise<T> {
+export async function withChaos<T>(
+  options: ChaosServerOptions,
+  fn: (server: ChaosServer) => Promise<T>,
+): Promise<T> {
   const server = await startChaosServer(options);
   try {
     return await fn(server);
@@ -97,7 +107,10 @@ export const openaiBody = (extra: Record<string, unknown> = {}) => ({
 });
 
 /** Reads a body for `ms` whatever happens (keepalive pings never go idle), then cancels it. */
-export async function readFor(res: Response, ms: number): Promise<{ text: string; ended: boolean }> {
+export async function readFor(
+  res: Response,
+  ms: number,
+): Promise<{ text: string; ended: boolean }> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';

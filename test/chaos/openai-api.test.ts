@@ -11,7 +11,11 @@ interface Completion {
     message: {
       role: string;
       content: string | null;
-      tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
+      tool_calls?: Array<{
+        id: string;
+        type: string;
+        function: { name: string; arguments: string };
+      }>;
     };
   }>;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
@@ -23,7 +27,11 @@ interface Chunk {
     delta: {
       role?: string;
       content?: string;
-      tool_calls?: Array<{ index: number; id?: string; function: { name?: string; arguments: string } }>;
+      tool_calls?: Array<{
+        index: number;
+        id?: string;
+        function: { name?: string; arguments: string };
+      }>;
     };
     finish_reason: string | null;
   }>;
@@ -45,7 +53,9 @@ describe('OpenAI Chat Completions', () => {
       expect(completion.choices[0]!.finish_reason).toBe('stop');
       expect(completion.choices[0]!.message.role).toBe('assistant');
       expect(completion.choices[0]!.message.content).toContain('gpt-test');
-      expect(completion.usage.total_tokens).toBe(completion.usage.prompt_tokens + completion.usage.completion_tokens);
+      expect(completion.usage.total_tokens).toBe(
+        completion.usage.prompt_tokens + completion.usage.completion_tokens,
+      );
     });
   });
 
@@ -62,38 +72,70 @@ describe('OpenAI Chat Completions', () => {
       expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
       expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
       const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
-      const json = (await (await post(chaos, '/v1/chat/completions', openaiBody())).json()) as Completion;
+      const json = (await (
+        await post(chaos, '/v1/chat/completions', openaiBody())
+      ).json()) as Completion;
       expect(text).toBe(json.choices[0]!.message.content);
     });
   });
 
   it('adds a usage chunk when stream_options.include_usage is set', async () => {
     await withChaos({}, async (chaos) => {
-      const res = await post(chaos, '/v1/chat/completions', openaiBody({ stream: true, stream_options: { include_usage: true } }));
+      const res = await post(
+        chaos,
+        '/v1/chat/completions',
+        openaiBody({ stream: true, stream_options: { include_usage: true } }),
+      );
       const chunks = dataOf(parseSse(await res.text())) as unknown as Chunk[];
-      expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { total_tokens: expect.any(Number) } });
+      expect(chunks.at(-1)).toMatchObject({
+        choices: [],
+        usage: { total_tokens: expect.any(Number) },
+      });
     });
   });
 
   it('answers with a tool call, in JSON and streamed', async () => {
     const answers = { 'gpt-tools': { toolUse: { name: 'get_weather', input: { city: 'Porto' } } } };
-    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
+    const tools = [
+      {
+        type: 'function',
+        function: { name: 'get_weather', parameters: { type: 'object', properties: {} } },
+      },
+    ];
     await withChaos({ answers }, async (chaos) => {
-      const untooled = (await (await post(chaos, '/v1/chat/completions', openaiBody({ model: 'gpt-tools' }))).json()) as Completion;
+      const untooled = (await (
+        await post(chaos, '/v1/chat/completions', openaiBody({ model: 'gpt-tools' }))
+      ).json()) as Completion;
       expect(untooled.choices[0]!.finish_reason).toBe('stop');
-      const json = (await (await post(chaos, '/v1/chat/completions', openaiBody({ model: 'gpt-tools', tools }))).json()) as Completion;
+      const json = (await (
+        await post(chaos, '/v1/chat/completions', openaiBody({ model: 'gpt-tools', tools }))
+      ).json()) as Completion;
       const choice = json.choices[0]!;
       expect(choice.finish_reason).toBe('tool_calls');
       expect(choice.message.content).toBeNull();
       expect(choice.message.tool_calls).toEqual([
-        { id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"Porto"}' } },
+        {
+          id: expect.stringMatching(/^call_/),
+          type: 'function',
+          function: { name: 'get_weather', arguments: '{"city":"Porto"}' },
+        },
       ]);
 
-      const res = await post(chaos, '/v1/chat/completions', openaiBody({ model: 'gpt-tools', tools, stream: true }));
+      const res = await post(
+        chaos,
+        '/v1/chat/completions',
+        openaiBody({ model: 'gpt-tools', tools, stream: true }),
+      );
       const chunks = dataOf(parseSse(await res.text())) as unknown as Chunk[];
       const calls = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
-      expect(calls[0]).toMatchObject({ index: 0, id: expect.stringMatching(/^call_/), function: { name: 'get_weather' } });
-      expect(JSON.parse(calls.map((c) => c.function.arguments).join(''))).toEqual({ city: 'Porto' });
+      expect(calls[0]).toMatchObject({
+        index: 0,
+        id: expect.stringMatching(/^call_/),
+        function: { name: 'get_weather' },
+      });
+      expect(JSON.parse(calls.map((c) => c.function.arguments).join(''))).toEqual({
+        city: 'Porto',
+      });
       expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('tool_calls');
 
       const afterTool = (await (
@@ -124,8 +166,17 @@ describe('OpenAI Chat Completions', () => {
     await withChaos({}, async (chaos) => {
       const res = await post(chaos, '/v1/chat/completions', body);
       expect(res.status).toBe(400);
-      const error = (await res.json()) as { error: { message: string; type: string; code: unknown } };
-      expect(error).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: null } });
+      const error = (await res.json()) as {
+        error: { message: string; type: string; code: unknown };
+      };
+      expect(error).toEqual({
+        error: {
+          message: expect.any(String),
+          type: 'invalid_request_error',
+          param: null,
+          code: null,
+        },
+      });
       expect(error.error.message).toContain(message);
     });
   });

@@ -3,12 +3,17 @@ import { describe, expect, it } from 'vitest';
 import type { ChaosServer, ChaosServerOptions } from '../../src/chaos/index.js';
 import { withChaos } from './helpers.js';
 
-const client = (chaos: ChaosServer) => new OpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test', maxRetries: 0, logLevel: 'off' });
-const withSdk = (options: ChaosServerOptions, fn: (openai: OpenAI, chaos: ChaosServer) => Promise<void>) =>
-  withChaos(options, (chaos) => fn(client(chaos), chaos));
+const client = (chaos: ChaosServer) =>
+  new OpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test', maxRetries: 0, logLevel: 'off' });
+const withSdk = (
+  options: ChaosServerOptions,
+  fn: (openai: OpenAI, chaos: ChaosServer) => Promise<void>,
+) => withChaos(options, (chaos) => fn(client(chaos), chaos));
 
 const input = { city: 'Porto', days: 3 };
-const toolAnswers = { answers: { '*': { text: 'Checking.', toolUse: { name: 'get_weather', input } } } };
+const toolAnswers = {
+  answers: { '*': { text: 'Checking.', toolUse: { name: 'get_weather', input } } },
+};
 
 describe('the real openai SDK (7) against the chaos server', () => {
   it('Chat Completions: create (JSON) and the stream helper agree, usage included', async () => {
@@ -18,7 +23,11 @@ describe('the real openai SDK (7) against the chaos server', () => {
       const text = json.choices[0]!.message.content!;
       expect(Math.ceil(text.length / 4)).toBe(json.usage!.completion_tokens);
       const deltas: string[] = [];
-      const stream = openai.chat.completions.stream({ model: 'gpt-test', messages, stream_options: { include_usage: true } });
+      const stream = openai.chat.completions.stream({
+        model: 'gpt-test',
+        messages,
+        stream_options: { include_usage: true },
+      });
       stream.on('content', (delta) => deltas.push(delta));
       const final = await stream.finalChatCompletion();
       expect(final.choices[0]!.message.content).toBe(text);
@@ -34,7 +43,12 @@ describe('the real openai SDK (7) against the chaos server', () => {
         .stream({
           model: 'gpt-test',
           messages: [{ role: 'user', content: 'Weather?' }],
-          tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
+          tools: [
+            {
+              type: 'function',
+              function: { name: 'get_weather', parameters: { type: 'object', properties: {} } },
+            },
+          ],
         })
         .finalChatCompletion();
       const choice = final.choices[0]!;
@@ -61,14 +75,27 @@ describe('the real openai SDK (7) against the chaos server', () => {
   });
 
   it('Responses: a function call, a reasoning summary, and max_output_tokens through the stream helper', async () => {
-    const answers = { '*': { thinking: 'Compare the forecasts.', text: 'Checking.', toolUse: { name: 'get_weather', input } } };
+    const answers = {
+      '*': {
+        thinking: 'Compare the forecasts.',
+        text: 'Checking.',
+        toolUse: { name: 'get_weather', input },
+      },
+    };
     await withSdk({ answers }, async (openai) => {
       const summary: string[] = [];
       const stream = openai.responses.stream({
         model: 'gpt-test',
         input: 'Weather?',
         reasoning: { effort: 'low', summary: 'auto' },
-        tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} }, strict: false }],
+        tools: [
+          {
+            type: 'function',
+            name: 'get_weather',
+            parameters: { type: 'object', properties: {} },
+            strict: false,
+          },
+        ],
       });
       stream.on('response.reasoning_summary_text.delta', (event) => summary.push(event.delta));
       const final = await stream.finalResponse();
@@ -76,10 +103,14 @@ describe('the real openai SDK (7) against the chaos server', () => {
       expect(summary.join('')).toBe('Compare the forecasts.');
       const call = final.output[2]!;
       expect(call.type === 'function_call' && JSON.parse(call.arguments)).toEqual(input);
-      expect(final.usage!.output_tokens_details.reasoning_tokens).toBe(Math.ceil('Compare the forecasts.'.length / 4));
+      expect(final.usage!.output_tokens_details.reasoning_tokens).toBe(
+        Math.ceil('Compare the forecasts.'.length / 4),
+      );
     });
     await withSdk({ answers: { '*': { textTokens: 500 } } }, async (openai) => {
-      const final = await openai.responses.stream({ model: 'gpt-test', input: 'Long', max_output_tokens: 50 }).finalResponse();
+      const final = await openai.responses
+        .stream({ model: 'gpt-test', input: 'Long', max_output_tokens: 50 })
+        .finalResponse();
       expect(final.status).toBe('incomplete');
       expect(final.incomplete_details).toEqual({ reason: 'max_output_tokens' });
       expect(final.output_text.length).toBeLessThanOrEqual(200);
@@ -97,19 +128,28 @@ describe('the real openai SDK (7) against the chaos server', () => {
       const truncated = { headers: { 'x-chaos-rule': 'truncate' } };
       // openai 7 resolves finalResponse() with the last snapshot when response.completed never
       // came: an adapter must check the status (or the event) itself.
-      const partial = await openai.responses.stream({ model: 'gpt-test', input: 'hi' }, truncated).finalResponse();
+      const partial = await openai.responses
+        .stream({ model: 'gpt-test', input: 'hi' }, truncated)
+        .finalResponse();
       expect(partial.status).toBe('in_progress');
       expect(partial.output_text.length).toBeGreaterThan(0);
       await expect(
-        openai.chat.completions.stream({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }, truncated).finalChatCompletion(),
+        openai.chat.completions
+          .stream({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }, truncated)
+          .finalChatCompletion(),
       ).rejects.toThrow('missing finish_reason for choice 0');
       // The raw iterators simply end.
-      const chunks = await openai.chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] }, truncated);
+      const chunks = await openai.chat.completions.create(
+        { model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+        truncated,
+      );
       let n = 0;
       for await (const _ of chunks) n++;
       expect(n).toBe(6);
 
-      const overloaded = await openai.responses.create({ model: 'gpt-test', input: 'hi' }, { headers: { 'x-chaos-rule': 'overloaded' } }).catch((e: unknown) => e);
+      const overloaded = await openai.responses
+        .create({ model: 'gpt-test', input: 'hi' }, { headers: { 'x-chaos-rule': 'overloaded' } })
+        .catch((e: unknown) => e);
       expect(overloaded).toBeInstanceOf(OpenAI.InternalServerError);
       expect((overloaded as InstanceType<typeof OpenAI.InternalServerError>).status).toBe(529);
     });

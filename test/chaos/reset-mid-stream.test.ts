@@ -42,10 +42,15 @@ describe('reset with afterEvents: a connection reset mid-stream', () => {
   });
 
   it('parseScenario takes afterEvents for reset (a count or a distribution) and nothing else', () => {
-    expect(parseScenario({ rules: [{ fault: { kind: 'reset', afterEvents: { uniform: [5, 50] } } }] }).rules![0]!.fault).toEqual({
+    expect(
+      parseScenario({ rules: [{ fault: { kind: 'reset', afterEvents: { uniform: [5, 50] } } }] })
+        .rules![0]!.fault,
+    ).toEqual({
       kind: 'reset',
       afterEvents: { uniform: [5, 50] },
     });
-    expect(() => parseScenario({ rules: [{ fault: { kind: 'reset', intervalMs: 5 } }] })).toThrow(/not a field of a reset fault \(allowed: afterEvents\)/);
+    expect(() => parseScenario({ rules: [{ fault: { kind: 'reset', intervalMs: 5 } }] })).toThrow(
+      /not a field of a reset fault \(allowed: afterEvents\)/,
+    );
   });
 });

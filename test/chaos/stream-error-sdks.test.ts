@@ -14,10 +14,17 @@ const scenario: Scenario = {
   rules: [
     { name: 'after-content', fault: { kind: 'stream-error', afterEvents: 6 } },
     { name: 'at-once', fault: { kind: 'stream-error', afterEvents: 0 } },
-    { name: 'overloaded', fault: { kind: 'stream-error', afterEvents: 6, errorType: 'overloaded_error' } },
+    {
+      name: 'overloaded',
+      fault: { kind: 'stream-error', afterEvents: 6, errorType: 'overloaded_error' },
+    },
   ],
 };
-const answers = { '*': { text: 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen' } };
+const answers = {
+  '*': {
+    text: 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen',
+  },
+};
 const rule = (name: string) => ({ headers: { 'x-chaos-rule': name } });
 
 async function failureOf(run: () => Promise<unknown>): Promise<unknown> {
@@ -33,7 +40,11 @@ describe('in-stream errors through the real SDKs, and how classify reads them', 
   it('@anthropic-ai/sdk: APIError without a status, type overloaded_error: transient, overloaded, 529', async () => {
     await withChaos({ scenario, answers }, async (chaos) => {
       const client = new Anthropic({ baseURL: chaos.url, apiKey: 'test', maxRetries: 0 });
-      const params = { model: 'claude-test', max_tokens: 256, messages: [{ role: 'user' as const, content: 'hi' }] };
+      const params = {
+        model: 'claude-test',
+        max_tokens: 256,
+        messages: [{ role: 'user' as const, content: 'hi' }],
+      };
       for (const name of ['after-content', 'at-once']) {
         const texts: string[] = [];
         const stream = client.messages.stream(params, rule(name));
@@ -43,9 +54,18 @@ describe('in-stream errors through the real SDKs, and how classify reads them', 
         const e = error as InstanceType<typeof Anthropic.APIError>;
         expect(e.status).toBeUndefined();
         expect(e.type).toBe('overloaded_error');
-        expect(e.error).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+        expect(e.error).toEqual({
+          type: 'error',
+          error: { type: 'overloaded_error', message: 'Overloaded' },
+        });
         expect(texts.length > 0).toBe(name === 'after-content');
-        expect(classify(error)).toMatchObject({ kind: 'transient', retryable: true, countsForBreaker: true, reason: 'overloaded', status: 529 });
+        expect(classify(error)).toMatchObject({
+          kind: 'transient',
+          retryable: true,
+          countsForBreaker: true,
+          reason: 'overloaded',
+          status: 529,
+        });
       }
       // The raw iterator throws the same error.
       const raw = await client.messages.create({ ...params, stream: true }, rule('after-content'));
@@ -53,7 +73,9 @@ describe('in-stream errors through the real SDKs, and how classify reads them', 
         for await (const _ of raw);
       });
       expect(classify(error)).toMatchObject({ kind: 'transient', status: 529 });
-      expect(chaos.requests.every((r) => r.status === 200 && r.fault === 'stream-error')).toBe(true);
+      expect(chaos.requests.every((r) => r.status === 200 && r.fault === 'stream-error')).toBe(
+        true,
+      );
     });
   });
 
@@ -61,7 +83,10 @@ describe('in-stream errors through the real SDKs, and how classify reads them', 
     await withChaos({ scenario, answers }, async (chaos) => {
       const client = new OpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test', maxRetries: 0 });
       for (const name of ['after-content', 'at-once', 'overloaded']) {
-        const stream = await client.chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] }, rule(name));
+        const stream = await client.chat.completions.create(
+          { model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+          rule(name),
+        );
         const error = await failureOf(async () => {
           for await (const _ of stream);
         });
@@ -70,7 +95,11 @@ describe('in-stream errors through the real SDKs, and how classify reads them', 
         expect(e.status).toBeUndefined();
         const type = name === 'overloaded' ? 'overloaded_error' : 'server_error';
         expect(e.type).toBe(type);
-        expect(classify(error)).toMatchObject({ kind: 'transient', retryable: true, status: name === 'overloaded' ? 529 : 500 });
+        expect(classify(error)).toMatchObject({
+          kind: 'transient',
+          retryable: true,
+          status: name === 'overloaded' ? 529 : 500,
+        });
       }
     });
   });
@@ -79,56 +108,104 @@ describe('in-stream errors through the real SDKs, and how classify reads them', 
     await withChaos({ scenario, answers }, async (chaos) => {
       const client = new OpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test', maxRetries: 0 });
       for (const name of ['after-content', 'at-once', 'overloaded']) {
-        const error = await failureOf(() => client.responses.stream({ model: 'gpt-test', input: 'hi' }, rule(name)).finalResponse());
+        const error = await failureOf(() =>
+          client.responses.stream({ model: 'gpt-test', input: 'hi' }, rule(name)).finalResponse(),
+        );
         expect(error).toBeInstanceOf(OpenAI.APIError);
         const e = error as InstanceType<typeof OpenAI.APIError>;
         expect(e.status).toBeUndefined();
         const type = name === 'overloaded' ? 'overloaded_error' : 'server_error';
         expect(e.code).toBe(type);
-        expect(e.error).toMatchObject({ type: 'error', code: type, message: expect.any(String), sequence_number: name === 'at-once' ? 0 : 6 });
-        expect(classify(error)).toMatchObject({ kind: 'transient', retryable: true, status: name === 'overloaded' ? 529 : 500 });
+        expect(e.error).toMatchObject({
+          type: 'error',
+          code: type,
+          message: expect.any(String),
+          sequence_number: name === 'at-once' ? 0 : 6,
+        });
+        expect(classify(error)).toMatchObject({
+          kind: 'transient',
+          retryable: true,
+          status: name === 'overloaded' ? 529 : 500,
+        });
       }
     });
   });
 
   describe('the AI SDK (ai 7) streamText', () => {
     const models: Array<[string, (chaos: ChaosServer) => LanguageModel, number]> = [
-      ['@ai-sdk/anthropic', (chaos) => createAnthropic({ baseURL: `${chaos.url}/v1`, apiKey: 'test' })('claude-test'), 529],
-      ['@ai-sdk/openai chat', (chaos) => createOpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test' }).chat('gpt-test'), 500],
-      ['@ai-sdk/openai responses', (chaos) => createOpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test' }).responses('gpt-test'), 500],
+      [
+        '@ai-sdk/anthropic',
+        (chaos) => createAnthropic({ baseURL: `${chaos.url}/v1`, apiKey: 'test' })('claude-test'),
+        529,
+      ],
+      [
+        '@ai-sdk/openai chat',
+        (chaos) => createOpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test' }).chat('gpt-test'),
+        500,
+      ],
+      [
+        '@ai-sdk/openai responses',
+        (chaos) =>
+          createOpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'test' }).responses('gpt-test'),
+        500,
+      ],
     ];
 
-    it.each(models)('%s: before any output, APICallError with the status the error type stands for', async (_name, model, status) => {
-      await withChaos({ scenario, answers }, async (chaos) => {
-        const errors: unknown[] = [];
-        const result = streamText({ model: model(chaos), prompt: 'hi', maxRetries: 0, maxOutputTokens: 256, headers: rule('at-once').headers, onError: ({ error }) => void errors.push(error) });
-        const parts: string[] = [];
-        for await (const part of result.fullStream) parts.push(part.type);
-        expect(parts).toContain('error');
-        expect(parts).not.toContain('text-delta');
-        expect(errors).toHaveLength(1);
-        expect(errors[0]).toMatchObject({ name: 'AI_APICallError', statusCode: status, isRetryable: true });
-        expect(classify(errors[0])).toMatchObject({ kind: 'transient', retryable: true, status });
-        await expect(result.text).rejects.toMatchObject({ name: 'AI_NoOutputGeneratedError' });
-      });
-    });
+    it.each(models)(
+      '%s: before any output, APICallError with the status the error type stands for',
+      async (_name, model, status) => {
+        await withChaos({ scenario, answers }, async (chaos) => {
+          const errors: unknown[] = [];
+          const result = streamText({
+            model: model(chaos),
+            prompt: 'hi',
+            maxRetries: 0,
+            maxOutputTokens: 256,
+            headers: rule('at-once').headers,
+            onError: ({ error }) => void errors.push(error),
+          });
+          const parts: string[] = [];
+          for await (const part of result.fullStream) parts.push(part.type);
+          expect(parts).toContain('error');
+          expect(parts).not.toContain('text-delta');
+          expect(errors).toHaveLength(1);
+          expect(errors[0]).toMatchObject({
+            name: 'AI_APICallError',
+            statusCode: status,
+            isRetryable: true,
+          });
+          expect(classify(errors[0])).toMatchObject({ kind: 'transient', retryable: true, status });
+          await expect(result.text).rejects.toMatchObject({ name: 'AI_NoOutputGeneratedError' });
+        });
+      },
+    );
 
-    it.each(models)('%s: after output, an error part; the text resolves with what came before it', async (_name, model, status) => {
-      await withChaos({ scenario, answers }, async (chaos) => {
-        const errors: unknown[] = [];
-        const result = streamText({ model: model(chaos), prompt: 'hi', maxRetries: 0, maxOutputTokens: 256, headers: rule('after-content').headers, onError: ({ error }) => void errors.push(error) });
-        const parts: string[] = [];
-        for await (const part of result.fullStream) parts.push(part.type);
-        expect(parts.indexOf('text-delta')).toBeGreaterThanOrEqual(0);
-        expect(parts.indexOf('error')).toBeGreaterThan(parts.indexOf('text-delta'));
-        expect(errors).toHaveLength(1);
-        expect(errors[0]).toMatchObject({ statusCode: status, isRetryable: true });
-        expect(classify(errors[0])).toMatchObject({ kind: 'transient', retryable: true, status });
-        // Not a rejection: a caller that only awaits the text gets a partial answer.
-        const text = await result.text;
-        expect(answers['*'].text.startsWith(text)).toBe(true);
-        expect(text.length).toBeLessThan(answers['*'].text.length);
-      });
-    });
+    it.each(models)(
+      '%s: after output, an error part; the text resolves with what came before it',
+      async (_name, model, status) => {
+        await withChaos({ scenario, answers }, async (chaos) => {
+          const errors: unknown[] = [];
+          const result = streamText({
+            model: model(chaos),
+            prompt: 'hi',
+            maxRetries: 0,
+            maxOutputTokens: 256,
+            headers: rule('after-content').headers,
+            onError: ({ error }) => void errors.push(error),
+          });
+          const parts: string[] = [];
+          for await (const part of result.fullStream) parts.push(part.type);
+          expect(parts.indexOf('text-delta')).toBeGreaterThanOrEqual(0);
+          expect(parts.indexOf('error')).toBeGreaterThan(parts.indexOf('text-delta'));
+          expect(errors).toHaveLength(1);
+          expect(errors[0]).toMatchObject({ statusCode: status, isRetryable: true });
+          expect(classify(errors[0])).toMatchObject({ kind: 'transient', retryable: true, status });
+          // Not a rejection: a caller that only awaits the text gets a partial answer.
+          const text = await result.text;
+          expect(answers['*'].text.startsWith(text)).toBe(true);
+          expect(text.length).toBeLessThan(answers['*'].text.length);
+        });
+      },
+    );
   });
 });

@@ -1,4 +1,10 @@
-import { createSdkMcpServer, type Options, query, type SDKMessage, tool } from '@anthropic-ai/claude-agent-sdk';
+import {
+  createSdkMcpServer,
+  type Options,
+  query,
+  type SDKMessage,
+  tool,
+} from '@anthropic-ai/claude-agent-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { escalationCanUseTool } from '../../src/claude-agent-sdk/index.js';
@@ -32,7 +38,10 @@ function bank() {
 /** Runs one agent turn; returns the tool results the model saw. */
 async function turn(options: Options): Promise<string[]> {
   const results: string[] = [];
-  for await (const m of query({ prompt: 'Pay acct-7 120.', options }) as AsyncIterable<SDKMessage>) {
+  for await (const m of query({
+    prompt: 'Pay acct-7 120.',
+    options,
+  }) as AsyncIterable<SDKMessage>) {
     if (m.type === 'user' && Array.isArray(m.message.content)) {
       for (const block of m.message.content) {
         if (typeof block === 'object' && block !== null && block.type === 'tool_result') {
@@ -89,9 +98,13 @@ describe.skipIf(skip).sequential('escalationCanUseTool with the real Claude Agen
       await turn(options({ mcpServers: { bank: server }, canUseTool, maxTurns: 3 }));
       const [pending] = await risky.list({ states: ['pending'] });
       await risky.deny(pending!.id, { by: 'bob', note: 'wrong account' });
-      const results = await turn(options({ mcpServers: { bank: server }, canUseTool, maxTurns: 3 }));
+      const results = await turn(
+        options({ mcpServers: { bank: server }, canUseTool, maxTurns: 3 }),
+      );
       expect(calls).toEqual([]);
-      expect(results.join('\n')).toContain(`A person denied this call (escalation ${pending!.id}, by bob: wrong account)`);
+      expect(results.join('\n')).toContain(
+        `A person denied this call (escalation ${pending!.id}, by bob: wrong account)`,
+      );
       expect(seen).toEqual([]);
     });
   });
@@ -117,9 +130,17 @@ describe.skipIf(skip).sequential('escalationCanUseTool with the real Claude Agen
 
   it('refuses bad options', () => {
     const risky = escalate({ store: memoryStore() });
-    expect(() => escalationCanUseTool({} as never, { tools: [] })).toThrow(/^escalation must be an escalate/);
-    expect(() => escalationCanUseTool(risky, { tools: [''] })).toThrow(/^tools\[0\] must be a tool name/);
-    expect(() => escalationCanUseTool(risky, { tools: 5 as never })).toThrow(/^tools must be a function/);
-    expect(() => escalationCanUseTool(risky, { tools: [], when: 1 } as never)).toThrow(/^escalationCanUseTool: unknown option "when"/);
+    expect(() => escalationCanUseTool({} as never, { tools: [] })).toThrow(
+      /^escalation must be an escalate/,
+    );
+    expect(() => escalationCanUseTool(risky, { tools: [''] })).toThrow(
+      /^tools\[0\] must be a tool name/,
+    );
+    expect(() => escalationCanUseTool(risky, { tools: 5 as never })).toThrow(
+      /^tools must be a function/,
+    );
+    expect(() => escalationCanUseTool(risky, { tools: [], when: 1 } as never)).toThrow(
+      /^escalationCanUseTool: unknown option "when"/,
+    );
   });
 });

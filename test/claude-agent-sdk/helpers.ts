@@ -3,7 +3,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Options } from '@anthropic-ai/claude-agent-sdk';
-import { type ChaosServer, type ChaosServerOptions, startChaosServer } from '../../src/chaos/index.js';
+import {
+  type ChaosServer,
+  type ChaosServerOptions,
+  startChaosServer,
+} from '../../src/chaos/index.js';
 import { agentEnv, type AgentEnvOptions } from '../../src/claude-agent-sdk/index.js';
 
 const require = createRequire(import.meta.url);
@@ -11,10 +15,14 @@ const require = createRequire(import.meta.url);
 /** The native CLI the SDK runs, or why it is not there. */
 export function cliBinary(): { path: string } | { missing: string } {
   try {
-    const path = require.resolve(`@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}/claude`);
+    const path = require.resolve(
+      `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}/claude`,
+    );
     return existsSync(path) ? { path } : { missing: `${path} does not exist` };
   } catch (error) {
-    return { missing: `the CLI package for ${process.platform}-${process.arch} is not installed (${(error as Error).message.split('\n')[0]})` };
+    return {
+      missing: `the CLI package for ${process.platform}-${process.arch} is not installed (${(error as Error).message.split('\n')[0]})`,
+    };
   }
 }
 
@@ -63,7 +71,8 @@ export async function waitNoCli(withinMs: number): Promise<number> {
   for (;;) {
     const left = cliChildren();
     if (left.length === 0) return Date.now() - start;
-    if (Date.now() - start > withinMs) throw new Error(`CLI processes still alive after ${withinMs} ms: ${left.join(', ')}`);
+    if (Date.now() - start > withinMs)
+      throw new Error(`CLI processes still alive after ${withinMs} ms: ${left.join(', ')}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
@@ -71,7 +80,11 @@ export async function waitNoCli(withinMs: number): Promise<number> {
 /** Runs `fn` with a chaos server and a throw-away HOME/cwd, then cleans both up. */
 export async function withAgentChaos<T>(
   serverOptions: ChaosServerOptions,
-  fn: (ctx: { chaos: ChaosServer; options: (extra?: Options, env?: AgentEnvOptions) => Options; home: string }) => Promise<T>,
+  fn: (ctx: {
+    chaos: ChaosServer;
+    options: (extra?: Options, env?: AgentEnvOptions) => Options;
+    home: string;
+  }) => Promise<T>,
 ): Promise<T> {
   const chaos = await startChaosServer({ port: 0, ...serverOptions });
   const home = mkdtempSync(join(tmpdir(), 'recourse-agent-'));

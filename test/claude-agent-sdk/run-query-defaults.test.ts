@@ -6,14 +6,37 @@ import { VirtualClock } from '../../src/testing/index.js';
 // The message shapes (type, subtype, event) are those the real CLI sends, measured against the
 // chaos server (see docs/claude-agent-sdk.md); fields that do not matter here are left out.
 const init = { type: 'system', subtype: 'init' };
-const textDelta = { type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Lis' } } };
-const thinkingDelta = { type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'hmm' } } };
-const toolCall = { type: 'assistant', message: { content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }] } };
-const heartbeat = (s: number) => ({ type: 'tool_progress', tool_name: 'Bash', tool_use_id: 't1', elapsed_time_seconds: s, heartbeat: true });
+const textDelta = {
+  type: 'stream_event',
+  event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Lis' } },
+};
+const thinkingDelta = {
+  type: 'stream_event',
+  event: {
+    type: 'content_block_delta',
+    index: 0,
+    delta: { type: 'thinking_delta', thinking: 'hmm' },
+  },
+};
+const toolCall = {
+  type: 'assistant',
+  message: { content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }] },
+};
+const heartbeat = (s: number) => ({
+  type: 'tool_progress',
+  tool_name: 'Bash',
+  tool_use_id: 't1',
+  elapsed_time_seconds: s,
+  heartbeat: true,
+});
 const success = { type: 'result', subtype: 'success', is_error: false, result: 'done' };
 
 /** A scripted query: each step waits `afterMs` of virtual time, then yields; then it hangs (or ends). */
-function scripted(clock: VirtualClock, steps: Array<{ afterMs: number; message: object }>, closed: { count: number }): QueryLike {
+function scripted(
+  clock: VirtualClock,
+  steps: Array<{ afterMs: number; message: object }>,
+  closed: { count: number },
+): QueryLike {
   async function* run(): AsyncGenerator<SDKMessage> {
     for (const step of steps) {
       if (step.afterMs > 0) await clock.sleep(step.afterMs);
@@ -34,10 +57,15 @@ function track<T>(promise: Promise<T>): { done: boolean; value?: T; error?: unkn
   return state;
 }
 
-async function stallAt(steps: Array<{ afterMs: number; message: object }>, options: Parameters<typeof runQuery>[1] = {}) {
+async function stallAt(
+  steps: Array<{ afterMs: number; message: object }>,
+  options: Parameters<typeof runQuery>[1] = {},
+) {
   const clock = new VirtualClock();
   const closed = { count: 0 };
-  const state = track(runQuery({ prompt: 'p' }, { ...options, clock, query: () => scripted(clock, steps, closed) }));
+  const state = track(
+    runQuery({ prompt: 'p' }, { ...options, clock, query: () => scripted(clock, steps, closed) }),
+  );
   return { clock, closed, state };
 }
 
@@ -53,7 +81,11 @@ describe('runQuery: stall detection on by default (virtual time)', () => {
 
   it.each([
     { why: 'after a text delta', last: textDelta, limitMs: 60_000 },
-    { why: 'after a tool call (the tool runs, the CLI may wait on the API)', last: toolCall, limitMs: 300_000 },
+    {
+      why: 'after a tool call (the tool runs, the CLI may wait on the API)',
+      last: toolCall,
+      limitMs: 300_000,
+    },
     { why: 'after a thinking delta', last: thinkingDelta, limitMs: 300_000 },
   ])('silent $why: an idle stall after $limitMs ms', async ({ last, limitMs }) => {
     const { clock, state } = await stallAt([
@@ -67,7 +99,10 @@ describe('runQuery: stall detection on by default (virtual time)', () => {
   });
 
   it('thinking and tool runs may be quiet up to 300 s; a tool run with heartbeats every 30 s never stalls', async () => {
-    const beats = Array.from({ length: 20 }, (_, i) => ({ afterMs: 30_000, message: heartbeat(30 * (i + 1)) }));
+    const beats = Array.from({ length: 20 }, (_, i) => ({
+      afterMs: 30_000,
+      message: heartbeat(30 * (i + 1)),
+    }));
     const { clock, state } = await stallAt([
       { afterMs: 500, message: init },
       { afterMs: 290_000, message: thinkingDelta }, // a long silent think before the first delta
@@ -82,7 +117,9 @@ describe('runQuery: stall detection on by default (virtual time)', () => {
   });
 
   it('an explicit idleMs applies after every message, and the first message gets at least 60 s', async () => {
-    const { clock, state } = await stallAt([{ afterMs: 45_000, message: init }], { idleMs: 10_000 });
+    const { clock, state } = await stallAt([{ afterMs: 45_000, message: init }], {
+      idleMs: 10_000,
+    });
     await clock.advance(45_000 + 9_999);
     expect(state.done).toBe(false);
     await clock.advance(1);
@@ -108,8 +145,12 @@ describe('runQuery: stall detection on by default (virtual time)', () => {
     const { clock, state } = await stallAt([], { firstMessageMs: 5_000 });
     await clock.advance(5_000);
     expect(state.error).toMatchObject({ name: 'StallError', phase: 'first-item', limitMs: 5_000 });
-    await expect(runQuery({ prompt: 'p' }, { firstItemMs: 5, firstMessageMs: 5 })).rejects.toThrow(/give firstItemMs or its deprecated alias firstMessageMs, not both/);
-    await expect(runQuery({ prompt: 'p' }, { firstMessageMs: -1 })).rejects.toThrow(/firstMessageMs must be a number of ms >= 1/);
+    await expect(runQuery({ prompt: 'p' }, { firstItemMs: 5, firstMessageMs: 5 })).rejects.toThrow(
+      /give firstItemMs or its deprecated alias firstMessageMs, not both/,
+    );
+    await expect(runQuery({ prompt: 'p' }, { firstMessageMs: -1 })).rejects.toThrow(
+      /firstMessageMs must be a number of ms >= 1/,
+    );
   });
 
   it('validate takes a Standard Schema too', async () => {
@@ -117,7 +158,25 @@ describe('runQuery: stall detection on by default (virtual time)', () => {
     const clock = new VirtualClock();
     const closed = { count: 0 };
     const schema = z.object({ result: z.string().min(10, 'answer too short') });
-    const run = runQuery({ prompt: 'p' }, { clock, validate: schema, query: () => scripted(clock, [{ afterMs: 0, message: init }, { afterMs: 0, message: success }], closed) });
-    await expect(run).rejects.toMatchObject({ name: 'InvalidResultError', issues: [{ message: 'answer too short' }] });
+    const run = runQuery(
+      { prompt: 'p' },
+      {
+        clock,
+        validate: schema,
+        query: () =>
+          scripted(
+            clock,
+            [
+              { afterMs: 0, message: init },
+              { afterMs: 0, message: success },
+            ],
+            closed,
+          ),
+      },
+    );
+    await expect(run).rejects.toMatchObject({
+      name: 'InvalidResultError',
+      issues: [{ message: 'answer too short' }],
+    });
   });
 });

@@ -9,13 +9,20 @@ import { COMMANDS } from '../../src/cli/commands.js';
 import { BIN, runBin } from '../helpers/run-bin.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
 const built = existsSync(BIN);
 // CI builds first (npm test = build + vitest), so there the bin must exist.
 const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
-if (!built) console.warn(`${required ? 'FAILING' : 'skipping'} the bin tests: ${BIN} is missing (run npm run build)`);
+if (!built)
+  console.warn(
+    `${required ? 'FAILING' : 'skipping'} the bin tests: ${BIN} is missing (run npm run build)`,
+  );
 
-const leafNames = COMMANDS.flatMap((e) => ('commands' in e ? e.commands.map((c) => c.name) : [e.name]));
+const leafNames = COMMANDS.flatMap((e) =>
+  'commands' in e ? e.commands.map((c) => c.name) : [e.name],
+);
 const groupNames = COMMANDS.filter((e) => 'commands' in e).map((e) => e.name);
 
 describe.skipIf(!built && !required)('the recourse bin: help, version, usage errors', () => {
@@ -37,18 +44,21 @@ describe.skipIf(!built && !required)('the recourse bin: help, version, usage err
     expect(bare.stderr).toBe(help.stdout);
   });
 
-  it.each(leafNames)('recourse %s --help (and -h, and recourse help …) exits 0 with its options', async (name) => {
-    const words = name.split(' ');
-    const long = await runBin([...words, '--help']);
-    expect(long.code).toBe(0);
-    expect(long.stderr).toBe('');
-    expect(long.stdout).toMatch(new RegExp(`^Usage: recourse ${name}\\b`));
-    expect(long.stdout).toContain('-h, --help');
-    expect(await runBin([...words, '-h'])).toEqual(long);
-    expect(await runBin(['help', ...words])).toEqual(long);
-    // help wins over arguments that would otherwise be an error
-    expect(await runBin([...words, '--no-such-flag', '--help'])).toEqual(long);
-  });
+  it.each(leafNames)(
+    'recourse %s --help (and -h, and recourse help …) exits 0 with its options',
+    async (name) => {
+      const words = name.split(' ');
+      const long = await runBin([...words, '--help']);
+      expect(long.code).toBe(0);
+      expect(long.stderr).toBe('');
+      expect(long.stdout).toMatch(new RegExp(`^Usage: recourse ${name}\\b`));
+      expect(long.stdout).toContain('-h, --help');
+      expect(await runBin([...words, '-h'])).toEqual(long);
+      expect(await runBin(['help', ...words])).toEqual(long);
+      // help wins over arguments that would otherwise be an error
+      expect(await runBin([...words, '--no-such-flag', '--help'])).toEqual(long);
+    },
+  );
 
   it.each(groupNames)('recourse %s --help lists its commands and exits 0', async (name) => {
     const r = await runBin([name, '--help']);
@@ -57,16 +67,40 @@ describe.skipIf(!built && !required)('the recourse bin: help, version, usage err
   });
 
   it.each([
-    [['demo', '--agent-sdk', '--simulated'], 'recourse demo: --agent-sdk and --simulated cannot be used together'],
-    [['demo', '--backend', 'anthropic', '--simulated'], 'recourse demo: --backend and --simulated cannot be used together'],
-    [['demo', '--live', '--simulated'], 'recourse demo: --live and --simulated cannot be used together'],
-    [['demo', '--backend', 'simulated', '--live'], 'recourse demo: --live cannot be used with --backend simulated'],
+    [
+      ['demo', '--agent-sdk', '--simulated'],
+      'recourse demo: --agent-sdk and --simulated cannot be used together',
+    ],
+    [
+      ['demo', '--backend', 'anthropic', '--simulated'],
+      'recourse demo: --backend and --simulated cannot be used together',
+    ],
+    [
+      ['demo', '--live', '--simulated'],
+      'recourse demo: --live and --simulated cannot be used together',
+    ],
+    [
+      ['demo', '--backend', 'simulated', '--live'],
+      'recourse demo: --live cannot be used with --backend simulated',
+    ],
     [['demo', '--live'], 'recourse demo: --live needs ANTHROPIC_API_KEY in the environment'],
-    [['demo', '--seed', 'x'], 'recourse demo: --seed must be an integer between 0 and 4294967295, got "x"'],
-    [['demo', '--topics', '0'], 'recourse demo: --topics must be an integer between 1 and 20, got "0"'],
+    [
+      ['demo', '--seed', 'x'],
+      'recourse demo: --seed must be an integer between 0 and 4294967295, got "x"',
+    ],
+    [
+      ['demo', '--topics', '0'],
+      'recourse demo: --topics must be an integer between 1 and 20, got "0"',
+    ],
     [['demo', '--topics'], 'recourse demo: --topics needs a value (--topics N)'],
-    [['demo', '--backend', 'gpt'], 'recourse demo: --backend must be one of anthropic, ai-sdk, openai, agent-sdk, simulated, got "gpt"'],
-    [['demo', '--simulatd'], 'recourse demo: unknown option --simulatd (did you mean --simulated?)'],
+    [
+      ['demo', '--backend', 'gpt'],
+      'recourse demo: --backend must be one of anthropic, ai-sdk, openai, agent-sdk, simulated, got "gpt"',
+    ],
+    [
+      ['demo', '--simulatd'],
+      'recourse demo: unknown option --simulatd (did you mean --simulated?)',
+    ],
     [['demo', 'now'], 'recourse demo: unexpected argument "now"'],
     [['chaos'], 'recourse chaos: missing command (serve)'],
     [['chaos', 'serve', '--port', '-1'], 'recourse chaos serve: --port needs a value (--port N)'],
@@ -91,7 +125,10 @@ const hasScript = (() => {
     return false;
   }
 })();
-if (!hasScript) console.warn(`${required ? 'FAILING' : 'skipping'} the terminal tests: util-linux "script" is not installed`);
+if (!hasScript)
+  console.warn(
+    `${required ? 'FAILING' : 'skipping'} the terminal tests: util-linux "script" is not installed`,
+  );
 
 const ESC = '\x1b';
 const SGR = new RegExp(`${ESC}\\[[0-9;]*m`);
@@ -116,7 +153,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function inTerminal(args: string[], env: Record<string, string>, size: { cols: number; rows: number }): TerminalRun {
+function inTerminal(
+  args: string[],
+  env: Record<string, string>,
+  size: { cols: number; rows: number },
+): TerminalRun {
   const ttyFile = join(dir, `tty-${Math.random().toString(36).slice(2)}`);
   const quoted = args.map((a) => `'${a}'`).join(' ');
   const command = `stty cols ${size.cols} rows ${size.rows}; tty > '${ttyFile}'; exec '${process.execPath}' '${BIN}' ${quoted}`;
@@ -136,8 +177,12 @@ function inTerminal(args: string[], env: Record<string, string>, size: { cols: n
       throw new Error('the terminal never started');
     })(),
     waitFor: async (text) => {
-      for (let i = 0; i < 1500 && !state.output.includes(text); i++) await new Promise((r) => setTimeout(r, 10));
-      if (!state.output.includes(text)) throw new Error(`never saw ${JSON.stringify(text)} in ${JSON.stringify(state.output.slice(-500))}`);
+      for (let i = 0; i < 1500 && !state.output.includes(text); i++)
+        await new Promise((r) => setTimeout(r, 10));
+      if (!state.output.includes(text))
+        throw new Error(
+          `never saw ${JSON.stringify(text)} in ${JSON.stringify(state.output.slice(-500))}`,
+        );
     },
     done: new Promise((resolve) =>
       child.on('close', (code) => {
@@ -152,8 +197,16 @@ function inTerminal(args: string[], env: Record<string, string>, size: { cols: n
 
 describe.skipIf((!built || !hasScript) && !required)('the demo on a terminal', () => {
   it('draws the live table in colour, and without any colour under NO_COLOR', async () => {
-    const coloured = inTerminal(['demo', '--simulated', '--topics', '3', '--report', join(dir, 'coloured.html')], {}, { cols: 120, rows: 40 });
-    const plain = inTerminal(['demo', '--simulated', '--topics', '3', '--report', join(dir, 'plain.html')], { NO_COLOR: '1' }, { cols: 120, rows: 40 });
+    const coloured = inTerminal(
+      ['demo', '--simulated', '--topics', '3', '--report', join(dir, 'coloured.html')],
+      {},
+      { cols: 120, rows: 40 },
+    );
+    const plain = inTerminal(
+      ['demo', '--simulated', '--topics', '3', '--report', join(dir, 'plain.html')],
+      { NO_COLOR: '1' },
+      { cols: 120, rows: 40 },
+    );
     await Promise.all([coloured.done, plain.done]);
     expect(coloured.code).toBe(0);
     expect(plain.code).toBe(0);
@@ -165,7 +218,11 @@ describe.skipIf((!built || !hasScript) && !required)('the demo on a terminal', (
   });
 
   it('redraws the live view to the new size when the terminal is resized', async () => {
-    const t = inTerminal(['demo', '--simulated', '--report', join(dir, 'resized.html')], { NO_COLOR: '1' }, { cols: 120, rows: 40 });
+    const t = inTerminal(
+      ['demo', '--simulated', '--report', join(dir, 'resized.html')],
+      { NO_COLOR: '1' },
+      { cols: 120, rows: 40 },
+    );
     await t.waitFor('breakers deep-research=');
     const before = t.output.length;
     // Resizing the pty sends SIGWINCH to the demo, as a terminal window does.
@@ -181,7 +238,10 @@ describe.skipIf((!built || !hasScript) && !required)('the demo on a terminal', (
     const frames = after.slice(cleared, after.indexOf('\neditor — ')).split('\n').map(visible);
     expect(Math.max(...frames.map((l) => l.length))).toBeLessThanOrEqual(59);
     // after the live view, the editor's lines (a re-plan's summary is a paragraph) keep to the width too
-    const editor = after.slice(after.indexOf('\neditor — '), after.indexOf('\nsummary')).split('\n').map(visible);
+    const editor = after
+      .slice(after.indexOf('\neditor — '), after.indexOf('\nsummary'))
+      .split('\n')
+      .map(visible);
     expect(editor.some((l) => l.includes('re-plan'))).toBe(true);
     expect(Math.max(...editor.map((l) => l.length))).toBeLessThanOrEqual(59);
     // 12 rows: the table keeps to 11 lines and says what it hides

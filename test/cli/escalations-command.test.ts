@@ -16,10 +16,17 @@ const dir = mkdtempSync(join(tmpdir(), 'recourse-escalations-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-async function cli(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(
+  argv: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const io: CliIo = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) }, env };
+  const io: CliIo = {
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+    env,
+  };
   const code = await runCli(argv, io);
   return { code, stdout, stderr };
 }
@@ -27,11 +34,16 @@ async function cli(argv: string[], env: Record<string, string> = {}): Promise<{ 
 const SECRET = 'sk-ant-api03-ZYXWVUTSRQPONMLKJIHGFEDCBA0123456789';
 
 /** A store with one pending escalation (a refund that failed), as an agent leaves it. */
-async function seeded(open: () => Store, deciders: string[] = []): Promise<{ id: string; store: Store; risky: ReturnType<typeof escalate> }> {
+async function seeded(
+  open: () => Store,
+  deciders: string[] = [],
+): Promise<{ id: string; store: Store; risky: ReturnType<typeof escalate> }> {
   const store = open();
   const risky = escalate({ store, deciders });
   const e = (await risky
-    .run({ action: 'refund', args: { order: 'A-17', amount: 120, memo: `key=${SECRET}` } }, () => Promise.reject(httpError(503, { message: `bank down, token ${SECRET}` })))
+    .run({ action: 'refund', args: { order: 'A-17', amount: 120, memo: `key=${SECRET}` } }, () =>
+      Promise.reject(httpError(503, { message: `bank down, token ${SECRET}` })),
+    )
     .catch((x: unknown) => x)) as { id: string };
   return { id: e.id, store, risky };
 }
@@ -51,7 +63,9 @@ describe('recourse escalations (SQLite)', () => {
     expect(lines[0]).toBe(`1 pending escalation in ${spec}`);
     expect(lines[2]).toMatch(new RegExp(`^${id}  refund  pending, expires in (59|60) min$`));
     expect(lines[3]).toBe('  args      {"amount":120,"memo":"key=[REDACTED]","order":"A-17"}');
-    expect(lines[5]).toMatch(/^ {2}why {7}Error: bank down, token \[REDACTED\] {2}\[transient: overloaded, status 503\]$/);
+    expect(lines[5]).toMatch(
+      /^ {2}why {7}Error: bank down, token \[REDACTED\] {2}\[transient: overloaded, status 503\]$/,
+    );
     expect(lines[6]).toBe('  deciders  alice, bob');
     expect(r.stdout).not.toContain('ZYXWVUTSRQ');
     await store.close();
@@ -61,9 +75,23 @@ describe('recourse escalations (SQLite)', () => {
     const { path, spec } = freshSqlite();
     const { id, store, risky } = await seeded(() => sqliteStore({ path }));
     const before = Date.now();
-    const ok = await cli(['escalations', 'approve', id, '--store', spec, '--by', 'alice', '--note', 'bank is back']);
+    const ok = await cli([
+      'escalations',
+      'approve',
+      id,
+      '--store',
+      spec,
+      '--by',
+      'alice',
+      '--note',
+      'bank is back',
+    ]);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(new RegExp(`^${id} approved by alice at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z in ${spec}\\n  refund \\{"amount":120,"memo":"key=\\[REDACTED\\]","order":"A-17"\\}\\n$`));
+    expect(ok.stdout).toMatch(
+      new RegExp(
+        `^${id} approved by alice at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z in ${spec}\\n  refund \\{"amount":120,"memo":"key=\\[REDACTED\\]","order":"A-17"\\}\\n$`,
+      ),
+    );
     const record = await risky.get(id);
     expect(record).toMatchObject({ state: 'approved', decidedBy: 'alice', note: 'bank is back' });
     expect(record!.decidedAt).toBeGreaterThanOrEqual(before);
@@ -78,28 +106,54 @@ describe('recourse escalations (SQLite)', () => {
     expect(runs).toBe(1);
     const again = await cli(['escalations', 'deny', id, '--store', spec, '--by', 'bob']);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(new RegExp(`^recourse escalations deny: escalation ${id} was already approved by alice at .*Z; a decision is final\\n$`));
+    expect(again.stderr).toMatch(
+      new RegExp(
+        `^recourse escalations deny: escalation ${id} was already approved by alice at .*Z; a decision is final\\n$`,
+      ),
+    );
     await store.close();
   });
 
   it('deny: the action never runs; the list shows it under --state denied and --all', async () => {
     const { path, spec } = freshSqlite();
     const { id, store, risky } = await seeded(() => sqliteStore({ path }));
-    expect((await cli(['escalations', 'deny', id, '--store', spec, '--by', 'bob', '--note', 'duplicate'])).code).toBe(0);
+    expect(
+      (
+        await cli([
+          'escalations',
+          'deny',
+          id,
+          '--store',
+          spec,
+          '--by',
+          'bob',
+          '--note',
+          'duplicate',
+        ])
+      ).code,
+    ).toBe(0);
     let ran = false;
     const e = await risky
-      .run({ action: 'refund', args: { order: 'A-17', amount: 120, memo: `key=${SECRET}` } }, async () => {
-        ran = true;
-      })
+      .run(
+        { action: 'refund', args: { order: 'A-17', amount: 120, memo: `key=${SECRET}` } },
+        async () => {
+          ran = true;
+        },
+      )
       .catch((x: unknown) => x);
     expect(isEscalationDeniedError(e)).toBe(true);
     expect(ran).toBe(false);
-    expect((await cli(['escalations', 'list', '--store', spec])).stdout).toBe(`no pending escalations in ${spec}\n`);
+    expect((await cli(['escalations', 'list', '--store', spec])).stdout).toBe(
+      `no pending escalations in ${spec}\n`,
+    );
     const denied = await cli(['escalations', 'list', '--store', spec, '--state', 'denied']);
     expect(denied.stdout).toContain(`${id}  refund  denied by bob`);
     expect(denied.stdout).toContain('  note      duplicate');
     const all = await cli(['escalations', 'list', '--store', spec, '--all', '--json']);
-    const rows = all.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; state: string; decidedBy: string });
+    const rows = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; state: string; decidedBy: string });
     expect(rows.map((r) => [r.id, r.state, r.decidedBy])).toEqual([[id, 'denied', 'bob']]);
     await store.close();
   });
@@ -107,11 +161,23 @@ describe('recourse escalations (SQLite)', () => {
   it('an unknown id, or a name that may not decide, is a clear error (exit 1) naming the store', async () => {
     const { path, spec } = freshSqlite();
     const { id, store } = await seeded(() => sqliteStore({ path }), ['alice']);
-    const unknown = await cli(['escalations', 'approve', 'esc_0000', '--store', spec, '--by', 'alice']);
+    const unknown = await cli([
+      'escalations',
+      'approve',
+      'esc_0000',
+      '--store',
+      spec,
+      '--by',
+      'alice',
+    ]);
     expect(unknown).toMatchObject({ code: 1, stdout: '' });
-    expect(unknown.stderr).toBe(`recourse escalations approve: no escalation with id "esc_0000" (it never existed, or it was removed after its keep time) in ${spec}\n`);
+    expect(unknown.stderr).toBe(
+      `recourse escalations approve: no escalation with id "esc_0000" (it never existed, or it was removed after its keep time) in ${spec}\n`,
+    );
     const mallory = await cli(['escalations', 'approve', id, '--store', spec, '--by', 'mallory']);
-    expect(mallory.stderr).toBe(`recourse escalations approve: "mallory" may not decide escalation ${id}; its deciders are: alice\n`);
+    expect(mallory.stderr).toBe(
+      `recourse escalations approve: "mallory" may not decide escalation ${id}; its deciders are: alice\n`,
+    );
     const show = await cli(['escalations', 'show', 'esc_0000', '--store', spec]);
     expect(show.code).toBe(1);
     await store.close();
@@ -133,13 +199,25 @@ describe('recourse escalations (SQLite)', () => {
       'recourse escalations list: say which store: --store URL or RECOURSE_STORE (sqlite:PATH, postgres://…[?schema=NAME] or redis://…[?prefix=P])\nRun "recourse escalations list --help" for the options.\n',
     );
     const badEnv = await cli(['escalations', 'list'], { RECOURSE_STORE: 'mysql://db' });
-    expect(badEnv.stderr).toMatch(/^recourse escalations list: RECOURSE_STORE must be one of sqlite:PATH/);
+    expect(badEnv.stderr).toMatch(
+      /^recourse escalations list: RECOURSE_STORE must be one of sqlite:PATH/,
+    );
     expect((await cli(['escalations', 'list', '--store', 'sqlite:'])).code).toBe(2);
-    expect((await cli(['escalations', 'list', '--store', 'sqlite:x.db', '--all', '--state', 'denied'])).code).toBe(2);
+    expect(
+      (await cli(['escalations', 'list', '--store', 'sqlite:x.db', '--all', '--state', 'denied']))
+        .code,
+    ).toBe(2);
     expect((await cli(['escalations', 'approve', '--store', 'sqlite:x.db'])).code).toBe(2);
-    const missing = await cli(['escalations', 'list', '--store', `sqlite:${join(dir, 'no-such-dir', 'x.db')}`]);
+    const missing = await cli([
+      'escalations',
+      'list',
+      '--store',
+      `sqlite:${join(dir, 'no-such-dir', 'x.db')}`,
+    ]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^recourse escalations list: cannot open sqlite:.*no-such-dir.*directory does not exist/);
+    expect(missing.stderr).toMatch(
+      /^recourse escalations list: cannot open sqlite:.*no-such-dir.*directory does not exist/,
+    );
   });
 
   it('texts written by any other store are redacted again when shown', async () => {
@@ -151,7 +229,18 @@ describe('recourse escalations (SQLite)', () => {
       .prepare(
         'INSERT INTO recourse_escalations (id, action, args, reason, deciders, state, round, created_at, expires_at, keep_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       )
-      .run('esc_raw', 'deploy', `{"password":"hunter2-${SECRET}"}`, `Authorization: Bearer ${SECRET}`, '[]', 'pending', 1, Date.now(), Date.now() + 60_000, Date.now() + 120_000);
+      .run(
+        'esc_raw',
+        'deploy',
+        `{"password":"hunter2-${SECRET}"}`,
+        `Authorization: Bearer ${SECRET}`,
+        '[]',
+        'pending',
+        1,
+        Date.now(),
+        Date.now() + 60_000,
+        Date.now() + 120_000,
+      );
     raw.close();
     const list = await cli(['escalations', 'list', '--store', spec]);
     const show = await cli(['escalations', 'show', 'esc_raw', '--store', spec, '--json']);
@@ -164,12 +253,27 @@ describe('recourse escalations (SQLite)', () => {
 
   it('store addresses: forms, and a password is never printed', () => {
     expect(parseStoreSpec('sqlite:state.db')).toEqual({ kind: 'sqlite', path: 'state.db' });
-    expect(parseStoreSpec('sqlite:///var/lib/a.db')).toEqual({ kind: 'sqlite', path: '/var/lib/a.db' });
-    expect(parseStoreSpec('postgres://u:pw@db:5432/agents?schema=team_a')).toEqual({ kind: 'postgres', url: 'postgres://u:pw@db:5432/agents', schema: 'team_a' });
-    expect(parseStoreSpec('rediss://h:6380/0?prefix=ag:')).toEqual({ kind: 'redis', url: 'rediss://h:6380/0', prefix: 'ag:' });
-    expect(() => parseStoreSpec('postgres://u@db/x?schema=')).toThrow(/\?schema= must not be empty/);
+    expect(parseStoreSpec('sqlite:///var/lib/a.db')).toEqual({
+      kind: 'sqlite',
+      path: '/var/lib/a.db',
+    });
+    expect(parseStoreSpec('postgres://u:pw@db:5432/agents?schema=team_a')).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u:pw@db:5432/agents',
+      schema: 'team_a',
+    });
+    expect(parseStoreSpec('rediss://h:6380/0?prefix=ag:')).toEqual({
+      kind: 'redis',
+      url: 'rediss://h:6380/0',
+      prefix: 'ag:',
+    });
+    expect(() => parseStoreSpec('postgres://u@db/x?schema=')).toThrow(
+      /\?schema= must not be empty/,
+    );
     expect(() => parseStoreSpec('file.db')).toThrow(/must be one of sqlite:PATH/);
-    expect(describeStore(parseStoreSpec('postgres://u:secret@db/x?schema=s'))).toBe('postgres://u:****@db/x (schema s)');
+    expect(describeStore(parseStoreSpec('postgres://u:secret@db/x?schema=s'))).toBe(
+      'postgres://u:****@db/x (schema s)',
+    );
   });
 });
 

@@ -26,27 +26,66 @@ const parse = (...argv: string[]) => parseCommandArgs(cmd, argv);
 
 describe('parseCommandArgs', () => {
   it('parses long, inline, short and terminated forms into typed values', () => {
-    expect(parse('run.jsonl', '-o', 'r.html', '--workers=4', '--open', '--store', 'redis')).toEqual({
+    expect(parse('run.jsonl', '-o', 'r.html', '--workers=4', '--open', '--store', 'redis')).toEqual(
+      {
+        kind: 'ok',
+        flags: { output: 'r.html', workers: 4, open: true, store: 'redis' },
+        positionals: ['run.jsonl'],
+      },
+    );
+    expect(parse('--output=-', '--', '--odd-name.jsonl')).toEqual({
       kind: 'ok',
-      flags: { output: 'r.html', workers: 4, open: true, store: 'redis' },
-      positionals: ['run.jsonl'],
+      flags: { output: '-' },
+      positionals: ['--odd-name.jsonl'],
     });
-    expect(parse('--output=-', '--', '--odd-name.jsonl')).toEqual({ kind: 'ok', flags: { output: '-' }, positionals: ['--odd-name.jsonl'] });
-    expect(parse('x', '--output=--weird')).toMatchObject({ kind: 'ok', flags: { output: '--weird' } });
+    expect(parse('x', '--output=--weird')).toMatchObject({
+      kind: 'ok',
+      flags: { output: '--weird' },
+    });
   });
 
   it('names the flag and the value in every problem', () => {
-    expect(parse('x', '--workers', '65')).toEqual({ kind: 'error', message: '--workers must be an integer between 1 and 64, got "65"' });
-    expect(parse('x', '--workers', '2.5')).toEqual({ kind: 'error', message: '--workers must be an integer between 1 and 64, got "2.5"' });
-    expect(parse('x', '--workers', '')).toEqual({ kind: 'error', message: '--workers needs a value (--workers N)' });
-    expect(parse('x', '-o')).toEqual({ kind: 'error', message: '--output needs a value (--output FILE)' });
-    expect(parse('x', '--open=no')).toEqual({ kind: 'error', message: '--open takes no value, got "no"' });
-    expect(parse('x', '-o', 'a', '--output', 'b')).toEqual({ kind: 'error', message: '--output is given twice' });
-    expect(parse('x', '--a', '--b')).toEqual({ kind: 'error', message: '--a and --b cannot be used together' });
+    expect(parse('x', '--workers', '65')).toEqual({
+      kind: 'error',
+      message: '--workers must be an integer between 1 and 64, got "65"',
+    });
+    expect(parse('x', '--workers', '2.5')).toEqual({
+      kind: 'error',
+      message: '--workers must be an integer between 1 and 64, got "2.5"',
+    });
+    expect(parse('x', '--workers', '')).toEqual({
+      kind: 'error',
+      message: '--workers needs a value (--workers N)',
+    });
+    expect(parse('x', '-o')).toEqual({
+      kind: 'error',
+      message: '--output needs a value (--output FILE)',
+    });
+    expect(parse('x', '--open=no')).toEqual({
+      kind: 'error',
+      message: '--open takes no value, got "no"',
+    });
+    expect(parse('x', '-o', 'a', '--output', 'b')).toEqual({
+      kind: 'error',
+      message: '--output is given twice',
+    });
+    expect(parse('x', '--a', '--b')).toEqual({
+      kind: 'error',
+      message: '--a and --b cannot be used together',
+    });
     expect(parse('x', '-z')).toEqual({ kind: 'error', message: 'unknown option -z' });
-    expect(parse('x', '--ouptut', 'y')).toEqual({ kind: 'error', message: 'unknown option --ouptut (did you mean --output?)' });
-    expect(parse()).toEqual({ kind: 'error', message: 'missing argument: report RUN.jsonl [-o FILE]' });
-    expect(parse('x', 'y')).toEqual({ kind: 'error', message: 'unexpected argument "y" (takes at most 1)' });
+    expect(parse('x', '--ouptut', 'y')).toEqual({
+      kind: 'error',
+      message: 'unknown option --ouptut (did you mean --output?)',
+    });
+    expect(parse()).toEqual({
+      kind: 'error',
+      message: 'missing argument: report RUN.jsonl [-o FILE]',
+    });
+    expect(parse('x', 'y')).toEqual({
+      kind: 'error',
+      message: 'unexpected argument "y" (takes at most 1)',
+    });
   });
 
   it('lets --help win anywhere, even after a bad flag', () => {

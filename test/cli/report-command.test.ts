@@ -9,7 +9,6 @@ import { ladderLog } from '../report/log-lines.js';
 
 const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
 
-
 let dir = '';
 let log = '';
 beforeAll(async () => {
@@ -33,13 +32,17 @@ describe.skipIf(!existsSync(BIN) && !required)('recourse report', () => {
     const out = join(dir, 'custom.html');
     const r = await runBin(['report', log, '-o', out, '--title', 'nightly <run>']);
     expect(r.code).toBe(0);
-    expect(await readFile(out, 'utf8')).toContain('<title>recourse report — nightly &lt;run&gt;</title>');
+    expect(await readFile(out, 'utf8')).toContain(
+      '<title>recourse report — nightly &lt;run&gt;</title>',
+    );
   });
 
   it('refuses to overwrite the log, exits 1 naming a log it cannot read', async () => {
     const same = await runBin(['report', log, '-o', log]);
     expect(same.code).toBe(2);
-    expect(same.stderr).toMatch(/^recourse report: -o .*run\.jsonl would overwrite the log itself\n/);
+    expect(same.stderr).toMatch(
+      /^recourse report: -o .*run\.jsonl would overwrite the log itself\n/,
+    );
     const missing = await runBin(['report', join(dir, 'nope.jsonl')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^recourse report: .*ENOENT.*nope\.jsonl/);
@@ -56,9 +59,12 @@ describe.skipIf(!existsSync(BIN) && !required)('recourse report', () => {
     const out = join(dir, 'opened.html');
     const r = await runBin(['report', log, '-o', out, '--open'], { BROWSER: browser });
     expect(r.code).toBe(0);
-    for (let i = 0; i < 200 && !existsSync(seen); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 200 && !existsSync(seen); i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     expect((await readFile(seen, 'utf8')).trim()).toBe(pathToFileURL(out).href);
-    const broken = await runBin(['report', log, '-o', out, '--open'], { BROWSER: join(dir, 'no-such-browser') });
+    const broken = await runBin(['report', log, '-o', out, '--open'], {
+      BROWSER: join(dir, 'no-such-browser'),
+    });
     expect(broken.code).toBe(0);
     expect(broken.stderr).toContain('could not open a browser');
   });

@@ -10,7 +10,12 @@ import { postgresStore } from '../../src/postgres/index.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
 import type { Store } from '../../src/store/store.js';
 import { dropSchemas, PG_URL, pgAvailable } from '../postgres/pg-helpers.js';
-import { deletePrefixes, REDIS_URL, redisAvailable, storeOnOwnClient } from '../redis/redis-helpers.js';
+import {
+  deletePrefixes,
+  REDIS_URL,
+  redisAvailable,
+  storeOnOwnClient,
+} from '../redis/redis-helpers.js';
 
 /** Where one test's shared state lives; JSON, so it can be passed to a worker process. */
 export interface StoreSpec {
@@ -38,7 +43,6 @@ export interface ClusterBackend {
 
 const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
 
-
 /** Unavailable only when not required: with RECOURSE_REQUIRE_SERVICES=1 the tests run and fail instead. */
 export function unlessRequired(name: string, problem: string | undefined): string | undefined {
   if (problem === undefined) return undefined;
@@ -55,7 +59,11 @@ function sqliteBackend(): ClusterBackend {
     notifies: false,
     fresh(label) {
       dir ??= mkdtempSync(join(tmpdir(), 'recourse-cluster-'));
-      return { kind: 'sqlite', path: join(dir, `${label}-${n++}.db`), breaker: { syncIntervalMs: 25 } };
+      return {
+        kind: 'sqlite',
+        path: join(dir, `${label}-${n++}.db`),
+        breaker: { syncIntervalMs: 25 },
+      };
     },
     async open(spec) {
       return sqliteStore({ path: spec.path as string });
@@ -116,7 +124,12 @@ function redisBackend(): ClusterBackend {
     },
     async open(spec) {
       // Setting up and checking is not the outage road: a loaded machine must not time these out.
-      return storeOnOwnClient('ioredis', spec.prefix as string, { breakerTimeoutMs: 5000 }, spec.url as string);
+      return storeOnOwnClient(
+        'ioredis',
+        spec.prefix as string,
+        { breakerTimeoutMs: 5000 },
+        spec.url as string,
+      );
     },
     async cleanup() {
       await deletePrefixes(prefixes.splice(0));
@@ -124,4 +137,8 @@ function redisBackend(): ClusterBackend {
   };
 }
 
-export const BACKENDS: readonly ClusterBackend[] = [sqliteBackend(), postgresBackend(), redisBackend()];
+export const BACKENDS: readonly ClusterBackend[] = [
+  sqliteBackend(),
+  postgresBackend(),
+  redisBackend(),
+];

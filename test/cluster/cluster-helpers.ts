@@ -6,9 +6,15 @@ import { BACKENDS, type ClusterBackend, type StoreSpec } from './backends.js';
 export { killHard, requireBuild, type Worker } from '../durable/process-helpers.js';
 
 /** Runs `test/cluster/fixtures/<fixture>` with the spec as its first argument; its stdin is a pipe (see {@link send}). */
-export function spawnWorker(fixture: string, spec: StoreSpec, args: Array<string | number>): Worker {
+export function spawnWorker(
+  fixture: string,
+  spec: StoreSpec,
+  args: Array<string | number>,
+): Worker {
   const script = fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url));
-  return spawnFixture(script, [JSON.stringify(spec), ...args.map(String)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawnFixture(script, [JSON.stringify(spec), ...args.map(String)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
 }
 
 /** Writes one line to the worker's stdin. */
@@ -27,14 +33,24 @@ export function linesOf(worker: Worker, prefix: string): string[] {
 }
 
 /** Waits until the worker printed `count` lines starting with `prefix` (rejects after timeoutMs). */
-export async function waitLines(worker: Worker, prefix: string, count: number, timeoutMs = 10_000): Promise<string[]> {
+export async function waitLines(
+  worker: Worker,
+  prefix: string,
+  count: number,
+  timeoutMs = 10_000,
+): Promise<string[]> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const found = linesOf(worker, prefix);
     if (found.length >= count) return found;
-    if (Date.now() > end) throw new Error(`no ${count} "${prefix}" lines within ${timeoutMs} ms; stdout: ${worker.stdout()} stderr: ${worker.stderr()}`);
+    if (Date.now() > end)
+      throw new Error(
+        `no ${count} "${prefix}" lines within ${timeoutMs} ms; stdout: ${worker.stdout()} stderr: ${worker.stderr()}`,
+      );
     if (worker.child.exitCode !== null || worker.child.signalCode !== null) {
-      throw new Error(`worker exited before ${count} "${prefix}" lines; stdout: ${worker.stdout()} stderr: ${worker.stderr()}`);
+      throw new Error(
+        `worker exited before ${count} "${prefix}" lines; stdout: ${worker.stdout()} stderr: ${worker.stderr()}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -43,14 +59,21 @@ export async function waitLines(worker: Worker, prefix: string, count: number, t
 /** The p-th percentile (0–100) of `values`, nearest rank. */
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+  return (
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ??
+    Number.NaN
+  );
 }
 
 /**
  * Declares `body` once per backend of BACKENDS (skipped, with the reason printed, where the
  * backend is unavailable). The built package must exist: the workers import dist/.
  */
-export function forEachBackend(title: string, body: (backend: ClusterBackend) => void, only?: (b: ClusterBackend) => boolean): void {
+export function forEachBackend(
+  title: string,
+  body: (backend: ClusterBackend) => void,
+  only?: (b: ClusterBackend) => boolean,
+): void {
   for (const backend of BACKENDS.filter(only ?? (() => true))) {
     describe.skipIf(backend.unavailable !== undefined)(`${title} (${backend.name})`, () => {
       beforeAll(() => requireBuild());
@@ -64,7 +87,8 @@ export function forEachBackend(title: string, body: (backend: ClusterBackend) =>
 export async function until(check: () => boolean, withinMs = 10_000): Promise<void> {
   const start = Date.now();
   while (!check()) {
-    if (Date.now() - start > withinMs) throw new Error(`condition not reached within ${withinMs} ms`);
+    if (Date.now() - start > withinMs)
+      throw new Error(`condition not reached within ${withinMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

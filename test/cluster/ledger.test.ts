@@ -32,7 +32,9 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     const spec = backend.fresh('ledger-race');
     const file = effectsFile();
     const startAt = Date.now() + 1500;
-    workers = Array.from({ length: 4 }, () => spawnWorker('ledger.mjs', spec, ['pay:order-1', file, 'run', 30_000, 200, startAt]));
+    workers = Array.from({ length: 4 }, () =>
+      spawnWorker('ledger.mjs', spec, ['pay:order-1', file, 'run', 30_000, 200, startAt]),
+    );
     const results = await Promise.all(workers.map((w) => w.line('RESULT', 20_000)));
     const ran = effects(file);
     expect(ran.length).toBe(1);
@@ -49,7 +51,9 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     workers = [holder];
     const claimedAt = Number(await holder.line('CLAIMED', 20_000));
     await killHard(holder);
-    const takers = [0, 1].map(() => spawnWorker('ledger.mjs', spec, ['email:42', file, 'run', leaseMs, 0, 0]));
+    const takers = [0, 1].map(() =>
+      spawnWorker('ledger.mjs', spec, ['email:42', file, 'run', leaseMs, 0, 0]),
+    );
     workers.push(...takers);
     const results = await Promise.all(takers.map((t) => t.line('RESULT', 20_000)));
     const ran = effects(file);
@@ -58,7 +62,9 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     expect(takers.map((t) => t.child.pid)).toContain(pid);
     expect(at - claimedAt).toBeGreaterThanOrEqual(leaseMs - 50); // not before the dead holder's lease lapsed
     for (const r of results) expect(JSON.parse(r)).toEqual({ pid });
-    expect(takers.map((t) => t.stdout().includes('TAKEOVER unknown')).filter(Boolean).length).toBe(1);
+    expect(takers.map((t) => t.stdout().includes('TAKEOVER unknown')).filter(Boolean).length).toBe(
+      1,
+    );
     const store = await backend.open(spec);
     try {
       const entry = await store.ledgerGet('email:42');
@@ -72,13 +78,22 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     const spec = backend.fresh('ledger-long');
     const file = effectsFile();
     const leaseMs = 400;
-    const first = spawnWorker('ledger.mjs', spec, ['report:9', file, 'run', leaseMs, 6 * leaseMs, Date.now()]);
+    const first = spawnWorker('ledger.mjs', spec, [
+      'report:9',
+      file,
+      'run',
+      leaseMs,
+      6 * leaseMs,
+      Date.now(),
+    ]);
     workers = [first];
     // The others start only once the first holds the key (its effect has begun): on a loaded machine a
     // later process could otherwise claim first, and the long call would not be the one under test.
     await until(() => effects(file).length === 1, 20_000);
     const startAt = Date.now() + leaseMs;
-    const later = [0, 1].map((i) => spawnWorker('ledger.mjs', spec, ['report:9', file, 'run', leaseMs, 0, startAt + i * leaseMs]));
+    const later = [0, 1].map((i) =>
+      spawnWorker('ledger.mjs', spec, ['report:9', file, 'run', leaseMs, 0, startAt + i * leaseMs]),
+    );
     workers = [first, ...later];
     const results = await Promise.all(workers.map((w) => w.line('RESULT', 20_000)));
     expect(effects(file).map(([pid]) => pid)).toEqual([first.child.pid]);
@@ -96,9 +111,14 @@ forEachBackend('a saga shared by processes', (backend) => {
     await crashed.line('IN-STEP-3', 20_000);
     await killHard(crashed);
     // Two recoverers at once: the saga's lease lets one compensate; the other finds it done.
-    const recoverers = [0, 1].map(() => spawnWorker('saga.mjs', spec, ['order-9', log, 'recover', 30_000]));
+    const recoverers = [0, 1].map(() =>
+      spawnWorker('saga.mjs', spec, ['order-9', log, 'recover', 30_000]),
+    );
     workers.push(...recoverers);
-    expect(await Promise.all(recoverers.map((r) => r.line('RECOVERED', 20_000)))).toEqual(['compensated', 'compensated']);
+    expect(await Promise.all(recoverers.map((r) => r.line('RECOVERED', 20_000)))).toEqual([
+      'compensated',
+      'compensated',
+    ]);
     expect(readFileSync(log, 'utf8').split('\n').filter(Boolean)).toEqual([
       'do one',
       'do two',

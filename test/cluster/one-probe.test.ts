@@ -1,4 +1,4 @@
-// Principle 4 across processes: a half-open breaker shared by 8 processes admits exactly one probe.
+// ARCHITECTURE.md §P4 across processes: a half-open breaker shared by 8 processes admits exactly one probe.
 import { afterEach, expect, it } from 'vitest';
 import { newBreakerRecord } from '../../src/transitions/breaker-record.js';
 import { forEachBackend, send, spawnWorker, waitLines, type Worker } from './cluster-helpers.js';
@@ -29,12 +29,25 @@ forEachBackend('a half-open breaker shared by 8 processes × 50 concurrent calle
     const limits = { failureThreshold: 1, cooldownMs: COOLDOWN_MS, probeTimeoutMs: 120_000 };
     const { admission } = await store.breakerAdmit(name, Date.now(), limits);
     expect(admission.kind).toBe('call');
-    const opened = await store.breakerRecord(name, newBreakerRecord().epoch, 'failure', Date.now(), limits);
+    const opened = await store.breakerRecord(
+      name,
+      newBreakerRecord().epoch,
+      'failure',
+      Date.now(),
+      limits,
+    );
     expect(opened.state).toBe('open');
     await store.close();
 
     workers = Array.from({ length: PROCESSES }, () =>
-      spawnWorker('probe-rounds.mjs', spec, [name, CALLERS, HOLD_MS, COOLDOWN_MS, ROUNDS, PERIOD_MS]),
+      spawnWorker('probe-rounds.mjs', spec, [
+        name,
+        CALLERS,
+        HOLD_MS,
+        COOLDOWN_MS,
+        ROUNDS,
+        PERIOD_MS,
+      ]),
     );
     const ready = await Promise.all(workers.map((w) => w.line('READY', 20_000)));
     expect(ready).toEqual(Array(PROCESSES).fill('open'));
@@ -46,7 +59,13 @@ forEachBackend('a half-open breaker shared by 8 processes × 50 concurrent calle
     const latest = Array.from({ length: ROUNDS }, () => 0);
     for (const w of workers) {
       for (const line of await waitLines(w, 'ROUND', ROUNDS)) {
-        const [r, ran, rejected, other, lateMs] = line.split(' ').map(Number) as [number, number, number, number, number];
+        const [r, ran, rejected, other, lateMs] = line.split(' ').map(Number) as [
+          number,
+          number,
+          number,
+          number,
+          number,
+        ];
         perRound[r]!.ran += ran;
         perRound[r]!.rejected += rejected;
         perRound[r]!.other += other;
@@ -54,8 +73,15 @@ forEachBackend('a half-open breaker shared by 8 processes × 50 concurrent calle
       }
     }
     // Every round: one probe among 400 callers, the other 399 turned away with CircuitOpenError.
-    expect(perRound, `the latest process in each round fired this many ms late: ${latest.join(', ')}`).toEqual(
-      Array.from({ length: ROUNDS }, () => ({ ran: 1, rejected: PROCESSES * CALLERS - 1, other: 0 })),
+    expect(
+      perRound,
+      `the latest process in each round fired this many ms late: ${latest.join(', ')}`,
+    ).toEqual(
+      Array.from({ length: ROUNDS }, () => ({
+        ran: 1,
+        rejected: PROCESSES * CALLERS - 1,
+        other: 0,
+      })),
     );
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-// The store goes away under running processes (DESIGN "Outage"): a PRIVATE PostgreSQL cluster
+// The store goes away under running processes (ARCHITECTURE.md §state.outage): a PRIVATE PostgreSQL cluster
 // (initdb on a free port, never the shared server) is killed while three processes call a shared
 // breaker without pause (every tenth call failing, so they keep writing to the store). Their calls go on from the local copy, none slower than 300 ms; the ledger
 // refuses with StoreError and runs no effect; after the restart the processes share state again
@@ -13,85 +13,105 @@ import type { StoreSpec } from './backends.js';
 import { requireBuild, send, spawnWorker, waitLines, type Worker } from './cluster-helpers.js';
 
 const bin = postgresBin();
-if (bin === undefined) console.warn('skipping the cluster outage test on PostgreSQL: no PostgreSQL binaries under /usr/lib/postgresql');
+if (bin === undefined)
+  console.warn(
+    'skipping the cluster outage test on PostgreSQL: no PostgreSQL binaries under /usr/lib/postgresql',
+  );
 
 const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-describe.runIf(pgAvailable && (bin !== undefined || process.env.RECOURSE_REQUIRE_SERVICES === '1'))('3 processes through an outage of their PostgreSQL', () => {
-  let cluster: PrivateCluster;
-  let workers: Worker[] = [];
-  const effects = join(tmpdir(), `recourse-cluster-outage-${process.pid}`);
+describe.runIf(pgAvailable && (bin !== undefined || process.env.RECOURSE_REQUIRE_SERVICES === '1'))(
+  '3 processes through an outage of their PostgreSQL',
+  () => {
+    let cluster: PrivateCluster;
+    let workers: Worker[] = [];
+    const effects = join(tmpdir(), `recourse-cluster-outage-${process.pid}`);
 
-  beforeAll(async () => {
-    requireBuild();
-    writeFileSync(effects, '');
-    cluster = await PrivateCluster.create();
-  }, 60_000);
-  afterAll(async () => {
-    for (const w of workers) w.child.kill('SIGKILL');
-    await cluster?.destroy();
-    rmSync(effects, { force: true });
-  });
+    beforeAll(async () => {
+      requireBuild();
+      writeFileSync(effects, '');
+      cluster = await PrivateCluster.create();
+    }, 60_000);
+    afterAll(async () => {
+      for (const w of workers) w.child.kill('SIGKILL');
+      await cluster?.destroy();
+      rmSync(effects, { force: true });
+    });
 
-  it('the server is killed mid-run: breaker calls go on as before (none over 300 ms), the ledger runs nothing; after the restart they re-sync', async () => {
-    const spec: StoreSpec = { kind: 'postgres', url: cluster.url, schema: 'recourse_outage', outage: true };
-    workers = Array.from({ length: 3 }, (_, i) => spawnWorker('outage.mjs', spec, ['model', effects, String(3 * i)]));
-    const [a, b, c] = workers as [Worker, Worker, Worker];
-    await Promise.all(workers.map((w) => w.line('READY', 20_000)));
-    const ledger = async (w: Worker, key: string, n: number): Promise<string> => {
-      send(w, `LEDGER ${key}`);
-      return (await waitLines(w, `LEDGER ${key}`, n, 20_000))[n - 1]!;
-    };
-    const phase = async (label: string): Promise<Array<[number, number, number, string]>> => {
-      for (const w of workers) send(w, `PHASE ${label}`);
-      return (await Promise.all(workers.map((w) => w.line(`PHASE ${label}`, 10_000)))).map((l) => {
-        const [calls, failed, slowest, firstFailure] = l.split(' ');
-        return [Number(calls), Number(failed), Number(slowest), firstFailure ?? '-'];
-      });
-    };
-    const effectLines = (): string[] => readFileSync(effects, 'utf8').split('\n').filter(Boolean);
+    it('the server is killed mid-run: breaker calls go on as before (none over 300 ms), the ledger runs nothing; after the restart they re-sync', async () => {
+      const spec: StoreSpec = {
+        kind: 'postgres',
+        url: cluster.url,
+        schema: 'recourse_outage',
+        outage: true,
+      };
+      workers = Array.from({ length: 3 }, (_, i) =>
+        spawnWorker('outage.mjs', spec, ['model', effects, String(3 * i)]),
+      );
+      const [a, b, c] = workers as [Worker, Worker, Worker];
+      await Promise.all(workers.map((w) => w.line('READY', 20_000)));
+      const ledger = async (w: Worker, key: string, n: number): Promise<string> => {
+        send(w, `LEDGER ${key}`);
+        return (await waitLines(w, `LEDGER ${key}`, n, 20_000))[n - 1]!;
+      };
+      const phase = async (label: string): Promise<Array<[number, number, number, string]>> => {
+        for (const w of workers) send(w, `PHASE ${label}`);
+        return (await Promise.all(workers.map((w) => w.line(`PHASE ${label}`, 10_000)))).map(
+          (l) => {
+            const [calls, failed, slowest, firstFailure] = l.split(' ');
+            return [Number(calls), Number(failed), Number(slowest), firstFailure ?? '-'];
+          },
+        );
+      };
+      const effectLines = (): string[] => readFileSync(effects, 'utf8').split('\n').filter(Boolean);
 
-    // Before: a recorded ledger result.
-    expect(await ledger(a, 'charge-1', 1)).toBe(`ok charge-1-by-${a.child.pid}`);
-    await wait(300);
-    await phase('before');
+      // Before: a recorded ledger result.
+      expect(await ledger(a, 'charge-1', 1)).toBe(`ok charge-1-by-${a.child.pid}`);
+      await wait(300);
+      await phase('before');
 
-    // The server dies while all three keep calling.
-    await cluster.kill();
-    await wait(1_500);
-    expect(await ledger(b, 'charge-2', 1)).toBe('StoreError unavailable');
-    expect(await ledger(c, 'charge-1', 1)).toBe('StoreError unavailable');
-    await wait(500);
-    const during = await phase('outage');
-    console.log(`[postgres outage] calls per process during the outage: ${during.map(([n]) => n).join(', ')}; slowest: ${during.map(([, , ms]) => `${ms} ms`).join(', ')}`);
-    for (const [calls, failed, slowest, firstFailure] of during) {
-      expect(calls).toBeGreaterThan(50);
-      expect(failed, `calls that did not end as they should have; the first: ${firstFailure}`).toBe(0);
-      expect(slowest).toBeLessThan(300);
-    }
-    expect(effectLines()).toEqual([`charge-1 ${a.child.pid}`]);
-    // They noticed (their failures are written at once, and those writes failed).
-    for (const w of workers) await w.line('EVENT store_unavailable', 1_000);
+      // The server dies while all three keep calling.
+      await cluster.kill();
+      await wait(1_500);
+      expect(await ledger(b, 'charge-2', 1)).toBe('StoreError unavailable');
+      expect(await ledger(c, 'charge-1', 1)).toBe('StoreError unavailable');
+      await wait(500);
+      const during = await phase('outage');
+      console.log(
+        `[postgres outage] calls per process during the outage: ${during.map(([n]) => n).join(', ')}; slowest: ${during.map(([, , ms]) => `${ms} ms`).join(', ')}`,
+      );
+      for (const [calls, failed, slowest, firstFailure] of during) {
+        expect(calls).toBeGreaterThan(50);
+        expect(
+          failed,
+          `calls that did not end as they should have; the first: ${firstFailure}`,
+        ).toBe(0);
+        expect(slowest).toBeLessThan(300);
+      }
+      expect(effectLines()).toEqual([`charge-1 ${a.child.pid}`]);
+      // They noticed (their failures are written at once, and those writes failed).
+      for (const w of workers) await w.line('EVENT store_unavailable', 1_000);
 
-    await cluster.start();
+      await cluster.start();
 
-    // Re-sync: the ledger works again (nothing recorded was lost; the refused effect runs now, once)…
-    for (let i = 1; ; i++) {
-      const answer = await ledger(b, 'charge-2', 1 + i);
-      if (answer.startsWith('ok')) break;
-      if (i > 40) throw new Error(`the ledger never came back: ${answer}`);
-      await wait(250);
-    }
-    expect(await ledger(c, 'charge-1', 2)).toBe(`ok charge-1-by-${a.child.pid}`);
-    expect(effectLines()).toEqual([`charge-1 ${a.child.pid}`, `charge-2 ${b.child.pid}`]);
-    await Promise.all(workers.map((w) => w.line('EVENT store_recovered', 20_000)));
-    // …and a trip in one process reaches the others again, with no call of theirs needed.
-    send(a, 'TRIP');
-    await a.line('TRIPPED', 10_000);
-    await Promise.all([b, c].map((w) => waitLines(w, 'STATE open', 1, 20_000)));
-    const after = await phase('after');
-    for (const [, , slowest] of after) expect(slowest).toBeLessThan(300);
-    for (const w of workers) send(w, 'EXIT');
-    await Promise.all(workers.map((w) => w.exited));
-  }, 120_000);
-});
+      // Re-sync: the ledger works again (nothing recorded was lost; the refused effect runs now, once)…
+      for (let i = 1; ; i++) {
+        const answer = await ledger(b, 'charge-2', 1 + i);
+        if (answer.startsWith('ok')) break;
+        if (i > 40) throw new Error(`the ledger never came back: ${answer}`);
+        await wait(250);
+      }
+      expect(await ledger(c, 'charge-1', 2)).toBe(`ok charge-1-by-${a.child.pid}`);
+      expect(effectLines()).toEqual([`charge-1 ${a.child.pid}`, `charge-2 ${b.child.pid}`]);
+      await Promise.all(workers.map((w) => w.line('EVENT store_recovered', 20_000)));
+      // …and a trip in one process reaches the others again, with no call of theirs needed.
+      send(a, 'TRIP');
+      await a.line('TRIPPED', 10_000);
+      await Promise.all([b, c].map((w) => waitLines(w, 'STATE open', 1, 20_000)));
+      const after = await phase('after');
+      for (const [, , slowest] of after) expect(slowest).toBeLessThan(300);
+      for (const w of workers) send(w, 'EXIT');
+      await Promise.all(workers.map((w) => w.exited));
+    }, 120_000);
+  },
+);

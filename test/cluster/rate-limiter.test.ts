@@ -16,19 +16,29 @@ const PROCESSES = 4;
 const CALLS = 50;
 
 /** Runs the burst: PROCESSES workers × CALLS calls at once; resolves with the chaos server's log and the workers' results. */
-async function burst(spec: StoreSpec): Promise<{ chaos: ChaosServer; results: Array<[number, number, string]> }> {
+async function burst(
+  spec: StoreSpec,
+): Promise<{ chaos: ChaosServer; results: Array<[number, number, string]> }> {
   const clock = new VirtualClock(Date.now());
-  const chaos = await startChaosServer({ scenario: { rules: [], rateLimit: { requestsPerMinute: 50 } }, clock });
+  const chaos = await startChaosServer({
+    scenario: { rules: [], rateLimit: { requestsPerMinute: 50 } },
+    clock,
+  });
   const workers: Worker[] = [];
   try {
     const time = new SharedTime(clock);
     const script = fileURLToPath(new URL('./fixtures/rate-limit.mjs', import.meta.url));
     for (let i = 0; i < PROCESSES; i++) {
-      const worker = spawnFixture(script, [JSON.stringify(spec), chaos.url, 'claude-sonnet', String(CALLS)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+      const worker = spawnFixture(
+        script,
+        [JSON.stringify(spec), chaos.url, 'claude-sonnet', String(CALLS)],
+        { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
+      );
       workers.push(worker);
       time.add(worker.child);
     }
-    const finished = (): boolean => workers.every((w) => linesOf(w, 'RESULT').length > 0 || w.child.exitCode !== null);
+    const finished = (): boolean =>
+      workers.every((w) => linesOf(w, 'RESULT').length > 0 || w.child.exitCode !== null);
     await time.run(finished, () => chaos.requests.length, 60_000);
     const lines = await Promise.all(workers.map((w) => w.line('RESULT', 10_000)));
     const results = lines.map((l) => {
@@ -54,7 +64,9 @@ forEachBackend(
       try {
         const log = chaos.requests;
         const span = log.at(-1)!.at - log[0]!.at;
-        console.log(`[${backend.name}] ${log.length} requests in ${(span / 1000).toFixed(1)} s of provider time (ideal 180 s), ${log.filter((r) => r.status === 429).length} × 429`);
+        console.log(
+          `[${backend.name}] ${log.length} requests in ${(span / 1000).toFixed(1)} s of provider time (ideal 180 s), ${log.filter((r) => r.status === 429).length} × 429`,
+        );
         expect(results).toEqual(Array.from({ length: PROCESSES }, () => [CALLS, 0, '']));
         expect(log.filter((r) => r.status === 429)).toHaveLength(0);
         expect(log).toHaveLength(PROCESSES * CALLS);

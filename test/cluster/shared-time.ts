@@ -73,7 +73,10 @@ export class SharedTime {
     this.#broadcast(true);
     let seen = progress();
     while (!done()) {
-      if (Date.now() > end) throw new Error(`shared time: not done within ${limitMs} ms of real time (${this.#describe()})`);
+      if (Date.now() > end)
+        throw new Error(
+          `shared time: not done within ${limitMs} ms of real time (${this.#describe()})`,
+        );
       await pause(2);
       const now = progress();
       if (now !== seen) {
@@ -81,8 +84,11 @@ export class SharedTime {
         this.#lastHeard = Date.now();
         continue;
       }
-      if (Date.now() - this.#lastHeard < 15 || this.#live().some((m) => !m.acked || m.busy > 0)) continue;
-      const candidates = [this.clock.nextAt(), ...this.#live().map((m) => m.next)].filter((t): t is number => typeof t === 'number');
+      if (Date.now() - this.#lastHeard < 15 || this.#live().some((m) => !m.acked || m.busy > 0))
+        continue;
+      const candidates = [this.clock.nextAt(), ...this.#live().map((m) => m.next)].filter(
+        (t): t is number => typeof t === 'number',
+      );
       if (candidates.length === 0) continue;
       await this.clock.advanceTo(Math.max(this.clock.now(), Math.min(...candidates)));
       this.#broadcast(false);

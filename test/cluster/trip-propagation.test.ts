@@ -1,10 +1,17 @@
-// A trip in one process is seen by every other (DESIGN: within 100 ms on a store that pushes
+// A trip in one process is seen by every other (ARCHITECTURE.md §state.push: within 100 ms on a store that pushes
 // changes; within the re-read interval on one that does not), and so is a close; p50/p99 of the
 // delays are printed. The limit holds for the 99th percentile of 140 samples, so one delay of a
 // process the loaded test machine did not schedule in time is tolerated, not a lost change (any
 // delay past a second is one: the periodic re-read of a notifying store is 15 s).
 import { afterEach, expect, it } from 'vitest';
-import { forEachBackend, percentile, send, spawnWorker, waitLines, type Worker } from './cluster-helpers.js';
+import {
+  forEachBackend,
+  percentile,
+  send,
+  spawnWorker,
+  waitLines,
+  type Worker,
+} from './cluster-helpers.js';
 
 const FOLLOWERS = 7;
 const TRIPS = 20;
@@ -20,7 +27,9 @@ forEachBackend('a breaker shared by 8 processes', (backend) => {
     const spec = backend.fresh('trip');
     const limitMs = backend.notifies ? 100 : (spec.breaker?.syncIntervalMs ?? 1000) + 100;
     const tripper = spawnWorker('trip.mjs', spec, ['search', 'tripper']);
-    const followers = Array.from({ length: FOLLOWERS }, () => spawnWorker('trip.mjs', spec, ['search', 'follower']));
+    const followers = Array.from({ length: FOLLOWERS }, () =>
+      spawnWorker('trip.mjs', spec, ['search', 'follower']),
+    );
     workers = [tripper, ...followers];
     await Promise.all(workers.map((w) => w.line('READY', 20_000)));
 
@@ -47,7 +56,8 @@ forEachBackend('a breaker shared by 8 processes', (backend) => {
         closeDelays.push(served - resetAt);
       }
     }
-    const show = (d: number[]) => `p50 ${percentile(d, 50)} ms, p99 ${percentile(d, 99)} ms, max ${Math.max(...d)} ms`;
+    const show = (d: number[]) =>
+      `p50 ${percentile(d, 50)} ms, p99 ${percentile(d, 99)} ms, max ${Math.max(...d)} ms`;
     console.log(
       `[${backend.name}] trip → first CircuitOpenError in the other 7 processes (${rejectDelays.length} samples): ${show(rejectDelays)}; ` +
         `trip → their local copy open: ${show(copyDelays)}; reset → first call served again: ${show(closeDelays)}`,

@@ -1,11 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BreakerRegistry, circuitBreaker, constant, exponential, retry, timeout, watch } from '../../src/index.js';
+import {
+  BreakerRegistry,
+  circuitBreaker,
+  constant,
+  exponential,
+  retry,
+  timeout,
+  watch,
+} from '../../src/index.js';
 
 describe('backoff', () => {
   it('none: min(max, base·factor^(attempt-1))', () => {
     const b = exponential({ baseMs: 100, factor: 2, maxMs: 1_000, jitter: 'none' });
-    expect([1, 2, 3, 4, 5, 6].map((a) => b.delay(a, 0, Math.random))).toEqual([100, 200, 400, 800, 1_000, 1_000]);
+    expect([1, 2, 3, 4, 5, 6].map((a) => b.delay(a, 0, Math.random))).toEqual([
+      100, 200, 400, 800, 1_000, 1_000,
+    ]);
   });
 
   it('stays within its bounds for every jitter (property)', () => {
@@ -20,16 +30,30 @@ describe('backoff', () => {
           const maxMs = baseMs * 10 + 1;
           const cap = Math.min(maxMs, baseMs * factor ** (attempt - 1));
           const random = () => r;
-          const full = exponential({ baseMs, factor, maxMs, jitter: 'full' }).delay(attempt, previous, random);
-          const equal = exponential({ baseMs, factor, maxMs, jitter: 'equal' }).delay(attempt, previous, random);
-          const dec = exponential({ baseMs, factor, maxMs, jitter: 'decorrelated' }).delay(attempt, previous, random);
+          const full = exponential({ baseMs, factor, maxMs, jitter: 'full' }).delay(
+            attempt,
+            previous,
+            random,
+          );
+          const equal = exponential({ baseMs, factor, maxMs, jitter: 'equal' }).delay(
+            attempt,
+            previous,
+            random,
+          );
+          const dec = exponential({ baseMs, factor, maxMs, jitter: 'decorrelated' }).delay(
+            attempt,
+            previous,
+            random,
+          );
           expect(full).toBeGreaterThanOrEqual(0);
           expect(full).toBeLessThanOrEqual(cap + 1e-9);
           expect(equal).toBeGreaterThanOrEqual(cap / 2 - 1e-9);
           expect(equal).toBeLessThanOrEqual(cap + 1e-9);
           expect(dec).toBeGreaterThanOrEqual(Math.min(baseMs, maxMs) - 1e-9);
           expect(dec).toBeLessThanOrEqual(maxMs + 1e-9);
-          expect(Number.isFinite(full) && Number.isFinite(equal) && Number.isFinite(dec)).toBe(true);
+          expect(Number.isFinite(full) && Number.isFinite(equal) && Number.isFinite(dec)).toBe(
+            true,
+          );
         },
       ),
     );
@@ -56,11 +80,23 @@ describe('bad options throw RangeError/TypeError naming the option', () => {
     [() => retry({ backoff: {} as never }), TypeError, /backoff/],
     [() => timeout(Number.NaN), RangeError, /ms must be a number >= 0, got NaN/],
     [() => timeout(-5), RangeError, /ms/],
-    [() => circuitBreaker({ cooldownMs: -1 }), RangeError, /cooldownMs must be a number >= 0, got -1/],
+    [
+      () => circuitBreaker({ cooldownMs: -1 }),
+      RangeError,
+      /cooldownMs must be a number >= 0, got -1/,
+    ],
     [() => circuitBreaker({ failureThreshold: 0 }), RangeError, /failureThreshold/],
-    [() => circuitBreaker({ window: { durationMs: 1_000, minimumCalls: 5, failureRate: 1.5 } }), RangeError, /window\.failureRate/],
+    [
+      () => circuitBreaker({ window: { durationMs: 1_000, minimumCalls: 5, failureRate: 1.5 } }),
+      RangeError,
+      /window\.failureRate/,
+    ],
     [() => new BreakerRegistry({ probeTimeoutMs: Number.NaN }), RangeError, /probeTimeoutMs/],
-    [() => exponential({ jitter: 'random' as never }), RangeError, /jitter must be one of 'full', 'equal', 'decorrelated', 'none', got "random"/],
+    [
+      () => exponential({ jitter: 'random' as never }),
+      RangeError,
+      /jitter must be one of 'full', 'equal', 'decorrelated', 'none', got "random"/,
+    ],
     [() => exponential({ baseMs: 100, maxMs: 10 }), RangeError, /maxMs/],
     [() => exponential({ factor: 0.5 }), RangeError, /factor/],
     [() => constant(Number.POSITIVE_INFINITY), RangeError, /ms/],

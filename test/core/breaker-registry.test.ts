@@ -3,7 +3,8 @@ import { BreakerRegistry, type CircuitBreaker } from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
 import { httpError } from '../helpers/http-error.js';
 
-const fail = (b: CircuitBreaker) => b.execute(() => Promise.reject(httpError(503))).catch(() => undefined);
+const fail = (b: CircuitBreaker) =>
+  b.execute(() => Promise.reject(httpError(503))).catch(() => undefined);
 
 describe('BreakerRegistry', () => {
   it('one breaker per name, shared by every caller; overrides apply on creation', async () => {
@@ -12,7 +13,9 @@ describe('BreakerRegistry', () => {
     expect(registry.get('a')).not.toBe(registry.get('b'));
     await fail(registry.get('a'));
     expect(registry.states()).toEqual({ a: 'open', b: 'closed' });
-    expect(registry.get('c', { failureThreshold: 2 }).toJSON()).toMatchObject({ failureThreshold: 2 });
+    expect(registry.get('c', { failureThreshold: 2 }).toJSON()).toMatchObject({
+      failureThreshold: 2,
+    });
     expect(registry.size).toBe(3);
   });
 
@@ -31,7 +34,12 @@ describe('BreakerRegistry', () => {
 
   it('never forgets an open, half-open or isolated breaker, nor one that counted a failure', async () => {
     const clock = new VirtualClock();
-    const registry = new BreakerRegistry({ failureThreshold: 2, cooldownMs: 1_000, maxBreakers: 100, clock });
+    const registry = new BreakerRegistry({
+      failureThreshold: 2,
+      cooldownMs: 1_000,
+      maxBreakers: 100,
+      clock,
+    });
     const open = registry.get('open');
     await fail(open);
     await fail(open);
@@ -51,7 +59,12 @@ describe('BreakerRegistry', () => {
     expect(registry.get('half-open')).toBe(halfOpen);
     expect(registry.get('counting')).toBe(counting);
     expect(registry.get('isolated')).toBe(isolated);
-    expect([open.state, halfOpen.state, counting.state, isolated.state]).toEqual(['open', 'half-open', 'closed', 'isolated']);
+    expect([open.state, halfOpen.state, counting.state, isolated.state]).toEqual([
+      'open',
+      'half-open',
+      'closed',
+      'isolated',
+    ]);
     void probe;
   });
 
@@ -82,8 +95,14 @@ describe('BreakerRegistry', () => {
   });
 
   it('checks its options: maxBreakers, and unknown keys with a hint', () => {
-    expect(() => new BreakerRegistry({ maxBreakers: 0 })).toThrow('maxBreakers must be an integer >= 1, got 0');
-    expect(() => new BreakerRegistry({ maxBreaker: 5 } as never)).toThrow(/unknown option "maxBreaker" \(did you mean "maxBreakers"\?\)/);
-    expect(() => new BreakerRegistry({ cooldownMs: -1 })).toThrow('cooldownMs must be a number >= 0, got -1');
+    expect(() => new BreakerRegistry({ maxBreakers: 0 })).toThrow(
+      'maxBreakers must be an integer >= 1, got 0',
+    );
+    expect(() => new BreakerRegistry({ maxBreaker: 5 } as never)).toThrow(
+      /unknown option "maxBreaker" \(did you mean "maxBreakers"\?\)/,
+    );
+    expect(() => new BreakerRegistry({ cooldownMs: -1 })).toThrow(
+      'cooldownMs must be a number >= 0, got -1',
+    );
   });
 });

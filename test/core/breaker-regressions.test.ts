@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { circuitBreaker, isCircuitOpenError, memoryStore, type BreakerStore } from '../../src/index.js';
+import {
+  circuitBreaker,
+  isCircuitOpenError,
+  memoryStore,
+  type BreakerStore,
+} from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
 import { httpError } from '../helpers/http-error.js';
 import { never, tick } from './helpers.js';
@@ -12,7 +17,9 @@ describe('issue 9 regressions (breaker)', () => {
     await clock.advance(10);
     const controller = new AbortController();
     let failLate!: (e: unknown) => void;
-    const probe = b.execute(() => new Promise((_, reject) => (failLate = reject)), { signal: controller.signal });
+    const probe = b.execute(() => new Promise((_, reject) => (failLate = reject)), {
+      signal: controller.signal,
+    });
     controller.abort();
     await expect(probe).rejects.toMatchObject({ name: 'AbortError' });
     await tick();
@@ -60,7 +67,13 @@ describe('issue 9 regressions (breaker)', () => {
 
   it('a probe that times out while the dependency still answers emits probe_late', async () => {
     const clock = new VirtualClock();
-    const b = circuitBreaker({ name: 'slow', failureThreshold: 1, cooldownMs: 100, probeTimeoutMs: 200, clock });
+    const b = circuitBreaker({
+      name: 'slow',
+      failureThreshold: 1,
+      cooldownMs: 100,
+      probeTimeoutMs: 200,
+      clock,
+    });
     const late: unknown[] = [];
     b.on('probe_late', (e) => late.push(e));
     await b.execute(() => Promise.reject(httpError(503))).catch(() => undefined);
@@ -68,7 +81,7 @@ describe('issue 9 regressions (breaker)', () => {
     const probe = b.execute(() => clock.sleep(500).then(() => 'answer')).catch((e: unknown) => e);
     await clock.advance(200);
     expect(isCircuitOpenError(await b.execute(() => 'x').catch((e: unknown) => e))).toBe(true);
-    expect((await probe as Error).name).toBe('TimeoutError');
+    expect(((await probe) as Error).name).toBe('TimeoutError');
     expect(late).toEqual([]);
     await clock.advance(300);
     await tick();

@@ -12,8 +12,13 @@ breakerStoreConformance('docs/circuit-breaker.md example', () => mapBreakerStore
 describe('the example store in docs/circuit-breaker.md', () => {
   it('is the fixture tested above, character for character', () => {
     const doc = readFileSync(new URL('../../docs/circuit-breaker.md', import.meta.url), 'utf8');
-    const fixture = readFileSync(new URL('./fixtures/map-breaker-store.ts', import.meta.url), 'utf8');
-    const body = fixture.slice(fixture.indexOf('\n') + 1).replace("from '../../../src/index.js'", "from 'agent-recourse'");
+    const fixture = readFileSync(
+      new URL('./fixtures/map-breaker-store.ts', import.meta.url),
+      'utf8',
+    );
+    const body = fixture
+      .slice(fixture.indexOf('\n') + 1)
+      .replace("from '../../../src/index.js'", "from 'agent-recourse'");
     expect(doc).toContain(body);
   });
 });

@@ -44,7 +44,9 @@ function sink(): RecourseEvent[] {
 describe('one carrier of per-call context', () => {
   it('src/ has exactly one AsyncLocalStorage (the Scope)', () => {
     const hits = sourceFiles(join(import.meta.dirname, '../../src')).flatMap((file) =>
-      readFileSync(file, 'utf8').includes('new AsyncLocalStorage') ? [file.replace(/^.*\/src\//, 'src/')] : [],
+      readFileSync(file, 'utf8').includes('new AsyncLocalStorage')
+        ? [file.replace(/^.*\/src\//, 'src/')]
+        : [],
     );
     expect(hits).toEqual(['src/context/scope.ts']);
   });
@@ -53,7 +55,11 @@ describe('one carrier of per-call context', () => {
     const events = sink();
     const clock = new VirtualClock();
     let calls = 0;
-    const search = pipeline({ name: 'search' }, retry({ maxAttempts: 2, clock, backoff: constant(10) }), timeout(100, { clock }));
+    const search = pipeline(
+      { name: 'search' },
+      retry({ maxAttempts: 2, clock, backoff: constant(10) }),
+      timeout(100, { clock }),
+    );
     const p = search.execute(() => (++calls === 1 ? never<string>() : 'ok'));
     await clock.advance(200);
     await expect(p).resolves.toBe('ok');
@@ -66,14 +72,24 @@ describe('one carrier of per-call context', () => {
   it("a layer's own name wins; a pipeline nested in another keeps its own name for its part", async () => {
     const events = sink();
     const clock = new VirtualClock();
-    const inner = pipeline({ name: 'inner' }, timeout(50, { clock }), retry({ name: 'own', maxAttempts: 2, clock, backoff: constant(10) }));
-    const hung = pipeline({ name: 'outer' }, timeout(30, { clock }), inner).execute(() => never()).catch((e: unknown) => e);
+    const inner = pipeline(
+      { name: 'inner' },
+      timeout(50, { clock }),
+      retry({ name: 'own', maxAttempts: 2, clock, backoff: constant(10) }),
+    );
+    const hung = pipeline({ name: 'outer' }, timeout(30, { clock }), inner)
+      .execute(() => never())
+      .catch((e: unknown) => e);
     await clock.advance(100);
     expect(await hung).toBeInstanceOf(TimeoutError);
-    const slow = pipeline({ name: 'outer' }, timeout(80, { clock }), inner).execute(() => never()).catch((e: unknown) => e);
+    const slow = pipeline({ name: 'outer' }, timeout(80, { clock }), inner)
+      .execute(() => never())
+      .catch((e: unknown) => e);
     await clock.advance(100);
     expect(await slow).toBeInstanceOf(TimeoutError);
-    const failing = pipeline({ name: 'outer' }, inner).execute(() => Promise.reject(new Error('down'))).catch((e: unknown) => e);
+    const failing = pipeline({ name: 'outer' }, inner)
+      .execute(() => Promise.reject(new Error('down')))
+      .catch((e: unknown) => e);
     await clock.advance(100);
     expect(await failing).toMatchObject({ name: 'RetriesExhaustedError' });
     expect(events.map((e) => [e.type, e.name])).toEqual([
@@ -87,8 +103,12 @@ describe('one carrier of per-call context', () => {
   it('instrument({ name }) names the call for the layers inside it and measures it', async () => {
     const events = sink();
     const clock = new VirtualClock();
-    const p = pipeline(instrument({ name: 'llm', clock }), retry({ maxAttempts: 2, clock, backoff: constant(5) }), instrument({ per: 'attempt', clock })).execute(
-      (ctx: CallContext) => (ctx.attempt === 1 ? Promise.reject(new Error('flaky')) : 'fine'),
+    const p = pipeline(
+      instrument({ name: 'llm', clock }),
+      retry({ maxAttempts: 2, clock, backoff: constant(5) }),
+      instrument({ per: 'attempt', clock }),
+    ).execute((ctx: CallContext) =>
+      ctx.attempt === 1 ? Promise.reject(new Error('flaky')) : 'fine',
     );
     await clock.advance(10);
     await expect(p).resolves.toBe('fine');
@@ -121,15 +141,21 @@ describe('one carrier of per-call context', () => {
   it('events fired by the shared deadline timer carry their own call, not the caller of whoever armed it', async () => {
     const events = sink();
     const clock = new VirtualClock();
-    const a = pipeline(instrument({ name: 'a', clock }), timeout(100, { clock })).execute(() => never());
-    const b = pipeline(instrument({ name: 'b', clock }), timeout(200, { clock })).execute(() => never());
-    const c = pipeline(instrument({ name: 'c', clock }), timeout(150, { clock })).execute(() => never());
+    const a = pipeline(instrument({ name: 'a', clock }), timeout(100, { clock })).execute(() =>
+      never(),
+    );
+    const b = pipeline(instrument({ name: 'b', clock }), timeout(200, { clock })).execute(() =>
+      never(),
+    );
+    const c = pipeline(instrument({ name: 'c', clock }), timeout(150, { clock })).execute(() =>
+      never(),
+    );
     for (const p of [a, b, c]) p.catch(() => {});
     await clock.advance(300);
     expect(events.filter((e) => e.type === 'timeout').map((e) => e.name)).toEqual(['a', 'c', 'b']);
   });
 
-  it('an expiry runs in its own call\'s scope, even when the timer was armed inside another, live call', async () => {
+  it("an expiry runs in its own call's scope, even when the timer was armed inside another, live call", async () => {
     // The queue's one timer is armed by the first call that needs it, inside `outer`'s call. When
     // it later fires for `late`, code reacting to late's abort must see late's (aborted) scope: a
     // policy called from its abort listener is refused, instead of running in `outer`'s live scope.
@@ -162,7 +188,7 @@ describe('one carrier of per-call context', () => {
 });
 
 describe('no fn starts in an aborted call (issue 9.6)', () => {
-  it('a policy called inside a call whose deadline passed is refused with that deadline\'s error', async () => {
+  it("a policy called inside a call whose deadline passed is refused with that deadline's error", async () => {
     const clock = new VirtualClock();
     let innerStarted = false;
     const p = timeout(100, { clock }).execute(async () => {
@@ -203,7 +229,10 @@ describe('deadlines on different clocks (issue 9.9)', () => {
     const timeoutClock = new VirtualClock(5); // a monotonic scale near zero, like performance.now()
     const wall = new VirtualClock(1_700_000_000_000); // a wall-clock scale
     let calls = 0;
-    const p = pipeline(timeout(1_000, { clock: timeoutClock }), retry({ maxAttempts: 3, clock: wall, backoff: constant(10) })).execute(() => {
+    const p = pipeline(
+      timeout(1_000, { clock: timeoutClock }),
+      retry({ maxAttempts: 3, clock: wall, backoff: constant(10) }),
+    ).execute(() => {
       calls++;
       if (calls < 3) throw new Error('transient');
       return 'third';
@@ -217,9 +246,13 @@ describe('deadlines on different clocks (issue 9.9)', () => {
   it('the earliest deadline wins across clocks, measured by the time left on each', async () => {
     const a = new VirtualClock(0);
     const b = new VirtualClock(1_000_000);
-    const seen = await timeout(500, { clock: a }).execute(() => timeout(100, { clock: b }).execute((ctx) => ctx.deadline));
+    const seen = await timeout(500, { clock: a }).execute(() =>
+      timeout(100, { clock: b }).execute((ctx) => ctx.deadline),
+    );
     expect(seen).toBe(1_000_100);
-    const outer = await timeout(100, { clock: a }).execute(() => timeout(500, { clock: b }).execute((ctx) => ctx.deadline));
+    const outer = await timeout(100, { clock: a }).execute(() =>
+      timeout(500, { clock: b }).execute((ctx) => ctx.deadline),
+    );
     expect(outer).toBe(100);
   });
 });

@@ -12,7 +12,10 @@ import { VirtualClock } from '../../src/testing/index.js';
 import { httpError } from '../helpers/http-error.js';
 import { never, tick } from './helpers.js';
 
-const fail = (status = 503) => () => Promise.reject(httpError(status));
+const fail =
+  (status = 503) =>
+  () =>
+    Promise.reject(httpError(status));
 const ok = () => Promise.resolve('ok');
 
 async function openBreaker(b: ReturnType<typeof circuitBreaker>, n: number): Promise<void> {
@@ -58,16 +61,21 @@ describe('circuitBreaker', () => {
     let release!: (v: string) => void;
     const gate = new Promise<string>((r) => (release = r));
     const results = Array.from({ length: 1_000 }, () =>
-      b.execute(() => {
-        reached++;
-        return gate;
-      }).then(
-        (v) => ({ ok: true as const, v }),
-        (e: unknown) => ({ ok: false as const, e }),
-      ),
+      b
+        .execute(() => {
+          reached++;
+          return gate;
+        })
+        .then(
+          (v) => ({ ok: true as const, v }),
+          (e: unknown) => ({ ok: false as const, e }),
+        ),
     );
     // every rejected caller settles without waiting for the probe
-    const early = await Promise.race([Promise.all(results.slice(1)), new Promise((r) => setTimeout(() => r('timeout'), 1_000))]);
+    const early = await Promise.race([
+      Promise.all(results.slice(1)),
+      new Promise((r) => setTimeout(() => r('timeout'), 1_000)),
+    ]);
     expect(early).not.toBe('timeout');
     expect(reached).toBe(1);
     expect(b.state).toBe('half-open');
@@ -96,7 +104,12 @@ describe('circuitBreaker', () => {
 
   it('a probe that never settles is failed at probeTimeoutMs; its caller gets TimeoutError; the breaker reopens', async () => {
     const clock = new VirtualClock();
-    const b = circuitBreaker({ failureThreshold: 1, cooldownMs: 1_000, probeTimeoutMs: 200, clock });
+    const b = circuitBreaker({
+      failureThreshold: 1,
+      cooldownMs: 1_000,
+      probeTimeoutMs: 200,
+      clock,
+    });
     await openBreaker(b, 1);
     await clock.advance(1_000);
     let signal: AbortSignal | undefined;
@@ -131,9 +144,15 @@ describe('circuitBreaker', () => {
     await openBreaker(b, 1);
     await clock.advance(10);
     const controller = new AbortController();
-    const probe = b.execute((ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))), {
-      signal: controller.signal,
-    });
+    const probe = b.execute(
+      (ctx) =>
+        new Promise((_, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+        ),
+      {
+        signal: controller.signal,
+      },
+    );
     controller.abort();
     await probe.catch(() => undefined);
     await tick();
@@ -258,17 +277,21 @@ describe('circuitBreaker', () => {
     });
   });
 
-  describe('the seed reference breaker\'s two bugs', () => {
+  describe("the seed reference breaker's two bugs", () => {
     it('after the cooldown it admits one probe, not every caller', async () => {
       const clock = new VirtualClock();
       const b = circuitBreaker({ failureThreshold: 3, cooldownMs: 30_000, clock });
       await openBreaker(b, 3);
       await clock.advance(30_000);
       let reached = 0;
-      const calls = Array.from({ length: 10 }, () => b.execute(() => {
-        reached++;
-        return never();
-      }).catch(() => undefined));
+      const calls = Array.from({ length: 10 }, () =>
+        b
+          .execute(() => {
+            reached++;
+            return never();
+          })
+          .catch(() => undefined),
+      );
       await tick();
       expect(reached).toBe(1);
       void calls;

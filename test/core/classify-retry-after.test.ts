@@ -8,12 +8,23 @@ const NOW = Date.UTC(2026, 4, 1, 12, 0, 0); // Fri, 01 May 2026 12:00:00 GMT
 const hinted = (value: string, now = NOW) => retryAfterMs({ 'retry-after': value }, now);
 
 describe('Retry-After: delay-seconds and HTTP-date (RFC 9110) only', () => {
-  it.each(['-5', '+5', 'tomorrow 5', '3, 4', '1.5', '5s', '0x10', '1e3', ' ', '', 'Fri, 01 May 2026 12:00:10', 'May 1 2026 12:00:10 GMT', '2026-05-01T12:00:10Z'])(
-    'ignores %j (no wait is made up)',
-    (value) => {
-      expect(hinted(value)).toBeUndefined();
-    },
-  );
+  it.each([
+    '-5',
+    '+5',
+    'tomorrow 5',
+    '3, 4',
+    '1.5',
+    '5s',
+    '0x10',
+    '1e3',
+    ' ',
+    '',
+    'Fri, 01 May 2026 12:00:10',
+    'May 1 2026 12:00:10 GMT',
+    '2026-05-01T12:00:10Z',
+  ])('ignores %j (no wait is made up)', (value) => {
+    expect(hinted(value)).toBeUndefined();
+  });
 
   it('reads delay-seconds as whole seconds', () => {
     expect(hinted('0')).toBe(0);
@@ -39,8 +50,12 @@ describe('Retry-After: delay-seconds and HTTP-date (RFC 9110) only', () => {
   });
 
   it('RFC 850 two-digit years: more than 50 years ahead means the past century', () => {
-    expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT', NOW)).toBe(Date.UTC(1994, 10, 6, 8, 49, 37));
-    expect(parseHttpDate('Monday, 06-Nov-30 08:49:37 GMT', NOW)).toBe(Date.UTC(2030, 10, 6, 8, 49, 37));
+    expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT', NOW)).toBe(
+      Date.UTC(1994, 10, 6, 8, 49, 37),
+    );
+    expect(parseHttpDate('Monday, 06-Nov-30 08:49:37 GMT', NOW)).toBe(
+      Date.UTC(2030, 10, 6, 8, 49, 37),
+    );
   });
 
   it('retry-after-ms: a non-negative decimal, rounded up to whole ms, wins over retry-after', () => {
@@ -55,11 +70,16 @@ describe('Retry-After: delay-seconds and HTTP-date (RFC 9110) only', () => {
       fc.string(),
       fc.double({ min: 0, max: 1e7, noNaN: true }).map(String),
       fc.integer({ min: -10, max: 10_000 }).map(String),
-      fc.date({ min: new Date(NOW - 1e9), max: new Date(NOW + 1e9), noInvalidDate: true }).map((d) => d.toUTCString()),
+      fc
+        .date({ min: new Date(NOW - 1e9), max: new Date(NOW + 1e9), noInvalidDate: true })
+        .map((d) => d.toUTCString()),
     );
     fc.assert(
       fc.property(value, value, (ms, seconds) => {
-        const c = classify({ status: 429, headers: { 'retry-after-ms': ms, 'retry-after': seconds } });
+        const c = classify({
+          status: 429,
+          headers: { 'retry-after-ms': ms, 'retry-after': seconds },
+        });
         if (c.retryAfterMs !== undefined) {
           expect(Number.isInteger(c.retryAfterMs)).toBe(true);
           expect(c.retryAfterMs).toBeGreaterThanOrEqual(0);
@@ -67,6 +87,8 @@ describe('Retry-After: delay-seconds and HTTP-date (RFC 9110) only', () => {
       }),
       { numRuns: 500 },
     );
-    expect(classify(new CircuitOpenError('search', 29_999.161192, 'open')).retryAfterMs).toBe(30_000);
+    expect(classify(new CircuitOpenError('search', 29_999.161192, 'open')).retryAfterMs).toBe(
+      30_000,
+    );
   });
 });

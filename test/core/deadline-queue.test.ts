@@ -14,14 +14,22 @@ describe('DeadlineQueue', () => {
   it('fires every live entry at its time, in time order, and never a cancelled one (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ delay: fc.integer({ min: 0, max: 5_000 }), cancelAt: fc.option(fc.integer({ min: 0, max: 5_000 })) }), {
-          maxLength: 300,
-        }),
+        fc.array(
+          fc.record({
+            delay: fc.integer({ min: 0, max: 5_000 }),
+            cancelAt: fc.option(fc.integer({ min: 0, max: 5_000 })),
+          }),
+          {
+            maxLength: 300,
+          },
+        ),
         async (specs) => {
           const clock = new VirtualClock();
           const queue = new DeadlineQueue(clock);
           const fired: Array<{ i: number; at: number }> = [];
-          const entries = specs.map((s, i) => add(queue, s.delay, () => fired.push({ i, at: clock.now() })));
+          const entries = specs.map((s, i) =>
+            add(queue, s.delay, () => fired.push({ i, at: clock.now() })),
+          );
           const cancels = specs
             .map((s, i) => ({ i, at: s.cancelAt }))
             .filter((c): c is { i: number; at: number } => c.at !== null)
@@ -35,11 +43,14 @@ describe('DeadlineQueue', () => {
           specs.forEach((spec, i) => {
             // cancelled before its time: never fires; never cancelled or cancelled later: fires
             // (an entry cancelled at the very time it falls due may go either way)
-            if (spec.cancelAt === null || spec.cancelAt > spec.delay) expect(firedSet.has(i)).toBe(true);
-            if (spec.cancelAt !== null && spec.cancelAt < spec.delay) expect(firedSet.has(i)).toBe(false);
+            if (spec.cancelAt === null || spec.cancelAt > spec.delay)
+              expect(firedSet.has(i)).toBe(true);
+            if (spec.cancelAt !== null && spec.cancelAt < spec.delay)
+              expect(firedSet.has(i)).toBe(false);
           });
           for (const f of fired) expect(f.at).toBe(specs[f.i]!.delay);
-          for (let k = 1; k < fired.length; k++) expect(fired[k]!.at).toBeGreaterThanOrEqual(fired[k - 1]!.at);
+          for (let k = 1; k < fired.length; k++)
+            expect(fired[k]!.at).toBeGreaterThanOrEqual(fired[k - 1]!.at);
           expect(queue.size).toBe(0);
           expect(clock.pending).toBe(0);
         },
@@ -50,7 +61,10 @@ describe('DeadlineQueue', () => {
 
   it('interleaved schedules, cancels and time steps: each live entry fires once, at its time (property)', async () => {
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('schedule' as const), delay: fc.integer({ min: 0, max: 300 }) }),
+      fc.record({
+        kind: fc.constant('schedule' as const),
+        delay: fc.integer({ min: 0, max: 300 }),
+      }),
       fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }),
       fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 200 }) }),
     );
@@ -58,10 +72,20 @@ describe('DeadlineQueue', () => {
       fc.asyncProperty(fc.array(op, { maxLength: 200 }), async (ops) => {
         const clock = new VirtualClock();
         const queue = new DeadlineQueue(clock);
-        const entries: Array<{ entry: DeadlineEntry; at: number; cancelled: boolean; firedAt: number[] }> = [];
+        const entries: Array<{
+          entry: DeadlineEntry;
+          at: number;
+          cancelled: boolean;
+          firedAt: number[];
+        }> = [];
         for (const o of ops) {
           if (o.kind === 'schedule') {
-            const record = { entry: undefined as unknown as DeadlineEntry, at: clock.now() + o.delay, cancelled: false, firedAt: [] as number[] };
+            const record = {
+              entry: undefined as unknown as DeadlineEntry,
+              at: clock.now() + o.delay,
+              cancelled: false,
+              firedAt: [] as number[],
+            };
             record.entry = add(queue, record.at, () => record.firedAt.push(clock.now()));
             entries.push(record);
           } else if (o.kind === 'cancel') {

@@ -29,12 +29,20 @@ describe('fallback', () => {
     const steps: unknown[] = [];
     ladder.on('fallback', (e) => steps.push(e));
     const served = await ladder.execute();
-    expect(served).toEqual({ value: 'quick answer', servedBy: 'quick', degraded: true, failures: [{ path: 'deep', error: primaryError }] });
+    expect(served).toEqual({
+      value: 'quick answer',
+      servedBy: 'quick',
+      degraded: true,
+      failures: [{ path: 'deep', error: primaryError }],
+    });
     expect(steps).toEqual([{ from: 'deep', to: 'quick', error: primaryError }]);
   });
 
   it('is not degraded when the first path serves', async () => {
-    const served = await fallback([{ name: 'a', run: () => 1 }, { name: 'b', run: () => 2 }]).execute();
+    const served = await fallback([
+      { name: 'a', run: () => 1 },
+      { name: 'b', run: () => 2 },
+    ]).execute();
     expect(served).toMatchObject({ value: 1, servedBy: 'a', degraded: false, failures: [] });
   });
 
@@ -43,10 +51,14 @@ describe('fallback', () => {
     await breaker.execute(() => Promise.reject(httpError(503))).catch(() => undefined);
     let deepCalled = false;
     const ladder = fallback([
-      { name: 'deep', run: () => {
+      {
+        name: 'deep',
+        run: () => {
           deepCalled = true;
           return never<string>();
-        }, policy: breaker },
+        },
+        policy: breaker,
+      },
       { name: 'quick', run: () => 'q' },
     ]);
     const served = await ladder.execute();
@@ -77,10 +89,13 @@ describe('fallback', () => {
     let secondCalled = false;
     const p = fallback([
       { name: 'a', run: () => never<string>() },
-      { name: 'b', run: () => {
+      {
+        name: 'b',
+        run: () => {
           secondCalled = true;
           return 'b';
-        } },
+        },
+      },
     ]).execute({ signal: controller.signal });
     controller.abort();
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });
@@ -90,7 +105,12 @@ describe('fallback', () => {
   it('rejects bad paths with a clear error', () => {
     expect(() => fallback([])).toThrow(TypeError);
     expect(() => fallback([{ name: '', run: () => 1 }])).toThrow(/paths\[0\]\.name/);
-    expect(() => fallback([{ name: 'a', run: () => 1 }, { name: 'a', run: () => 2 }])).toThrow(/used twice/);
+    expect(() =>
+      fallback([
+        { name: 'a', run: () => 1 },
+        { name: 'a', run: () => 2 },
+      ]),
+    ).toThrow(/used twice/);
   });
 
   it('inside a timeout whose deadline passed, no further path starts (issue 9.6)', async () => {
@@ -99,10 +119,13 @@ describe('fallback', () => {
     const ladder = fallback([
       // ignores its signal, and fails only after the enclosing deadline
       { name: 'slow', run: () => clock.sleep(150).then(() => Promise.reject(httpError(503))) },
-      { name: 'next', run: () => {
+      {
+        name: 'next',
+        run: () => {
           secondStarted = true;
           return 'too late';
-        } },
+        },
+      },
     ]);
     const p = timeout(100, { clock }).execute(() => ladder.execute());
     const outcome = p.catch((e: unknown) => e);
@@ -116,16 +139,25 @@ describe('fallback', () => {
     const started: string[] = [];
     const clock = new VirtualClock();
     const ladder = fallback([
-      { name: 'a', run: () => {
+      {
+        name: 'a',
+        run: () => {
           started.push('a');
           return clock.sleep(50).then(() => Promise.reject(httpError(503)));
-        } },
-      { name: 'b', run: () => {
+        },
+      },
+      {
+        name: 'b',
+        run: () => {
           started.push('b');
           return 'b';
-        }, policy: retry() },
+        },
+        policy: retry(),
+      },
     ]);
-    const p = retry({ maxAttempts: 1 }).execute(() => ladder.execute(), { signal: controller.signal });
+    const p = retry({ maxAttempts: 1 }).execute(() => ladder.execute(), {
+      signal: controller.signal,
+    });
     controller.abort();
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });
     await clock.advance(100);
@@ -135,18 +167,26 @@ describe('fallback', () => {
   it('is not a policy: pipeline(ladder) and ladder.execute(fn) are refused (issue 11.2)', async () => {
     const ladder = fallback([{ name: 'a', run: () => 1 }]);
     // @ts-expect-error a ladder is not a Policy (its execute takes options, not a function)
-    expect(() => pipeline(ladder)).toThrow(/pipeline argument 0 is a fallback\(\.\.\.\) ladder, not a policy/);
+    expect(() => pipeline(ladder)).toThrow(
+      /pipeline argument 0 is a fallback\(\.\.\.\) ladder, not a policy/,
+    );
     // @ts-expect-error the same in any position
     expect(() => pipeline(retry(), ladder)).toThrow(/pipeline argument 1 is a fallback/);
     // @ts-expect-error nor as a path's policy
-    expect(() => fallback([{ name: 'x', run: () => 1, policy: ladder }])).toThrow(/paths\[0\]\.policy is a fallback/);
+    expect(() => fallback([{ name: 'x', run: () => 1, policy: ladder }])).toThrow(
+      /paths\[0\]\.policy is a fallback/,
+    );
     // @ts-expect-error execute takes options, not the work
     await expect(ladder.execute(async () => 2)).rejects.toThrow(/takes options, not a function/);
     // @ts-expect-error a typo in the options is named
-    await expect(ladder.execute({ signl: AbortSignal.timeout(10) })).rejects.toThrow(/unknown option "signl" \(did you mean "signal"\?\)/);
-    await expect(retry().execute(() => ladder.execute())).resolves.toMatchObject({ value: 1, servedBy: 'a' });
+    await expect(ladder.execute({ signl: AbortSignal.timeout(10) })).rejects.toThrow(
+      /unknown option "signl" \(did you mean "signal"\?\)/,
+    );
+    await expect(retry().execute(() => ladder.execute())).resolves.toMatchObject({
+      value: 1,
+      servedBy: 'a',
+    });
   });
-
 });
 
 describe('validate', () => {
@@ -170,7 +210,11 @@ describe('validate', () => {
     expect(error).toBeInstanceOf(InvalidResultError);
     expect((error as InvalidResultError).issues).toEqual([{ message: 'no items' }]);
     expect((error as InvalidResultError).value).toEqual([]);
-    expect(classify(error)).toMatchObject({ kind: 'logical', retryable: true, countsForBreaker: true });
+    expect(classify(error)).toMatchObject({
+      kind: 'logical',
+      retryable: true,
+      countsForBreaker: true,
+    });
   });
 
   it('false rejects, true and undefined accept', async () => {
@@ -181,7 +225,10 @@ describe('validate', () => {
 
   it('accepts a Standard Schema (zod 4)', async () => {
     const Answer = z.object({ text: z.string().min(1), sources: z.array(z.string()).min(1) });
-    await expect(validate(Answer).execute(() => ({ text: 'x', sources: ['s'] }))).resolves.toEqual({ text: 'x', sources: ['s'] });
+    await expect(validate(Answer).execute(() => ({ text: 'x', sources: ['s'] }))).resolves.toEqual({
+      text: 'x',
+      sources: ['s'],
+    });
     const error = await validate(Answer)
       .execute(() => ({ text: '', sources: [] }))
       .catch((e: unknown) => e);
@@ -191,7 +238,10 @@ describe('validate', () => {
 
   it('an invalid result counts for the breaker', async () => {
     const b = circuitBreaker({ failureThreshold: 2 });
-    const policy = pipeline(b, validate(() => false));
+    const policy = pipeline(
+      b,
+      validate(() => false),
+    );
     await policy.execute(() => 1).catch(() => undefined);
     await policy.execute(() => 1).catch(() => undefined);
     expect(b.state).toBe('open');

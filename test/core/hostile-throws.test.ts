@@ -42,8 +42,10 @@ const throwingTraps: ProxyHandler<object> = {
 
 /** Values that are thrown in the wild or by a careless (or hostile) caller, each made fresh. */
 const HOSTILE: Record<string, (status: number | undefined) => unknown> = {
-  'null-prototype object': (status) => Object.assign(Object.create(null), status === undefined ? {} : { status }),
-  'null-prototype object with a message': (status) => Object.assign(Object.create(null), { message: 'no prototype', status }),
+  'null-prototype object': (status) =>
+    Object.assign(Object.create(null), status === undefined ? {} : { status }),
+  'null-prototype object with a message': (status) =>
+    Object.assign(Object.create(null), { message: 'no prototype', status }),
   'Error whose message getter throws': (status) => {
     const e = Object.assign(new Error('x'), { status });
     Object.defineProperty(e, 'message', { get: boom });
@@ -54,7 +56,12 @@ const HOSTILE: Record<string, (status: number | undefined) => unknown> = {
     Object.defineProperty(e, 'name', { get: boom });
     return e;
   },
-  'Error whose status and headers getters throw': () => Object.defineProperties(new Error('x'), { status: { get: boom }, headers: { get: boom }, cause: { get: boom } }),
+  'Error whose status and headers getters throw': () =>
+    Object.defineProperties(new Error('x'), {
+      status: { get: boom },
+      headers: { get: boom },
+      cause: { get: boom },
+    }),
   'Proxy whose every trap throws': () => new Proxy({}, throwingTraps),
   'Proxy of an Error whose every trap throws': () => new Proxy(new Error('x'), throwingTraps),
   'revoked Proxy': () => {
@@ -62,7 +69,12 @@ const HOSTILE: Record<string, (status: number | undefined) => unknown> = {
     revoke();
     return proxy;
   },
-  'object whose toString, valueOf and toPrimitive throw': (status) => ({ status, toString: boom, valueOf: boom, [Symbol.toPrimitive]: boom }),
+  'object whose toString, valueOf and toPrimitive throw': (status) => ({
+    status,
+    toString: boom,
+    valueOf: boom,
+    [Symbol.toPrimitive]: boom,
+  }),
   'object whose toJSON throws': (status) => ({ status, toJSON: boom }),
   'Error that is its own cause': (status) => {
     const e = Object.assign(new Error('loop'), { status });
@@ -74,7 +86,12 @@ const HOSTILE: Record<string, (status: number | undefined) => unknown> = {
     o.self = o;
     return o;
   },
-  'Error with hostile errors and issues lists': (status) => Object.assign(new Error('agg'), { status, errors: new Proxy([], throwingTraps), issues: [new Proxy({}, throwingTraps)] }),
+  'Error with hostile errors and issues lists': (status) =>
+    Object.assign(new Error('agg'), {
+      status,
+      errors: new Proxy([], throwingTraps),
+      issues: [new Proxy({}, throwingTraps)],
+    }),
   symbol: () => Symbol('thrown'),
   undefined: () => undefined,
   null: () => null,
@@ -83,12 +100,18 @@ const HOSTILE: Record<string, (status: number | undefined) => unknown> = {
   string: () => 'plain string',
 };
 
-const hostile = fc.record({ shape: fc.constantFrom(...Object.keys(HOSTILE)), status: fc.constantFrom(undefined, 503, 529, 400, 401) });
+const hostile = fc.record({
+  shape: fc.constantFrom(...Object.keys(HOSTILE)),
+  status: fc.constantFrom(undefined, 503, 529, 400, 401),
+});
 
 /** The value the sync or async `fn` throws. */
-const thrower = (value: unknown, async: boolean) => (async ? () => Promise.reject(value) : () => {
-  throw value;
-});
+const thrower = (value: unknown, async: boolean) =>
+  async
+    ? () => Promise.reject(value)
+    : () => {
+        throw value;
+      };
 
 let warnings: string[] = [];
 const onWarning = (w: Error): void => {
@@ -111,7 +134,9 @@ describe('issue 9.1: a thrown value that is not an Error never breaks a policy o
     for (let i = 0; i < 2; i++) {
       const error = await policy.execute(thrower(thrown(), false)).catch((e: unknown) => e);
       expect(isRetriesExhaustedError(error)).toBe(true);
-      expect((error as RetriesExhaustedError).message).toBe('gave up after 2 attempt(s): {"status":503}');
+      expect((error as RetriesExhaustedError).message).toBe(
+        'gave up after 2 attempt(s): {"status":503}',
+      );
     }
     expect(breaker.state).toBe('open');
   });
@@ -130,8 +155,12 @@ describe('issue 9.1: a thrown value that is not an Error never breaks a policy o
   it('explain and the error classes survive a hostile Proxy', () => {
     const proxy = new Proxy({}, throwingTraps);
     expect(explain(proxy)).toBe('Object: [unreadable message]  [transient: unclassified]');
-    expect(new AllPathsFailedError([{ path: 'a', error: proxy }]).message).toBe('all 1 path(s) failed (a: [unreadable message])');
-    expect(new InvalidResultError(1, [proxy as never]).message).toBe('invalid result: [unreadable message]');
+    expect(new AllPathsFailedError([{ path: 'a', error: proxy }]).message).toBe(
+      'all 1 path(s) failed (a: [unreadable message])',
+    );
+    expect(new InvalidResultError(1, [proxy as never]).message).toBe(
+      'invalid result: [unreadable message]',
+    );
   });
 
   it('a listener that throws a null-prototype object is reported as a warning and the call goes on', async () => {
@@ -140,9 +169,13 @@ describe('issue 9.1: a thrown value that is not an Error never breaks a policy o
       throw Object.assign(Object.create(null), { listener: 'broken' });
     });
     let calls = 0;
-    await expect(policy.execute(() => (++calls === 1 ? Promise.reject(new Error('once')) : 'ok'))).resolves.toBe('ok');
+    await expect(
+      policy.execute(() => (++calls === 1 ? Promise.reject(new Error('once')) : 'ok')),
+    ).resolves.toBe('ok');
     await new Promise((r) => setImmediate(r));
-    expect(warnings).toEqual([expect.stringContaining('a recourse event listener threw: {"listener":"broken"}')]);
+    expect(warnings).toEqual([
+      expect.stringContaining('a recourse event listener threw: {"listener":"broken"}'),
+    ]);
   });
 
   it('property: through retry, breaker, fallback, explain and jsonLogger, every shape comes back as itself', async () => {
@@ -156,7 +189,10 @@ describe('issue 9.1: a thrown value that is not an Error never breaks a policy o
           const c = classify(sample);
           const clock = new VirtualClock();
           const breaker = circuitBreaker({ name: 'hostile', failureThreshold: 2, clock });
-          const policy = pipeline(breaker, retry({ name: 'hostile', maxAttempts: 3, backoff: constant(0), clock }));
+          const policy = pipeline(
+            breaker,
+            retry({ name: 'hostile', maxAttempts: 3, backoff: constant(0), clock }),
+          );
           const sequences: unknown[] = [];
           for (let i = 0; i < 3; i++) {
             const value = make();
@@ -193,7 +229,10 @@ describe('issue 9.1: a thrown value that is not an Error never breaks a policy o
           ]);
           const allFailed = await ladder.execute().catch((e: unknown) => e);
           expect(isAllPathsFailedError(allFailed)).toBe(true);
-          expect((allFailed as AllPathsFailedError).failures.map((f) => f.path)).toEqual(['first', 'second']);
+          expect((allFailed as AllPathsFailedError).failures.map((f) => f.path)).toEqual([
+            'first',
+            'second',
+          ]);
 
           for (const value of [sample, sequences[0], allFailed]) {
             expect(typeof explain(value)).toBe('string');

@@ -1,4 +1,4 @@
-// Issue 9.8: Node's setTimeout turns any delay above 2^31 − 1 ms (about 24.8 days) into 1 ms. The
+// ARCHITECTURE.md §timers.long: Node's setTimeout turns any delay above 2^31 − 1 ms (about 24.8 days) into 1 ms. The
 // fake timers used here clamp the same way, so each test below failed before long waits were split.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { constant, retry, systemClock, timeout, wallClock } from '../../src/index.js';
@@ -68,11 +68,13 @@ describe('durations above 2^31 − 1 ms', () => {
 
   it('a 30-day Retry-After (allowed by maxRetryAfterMs) is honoured, not retried at once', async () => {
     let calls = 0;
-    const p = retry({ maxAttempts: 2, backoff: constant(0), maxRetryAfterMs: 40 * DAY }).execute(() => {
-      calls++;
-      if (calls === 1) throw httpError(503, { headers: { 'retry-after': String(30 * 86_400) } });
-      return 'later';
-    });
+    const p = retry({ maxAttempts: 2, backoff: constant(0), maxRetryAfterMs: 40 * DAY }).execute(
+      () => {
+        calls++;
+        if (calls === 1) throw httpError(503, { headers: { 'retry-after': String(30 * 86_400) } });
+        return 'later';
+      },
+    );
     await vi.advanceTimersByTimeAsync(DAY);
     expect(calls).toBe(1);
     await vi.advanceTimersByTimeAsync(29 * DAY);

@@ -2,7 +2,16 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deadlineQueue } from '../../src/clock/deadline-queue.js';
-import { type CallContext, circuitBreaker, constant, pipeline, type Policy, retry, TimeoutError, timeout } from '../../src/index.js';
+import {
+  type CallContext,
+  circuitBreaker,
+  constant,
+  pipeline,
+  type Policy,
+  retry,
+  TimeoutError,
+  timeout,
+} from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
 import { httpError } from '../helpers/http-error.js';
 import { never } from './helpers.js';
@@ -19,7 +28,10 @@ const step: fc.Arbitrary<Step> = fc.record({
   kind: fc.constantFrom('ok', 'fail', 'fatal', 'hang', 'syncOk', 'syncThrow'),
   ms: fc.integer({ min: 0, max: 150 }),
 });
-const call: fc.Arbitrary<Call> = fc.record({ startAt: fc.integer({ min: 0, max: 400 }), steps: fc.array(step, { maxLength: 4 }) });
+const call: fc.Arbitrary<Call> = fc.record({
+  startAt: fc.integer({ min: 0, max: 400 }),
+  steps: fc.array(step, { maxLength: 4 }),
+});
 
 interface Trace {
   outcomes: string[];
@@ -30,7 +42,13 @@ interface Trace {
 
 async function drive(calls: Call[], fused: boolean): Promise<Trace> {
   const clock = new VirtualClock();
-  const breaker = circuitBreaker({ name: 'dep', failureThreshold: 2, cooldownMs: 60, probeTimeoutMs: 80, clock });
+  const breaker = circuitBreaker({
+    name: 'dep',
+    failureThreshold: 2,
+    cooldownMs: 60,
+    probeTimeoutMs: 80,
+    clock,
+  });
   const r = retry({ maxAttempts: 3, backoff: constant(10), clock });
   const t = timeout(100, { clock });
   const policy: Policy = fused ? pipeline(breaker, r, t) : pipeline(breaker, pipeline(r, t));
@@ -39,26 +57,35 @@ async function drive(calls: Call[], fused: boolean): Promise<Trace> {
     (type: string) =>
     (e: object): void => {
       const { error, ...rest } = e as { error?: unknown };
-      events.push(`${clock.now()} ${type} ${JSON.stringify(rest)} ${error instanceof Error ? error.name : ''}`);
+      events.push(
+        `${clock.now()} ${type} ${JSON.stringify(rest)} ${error instanceof Error ? error.name : ''}`,
+      );
     };
   for (const [p, types] of [
     [breaker, ['state', 'reject', 'timeout']],
     [r, ['retry', 'giveup']],
     [t, ['timeout']],
   ] as const) {
-    for (const type of types) (p as { on(t: string, l: (e: object) => void): void }).on(type, log(type));
+    for (const type of types)
+      (p as { on(t: string, l: (e: object) => void): void }).on(type, log(type));
   }
   const outcomes: string[] = new Array(calls.length).fill('pending');
   const attempts: string[] = [];
   const started: Promise<void>[] = [];
-  const order = calls.map((c, i) => ({ ...c, i })).sort((a, b) => a.startAt - b.startAt || a.i - b.i);
+  const order = calls
+    .map((c, i) => ({ ...c, i }))
+    .sort((a, b) => a.startAt - b.startAt || a.i - b.i);
   for (const c of order) {
     await clock.advanceTo(c.startAt);
     let n = 0;
     const work = (ctx: CallContext): unknown => {
       const s = c.steps[n++] ?? { kind: 'ok', ms: 0 };
-      attempts.push(`${c.i}.${n} at ${clock.now()} attempt ${ctx.attempt} deadline ${ctx.deadline} ${s.kind}`);
-      ctx.signal.addEventListener('abort', () => attempts.push(`${c.i}.${n} aborted at ${clock.now()} ${(ctx.signal.reason as Error).name}`));
+      attempts.push(
+        `${c.i}.${n} at ${clock.now()} attempt ${ctx.attempt} deadline ${ctx.deadline} ${s.kind}`,
+      );
+      ctx.signal.addEventListener('abort', () =>
+        attempts.push(`${c.i}.${n} aborted at ${clock.now()} ${(ctx.signal.reason as Error).name}`),
+      );
       switch (s.kind) {
         case 'syncOk':
           return `v${c.i}.${n}`;
@@ -106,7 +133,11 @@ describe('pipeline(breaker, retry, timeout), fused', () => {
 
   it('times out a hung first attempt at its deadline and retries it, with the deadline visible to fn and to calls inside it', async () => {
     const clock = new VirtualClock(1_000);
-    const policy = pipeline(circuitBreaker({ clock }), retry({ maxAttempts: 2, backoff: constant(0), clock }), timeout(100, { clock }));
+    const policy = pipeline(
+      circuitBreaker({ clock }),
+      retry({ maxAttempts: 2, backoff: constant(0), clock }),
+      timeout(100, { clock }),
+    );
     const seen: Array<number | undefined> = [];
     const p = policy.execute((ctx) => {
       seen.push(ctx.deadline);
@@ -122,13 +153,19 @@ describe('pipeline(breaker, retry, timeout), fused', () => {
     expect(deadlineQueue(clock).size).toBe(0);
   });
 
-  it('the attempt after an expiry runs in its caller\'s own async context, not in the context of whoever armed the shared timer', async () => {
+  it("the attempt after an expiry runs in its caller's own async context, not in the context of whoever armed the shared timer", async () => {
     const clock = new VirtualClock();
     const user = new AsyncLocalStorage<string>();
-    const policy = pipeline(circuitBreaker({ clock }), retry({ maxAttempts: 2, backoff: constant(0), clock }), timeout(100, { clock }));
+    const policy = pipeline(
+      circuitBreaker({ clock }),
+      retry({ maxAttempts: 2, backoff: constant(0), clock }),
+      timeout(100, { clock }),
+    );
     // `a` arms the shared deadline timer inside its own context; b's first attempt hangs, so b's
     // expiry is fired by that timer, and b's retry must still start in b's context.
-    const a = user.run('a', () => policy.execute(() => clock.sleep(50).then(() => user.getStore())));
+    const a = user.run('a', () =>
+      policy.execute(() => clock.sleep(50).then(() => user.getStore())),
+    );
     await clock.advance(10);
     const seen: Array<string | undefined> = [];
     const b = user.run('b', () =>
@@ -147,7 +184,9 @@ describe('pipeline(breaker, retry, timeout), fused', () => {
     const clock = new VirtualClock();
     const breaker = circuitBreaker({ clock, failureThreshold: 1 });
     const policy = pipeline(breaker, retry({ maxAttempts: 1, clock }), timeout(100, { clock }));
-    const all = Promise.all(Array.from({ length: 50 }, (_, i) => policy.execute(() => clock.sleep(i).then(() => i))));
+    const all = Promise.all(
+      Array.from({ length: 50 }, (_, i) => policy.execute(() => clock.sleep(i).then(() => i))),
+    );
     expect(deadlineQueue(clock).size).toBe(50);
     await clock.advance(60);
     expect(await all).toHaveLength(50);

@@ -115,7 +115,10 @@ describe('retry', () => {
   it('gives up at once when the delay would pass the enclosing deadline', async () => {
     const clock = new VirtualClock();
     let calls = 0;
-    const p = pipeline(timeout(1_000, { clock }), retry({ maxAttempts: 5, clock, backoff: constant(10) })).execute(() => {
+    const p = pipeline(
+      timeout(1_000, { clock }),
+      retry({ maxAttempts: 5, clock, backoff: constant(10) }),
+    ).execute(() => {
       calls++;
       throw httpError(429, { headers: { 'retry-after': '5' } });
     });
@@ -144,7 +147,7 @@ describe('retry', () => {
   });
 
   describe('nested retries make 3 calls against a dead dependency, not 9', () => {
-    it('nested by calling a policy inside another one\'s fn', async () => {
+    it("nested by calling a policy inside another one's fn", async () => {
       const clock = new VirtualClock();
       let calls = 0;
       const outer = retry({ maxAttempts: 3, clock, backoff: constant(1) });
@@ -182,10 +185,15 @@ describe('retry', () => {
   it('never asks retryOn about an error another retry owns', async () => {
     const clock = new VirtualClock();
     const asked: unknown[] = [];
-    const outer = retry({ maxAttempts: 3, clock, backoff: constant(1), retryOn: (e) => {
+    const outer = retry({
+      maxAttempts: 3,
+      clock,
+      backoff: constant(1),
+      retryOn: (e) => {
         asked.push(e);
         return true;
-      } });
+      },
+    });
     const inner = retry({ maxAttempts: 2, clock, backoff: constant(1) });
     const p = outer.execute(() => inner.execute(() => Promise.reject(httpError(503))));
     const settled = p.catch((e: unknown) => e);
@@ -219,7 +227,9 @@ describe('retry', () => {
     const clock = new VirtualClock();
     const policy = retry({ maxAttempts: 2, clock, backoff: constant(7) });
     const events: object[] = [];
-    policy.on('retry', (e) => events.push({ type: 'retry', attempt: e.attempt, delayMs: e.delayMs }));
+    policy.on('retry', (e) =>
+      events.push({ type: 'retry', attempt: e.attempt, delayMs: e.delayMs }),
+    );
     const off = policy.on('giveup', (e) => events.push({ type: 'giveup', attempts: e.attempts }));
     const p = policy.execute(() => Promise.reject(httpError(503))).catch(() => undefined);
     await clock.advance(10);
@@ -234,7 +244,12 @@ describe('retry', () => {
   it('uses the backoff with jitter from the injected random source', async () => {
     const clock = new VirtualClock();
     const delays: number[] = [];
-    const policy = retry({ maxAttempts: 4, clock, random: () => 0.5, backoff: exponential({ baseMs: 100, jitter: 'full' }) });
+    const policy = retry({
+      maxAttempts: 4,
+      clock,
+      random: () => 0.5,
+      backoff: exponential({ baseMs: 100, jitter: 'full' }),
+    });
     policy.on('retry', (e) => delays.push(e.delayMs));
     const p = policy.execute(() => Promise.reject(httpError(503))).catch(() => undefined);
     await clock.advance(10_000);
@@ -253,7 +268,7 @@ describe('retry', () => {
     );
     const settled = p.catch((e: unknown) => e);
     await clock.advance(500);
-    expect((await settled as Error).name).toBe('TimeoutError');
+    expect(((await settled) as Error).name).toBe('TimeoutError');
     await tick();
     expect(calls).toBe(1);
   });

@@ -32,7 +32,7 @@ describe('entering a call scope', () => {
     ]);
   });
 
-  it('restores the caller\'s context when fn throws synchronously, and a nested store set inside fn stays inside', async () => {
+  it("restores the caller's context when fn throws synchronously, and a nested store set inside fn stays inside", async () => {
     const clock = new VirtualClock();
     const policy = pipeline(timeout(500, { clock }));
     const nested = retry({ clock });
@@ -42,7 +42,9 @@ describe('entering a call scope', () => {
           throw new Error('sync');
         })
         .catch((e: unknown) => (e as Error).message);
-      const inner = await policy.execute(() => user.run('inner', () => Promise.resolve(user.getStore())));
+      const inner = await policy.execute(() =>
+        user.run('inner', () => Promise.resolve(user.getStore())),
+      );
       return [thrown, inner, user.getStore(), await nested.execute(deadlineSeen)];
     });
     expect(await outcome).toEqual(['sync', 'inner', 'caller', undefined]);

@@ -155,7 +155,9 @@ describe('circuitBreaker on a shared store', () => {
   it('a trip in one process reaches the others through change notifications, without a call', async () => {
     const clock = new VirtualClock(1_000_000);
     const store = memoryStore();
-    const [a, b, c] = ['a', 'b', 'c'].map(() => circuitBreaker({ name: 'dep', store, clock, failureThreshold: 2 }));
+    const [a, b, c] = ['a', 'b', 'c'].map(() =>
+      circuitBreaker({ name: 'dep', store, clock, failureThreshold: 2 }),
+    );
     const seen: string[] = [];
     c!.on('state', (e) => seen.push(`${e.from}->${e.to}`));
     await settle();
@@ -173,7 +175,9 @@ describe('circuitBreaker on a shared store', () => {
     const path = join(dir, 'sync.db');
     const clock = new VirtualClock(1_000_000);
     const stores = [sqliteStore({ path }), sqliteStore({ path })];
-    const [a, b] = stores.map((store) => circuitBreaker({ name: 'dep', store, clock, failureThreshold: 1, cooldownMs: 60_000 }));
+    const [a, b] = stores.map((store) =>
+      circuitBreaker({ name: 'dep', store, clock, failureThreshold: 1, cooldownMs: 60_000 }),
+    );
     await settle();
     await fail(a!);
     await settle();
@@ -190,49 +194,77 @@ describe('circuitBreaker on a shared store', () => {
     for (const s of [...stores, third]) await s.close();
   });
 
-  it.each(['memory', 'sqlite'])('8 breakers × 50 concurrent callers after the cooldown (%s): one probe, one store question per breaker', async (kind) => {
-    const clock = new VirtualClock(1_000_000);
-    const path = join(dir, `probe-${kind}.db`);
-    const shared = kind === 'memory' ? memoryStore() : undefined;
-    const handles = Array.from({ length: 8 }, () => controlled(shared ?? sqliteStore({ path })));
-    const breakers = handles.map((h) => circuitBreaker({ name: 'dep', store: h.store, clock, failureThreshold: 1, cooldownMs: 1_000 }));
-    await settle();
-    await fail(breakers[0]!);
-    await clock.advance(1_000); // cooldown over, and every copy re-read
-    await settle();
-    for (const b of breakers) expect(b.state).toBe('open');
-    let reached = 0;
-    let release!: () => void;
-    const gate = new Promise<string>((r) => (release = () => r('ok')));
-    const results = breakers.flatMap((b) =>
-      Array.from({ length: 50 }, () =>
-        b.execute(() => {
-          reached++;
-          return gate;
-        }).then(
-          () => 'ok',
-          (e: unknown) => (isCircuitOpenError(e) ? 'rejected' : e),
+  it.each(['memory', 'sqlite'])(
+    '8 breakers × 50 concurrent callers after the cooldown (%s): one probe, one store question per breaker',
+    async (kind) => {
+      const clock = new VirtualClock(1_000_000);
+      const path = join(dir, `probe-${kind}.db`);
+      const shared = kind === 'memory' ? memoryStore() : undefined;
+      const handles = Array.from({ length: 8 }, () => controlled(shared ?? sqliteStore({ path })));
+      const breakers = handles.map((h) =>
+        circuitBreaker({
+          name: 'dep',
+          store: h.store,
+          clock,
+          failureThreshold: 1,
+          cooldownMs: 1_000,
+        }),
+      );
+      await settle();
+      await fail(breakers[0]!);
+      await clock.advance(1_000); // cooldown over, and every copy re-read
+      await settle();
+      for (const b of breakers) expect(b.state).toBe('open');
+      let reached = 0;
+      let release!: () => void;
+      const gate = new Promise<string>((r) => (release = () => r('ok')));
+      const results = breakers.flatMap((b) =>
+        Array.from({ length: 50 }, () =>
+          b
+            .execute(() => {
+              reached++;
+              return gate;
+            })
+            .then(
+              () => 'ok',
+              (e: unknown) => (isCircuitOpenError(e) ? 'rejected' : e),
+            ),
         ),
-      ),
-    );
-    await settle();
-    expect(reached).toBe(1);
-    for (const h of handles) expect(h.calls.admit).toBeLessThanOrEqual(1);
-    release();
-    const outcomes = await Promise.all(results);
-    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
-    expect(outcomes.filter((o) => o === 'rejected')).toHaveLength(399);
-    await settle();
-    expect(breakers[0]!.state === 'closed' || (await handles[0]!.store.breakerGet('dep'))?.state === 'closed').toBe(true);
-    if (kind === 'sqlite') for (const h of handles) await (h.store as unknown as Store).close?.();
-  });
+      );
+      await settle();
+      expect(reached).toBe(1);
+      for (const h of handles) expect(h.calls.admit).toBeLessThanOrEqual(1);
+      release();
+      const outcomes = await Promise.all(results);
+      expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
+      expect(outcomes.filter((o) => o === 'rejected')).toHaveLength(399);
+      await settle();
+      expect(
+        breakers[0]!.state === 'closed' ||
+          (await handles[0]!.store.breakerGet('dep'))?.state === 'closed',
+      ).toBe(true);
+      if (kind === 'sqlite') for (const h of handles) await (h.store as unknown as Store).close?.();
+    },
+  );
 
   it('a stale local copy lets a call through, whose failure is stale in the store and teaches the copy', async () => {
     const path = join(dir, 'stale.db');
     const clock = new VirtualClock(1_000_000);
     const [s1, s2] = [sqliteStore({ path }), sqliteStore({ path })];
-    const a = circuitBreaker({ name: 'dep', store: s1, clock, failureThreshold: 1, cooldownMs: 60_000 });
-    const b = circuitBreaker({ name: 'dep', store: s2, clock, failureThreshold: 1, cooldownMs: 60_000 });
+    const a = circuitBreaker({
+      name: 'dep',
+      store: s1,
+      clock,
+      failureThreshold: 1,
+      cooldownMs: 60_000,
+    });
+    const b = circuitBreaker({
+      name: 'dep',
+      store: s2,
+      clock,
+      failureThreshold: 1,
+      cooldownMs: 60_000,
+    });
     await settle();
     await fail(a);
     await settle();
@@ -248,7 +280,9 @@ describe('circuitBreaker on a shared store', () => {
   it('a probe whose caller aborts frees the slot for every process at once', async () => {
     const clock = new VirtualClock(1_000_000);
     const store = memoryStore();
-    const [a, b] = [0, 1].map(() => circuitBreaker({ name: 'dep', store, clock, failureThreshold: 1, cooldownMs: 100 }));
+    const [a, b] = [0, 1].map(() =>
+      circuitBreaker({ name: 'dep', store, clock, failureThreshold: 1, cooldownMs: 100 }),
+    );
     await settle();
     await fail(a!);
     await clock.advance(100);
@@ -257,7 +291,7 @@ describe('circuitBreaker on a shared store', () => {
     await settle();
     expect((await store.breakerGet('dep'))?.probeUntil).toBeGreaterThan(0);
     controller.abort();
-    expect((await probe as Error).name).toBe('AbortError');
+    expect(((await probe) as Error).name).toBe('AbortError');
     await settle();
     expect(await store.breakerGet('dep')).toMatchObject({ state: 'half-open', probeUntil: 0 });
     await expect(b!.execute(() => 'ok')).resolves.toBe('ok');
@@ -269,11 +303,13 @@ describe('circuitBreaker on a shared store', () => {
     const { b, inner, answer } = await waitingForTheStore(100);
     const controller = new AbortController();
     let ran = false;
-    const call = b.execute(() => (ran = true), { signal: controller.signal }).catch((e: unknown) => e);
+    const call = b
+      .execute(() => (ran = true), { signal: controller.signal })
+      .catch((e: unknown) => e);
     await settle();
     controller.abort();
     answer();
-    expect((await call as Error).name).toBe('AbortError');
+    expect(((await call) as Error).name).toBe('AbortError');
     await settle();
     expect(ran).toBe(false);
     expect(await inner.breakerGet('dep')).toMatchObject({ state: 'half-open', probeUntil: 0 });
@@ -287,7 +323,13 @@ describe('circuitBreaker on a shared store', () => {
       breakerAdmit: () => {
         throw new Error('not implemented');
       },
-      breakerRecord: (name: string, epoch: number, outcome: BreakerOutcome, now: number, limits: Parameters<Store['breakerRecord']>[4]) => {
+      breakerRecord: (
+        name: string,
+        epoch: number,
+        outcome: BreakerOutcome,
+        now: number,
+        limits: Parameters<Store['breakerRecord']>[4],
+      ) => {
         if (throwing) throw new Error('sync failure');
         void inner.breakerRecord(name, epoch, outcome, now, limits);
         return { state: 'open', epoch: 1, failures: 1, openedAt: now, probeUntil: 0 };
@@ -315,7 +357,13 @@ describe('circuitBreaker on a shared store', () => {
     async function trippedAndCooled() {
       const clock = new VirtualClock(1_000_000);
       const { store, state } = controlled(memoryStore());
-      const b = circuitBreaker({ name: 'dep', store, clock, failureThreshold: 1, cooldownMs: 1_000 });
+      const b = circuitBreaker({
+        name: 'dep',
+        store,
+        clock,
+        failureThreshold: 1,
+        cooldownMs: 1_000,
+      });
       await settle();
       await fail(b);
       await settle();
@@ -327,7 +375,13 @@ describe('circuitBreaker on a shared store', () => {
     it('a hung store: calls never wait longer than storeTimeoutMs, the breaker protects from its local copy, and re-syncs when back', async () => {
       const clock = new VirtualClock(1_000_000);
       const { store, calls, state } = controlled(memoryStore());
-      const b = circuitBreaker({ name: 'dep', store, clock, failureThreshold: 2, cooldownMs: 1_000 });
+      const b = circuitBreaker({
+        name: 'dep',
+        store,
+        clock,
+        failureThreshold: 2,
+        cooldownMs: 1_000,
+      });
       const events: string[] = [];
       b.on('store_unavailable', (e) => events.push(`unavailable:${(e.error as Error).name}`));
       b.on('store_recovered', (e) => events.push(`recovered:${e.downMs}`));
@@ -360,9 +414,12 @@ describe('circuitBreaker on a shared store', () => {
       let down = true;
       let answerGet: (() => void) | undefined;
       const store = replacing(inner, {
-        breakerRecord: (...a) => (down ? Promise.reject(new Error('down')) : inner.breakerRecord(...a)),
+        breakerRecord: (...a) =>
+          down ? Promise.reject(new Error('down')) : inner.breakerRecord(...a),
         breakerGet: (...a) =>
-          down ? Promise.reject(new Error('down')) : new Promise((r) => (answerGet = () => r(inner.breakerGet(...a)))),
+          down
+            ? Promise.reject(new Error('down'))
+            : new Promise((r) => (answerGet = () => r(inner.breakerGet(...a)))),
       });
       const b = circuitBreaker({ name: 'dep', store, clock, failureThreshold: 2, cooldownMs: 100 });
       await clock.advance(250); // the first read fails: unavailable from the start
@@ -397,7 +454,10 @@ describe('circuitBreaker on a shared store', () => {
       state.mode = 'hang';
       const started = clock.now();
       const call = b.execute(() => clock.now() - started);
-      const others = await Promise.all([b.execute(() => 'x').catch((e: unknown) => e), b.execute(() => 'y').catch((e: unknown) => e)]);
+      const others = await Promise.all([
+        b.execute(() => 'x').catch((e: unknown) => e),
+        b.execute(() => 'y').catch((e: unknown) => e),
+      ]);
       expect(others.every(isCircuitOpenError)).toBe(true); // one question per process at a time
       await clock.advance(250);
       await expect(call).resolves.toBe(250);
@@ -448,22 +508,25 @@ describe('circuitBreaker on a shared store', () => {
     });
   });
 
-  it.each([true, false])('isolate() then reset() at once: the last one wins, here and in the store, without flickering (notifications: %s)', async (notifies) => {
-    const inner = memoryStore();
-    const store = replacing(inner, {});
-    if (!notifies) delete store.breakerSubscribe; // answers are then all it hears
-    const b = circuitBreaker({ name: 'dep', store, clock: new VirtualClock() });
-    await settle();
-    const states: string[] = [];
-    b.on('state', (e) => states.push(`${e.from}->${e.to}`));
-    const isolated = b.isolate();
-    const reset = b.reset();
-    await Promise.all([isolated, reset]);
-    await settle();
-    expect(b.state).toBe('closed');
-    expect((await store.breakerGet('dep'))?.state).toBe('closed');
-    expect(states).toEqual(['closed->isolated', 'isolated->closed']);
-  });
+  it.each([true, false])(
+    'isolate() then reset() at once: the last one wins, here and in the store, without flickering (notifications: %s)',
+    async (notifies) => {
+      const inner = memoryStore();
+      const store = replacing(inner, {});
+      if (!notifies) delete store.breakerSubscribe; // answers are then all it hears
+      const b = circuitBreaker({ name: 'dep', store, clock: new VirtualClock() });
+      await settle();
+      const states: string[] = [];
+      b.on('state', (e) => states.push(`${e.from}->${e.to}`));
+      const isolated = b.isolate();
+      const reset = b.reset();
+      await Promise.all([isolated, reset]);
+      await settle();
+      expect(b.state).toBe('closed');
+      expect((await store.breakerGet('dep'))?.state).toBe('closed');
+      expect(states).toEqual(['closed->isolated', 'isolated->closed']);
+    },
+  );
 
   it('logs a store outage and a late probe as warnings', async () => {
     const lines: Array<{ level: string; event: string }> = [];
@@ -471,7 +534,14 @@ describe('circuitBreaker on a shared store', () => {
     try {
       const clock = new VirtualClock();
       const { store, state } = controlled(memoryStore());
-      const b = circuitBreaker({ name: 'logged', store, clock, failureThreshold: 1, cooldownMs: 10, probeTimeoutMs: 20 });
+      const b = circuitBreaker({
+        name: 'logged',
+        store,
+        clock,
+        failureThreshold: 1,
+        cooldownMs: 10,
+        probeTimeoutMs: 20,
+      });
       await settle();
       state.mode = 'fail';
       await fail(b);
@@ -483,14 +553,22 @@ describe('circuitBreaker on a shared store', () => {
     } finally {
       stop();
     }
-    const levels = Object.fromEntries(lines.filter((l) => l.event === 'store_unavailable' || l.event === 'probe_late').map((l) => [l.event, l.level]));
+    const levels = Object.fromEntries(
+      lines
+        .filter((l) => l.event === 'store_unavailable' || l.event === 'probe_late')
+        .map((l) => [l.event, l.level]),
+    );
     expect(levels).toEqual({ store_unavailable: 'warn', probe_late: 'warn' });
   });
 
   it('rejects options that need a store without one, and stores that are not BreakerStores', () => {
     expect(() => circuitBreaker({ storeTimeoutMs: 100 })).toThrow('storeTimeoutMs needs a store');
     expect(() => circuitBreaker({ syncIntervalMs: 100 })).toThrow('syncIntervalMs needs a store');
-    expect(() => circuitBreaker({ store: {} as BreakerStore })).toThrow(/store must be a BreakerStore with breakerAdmit/);
-    expect(() => circuitBreaker({ store: memoryStore(), storeTimeoutMs: 0 })).toThrow('storeTimeoutMs must be a number >= 1, got 0');
+    expect(() => circuitBreaker({ store: {} as BreakerStore })).toThrow(
+      /store must be a BreakerStore with breakerAdmit/,
+    );
+    expect(() => circuitBreaker({ store: memoryStore(), storeTimeoutMs: 0 })).toThrow(
+      'storeTimeoutMs must be a number >= 1, got 0',
+    );
   });
 });

@@ -34,7 +34,9 @@ describe('timeout on real time, lazy start (property)', () => {
   it('never early, never missed, never cuts work that settles in its burst; the deadline brackets the start', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(plan, { minLength: 1, maxLength: 6 }), async (plans) => {
-        const runs: Array<Promise<{ p: CallPlan; started: number; read?: [number, number]; outcome: Outcome }>> = [];
+        const runs: Array<
+          Promise<{ p: CallPlan; started: number; read?: [number, number]; outcome: Outcome }>
+        > = [];
         for (const p of plans) {
           if (p.startLater) await new Promise((r) => setImmediate(r));
           const started = performance.now();

@@ -4,7 +4,16 @@
 // deadline fn sees, nesting, and no timer for calls that settle at once.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deadlineQueue } from '../../src/clock/deadline-queue.js';
-import { type CallContext, circuitBreaker, constant, pipeline, retry, systemClock, TimeoutError, timeout } from '../../src/index.js';
+import {
+  type CallContext,
+  circuitBreaker,
+  constant,
+  pipeline,
+  retry,
+  systemClock,
+  TimeoutError,
+  timeout,
+} from '../../src/index.js';
 import { never } from './helpers.js';
 
 afterEach(() => {

@@ -37,7 +37,11 @@ describe('timeout', () => {
     await expect(timeout(100, { clock }).execute((ctx) => ctx.deadline)).resolves.toBe(1_100);
     const boom = new Error('boom');
     await expect(timeout(100, { clock }).execute(() => Promise.reject(boom))).rejects.toBe(boom);
-    await expect(timeout(100, { clock }).execute(() => { throw boom; })).rejects.toBe(boom);
+    await expect(
+      timeout(100, { clock }).execute(() => {
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
   });
 
   it('the deadline is the earliest of all enclosing timeouts', async () => {
@@ -51,7 +55,10 @@ describe('timeout', () => {
   it('per-attempt timeouts inside retry: a hung attempt is retried', async () => {
     const clock = new VirtualClock();
     let calls = 0;
-    const p = pipeline(retry({ maxAttempts: 3, clock, backoff: constant(10) }), timeout(100, { clock })).execute(() => {
+    const p = pipeline(
+      retry({ maxAttempts: 3, clock, backoff: constant(10) }),
+      timeout(100, { clock }),
+    ).execute(() => {
       calls++;
       return calls < 3 ? never<string>() : 'third';
     });

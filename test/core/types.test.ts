@@ -26,13 +26,25 @@ describe('types that flow (issue 11.4)', () => {
     // @ts-expect-error no layer of this pipeline emits 'state': its listener gets a plain object
     p.on('state', (e) => e.from);
 
-    const named = pipeline({ name: 'search' }, circuitBreaker({ name: 'search' }), retry(), timeout(1), validate((s: string) => s !== ''));
-    expectTypeOf<EventsOf<typeof named>>().toEqualTypeOf<EventsOf<CircuitBreaker> | 'retry' | 'giveup' | 'timeout' | 'invalid'>();
+    const named = pipeline(
+      { name: 'search' },
+      circuitBreaker({ name: 'search' }),
+      retry(),
+      timeout(1),
+      validate((s: string) => s !== ''),
+    );
+    expectTypeOf<EventsOf<typeof named>>().toEqualTypeOf<
+      EventsOf<CircuitBreaker> | 'retry' | 'giveup' | 'timeout' | 'invalid'
+    >();
     expectTypeOf<'state' | 'reject'>().toMatchTypeOf<EventsOf<CircuitBreaker>>();
-    named.on('state', (e) => expectTypeOf(e.to).toEqualTypeOf<'closed' | 'open' | 'half-open' | 'isolated'>());
+    named.on('state', (e) =>
+      expectTypeOf(e.to).toEqualTypeOf<'closed' | 'open' | 'half-open' | 'isolated'>(),
+    );
 
     const nested = pipeline(instrument({ name: 'x' }), pipeline(retry(), timeout(5)), traced());
-    expectTypeOf<EventsOf<typeof nested>>().toEqualTypeOf<'call' | 'attempt' | 'retry' | 'giveup' | 'timeout'>();
+    expectTypeOf<EventsOf<typeof nested>>().toEqualTypeOf<
+      'call' | 'attempt' | 'retry' | 'giveup' | 'timeout'
+    >();
     nested.on('call', (e) => expectTypeOf(e.durationMs).toBeNumber());
   });
 
@@ -40,7 +52,11 @@ describe('types that flow (issue 11.4)', () => {
     const seen = await timeout(1_000).execute((ctx: CallContext) => {
       expectTypeOf(ctx.signal).toEqualTypeOf<AbortSignal>();
       expectTypeOf(ctx.deadline).toEqualTypeOf<number | undefined>();
-      return { attempt: ctx.attempt, hasDeadline: ctx.deadline !== undefined, aborted: ctx.signal.aborted };
+      return {
+        attempt: ctx.attempt,
+        hasDeadline: ctx.deadline !== undefined,
+        aborted: ctx.signal.aborted,
+      };
     });
     expect(seen).toEqual({ attempt: 1, hasDeadline: true, aborted: false });
   });

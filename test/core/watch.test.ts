@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Timer, TimerClock } from '../../src/clock/clock.js';
-import { type Clock, isStallError, pipeline, StallError, subscribe, timeout, watch } from '../../src/index.js';
+import {
+  type Clock,
+  isStallError,
+  pipeline,
+  StallError,
+  subscribe,
+  timeout,
+  watch,
+} from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
 import { tick } from './helpers.js';
 
@@ -59,7 +67,11 @@ function microtaskSource(time: { t: number }, first: string, max: number): Async
       next: () => {
         time.t += 1;
         i++;
-        return Promise.resolve(i > max ? { done: true as const, value: undefined } : { done: false as const, value: i === 1 ? first : 'ping' });
+        return Promise.resolve(
+          i > max
+            ? { done: true as const, value: undefined }
+            : { done: false as const, value: i === 1 ? first : 'ping' },
+        );
       },
       return: () => Promise.resolve({ done: true as const, value: undefined }),
     }),
@@ -126,7 +138,10 @@ describe('watch', () => {
     const clock = new VirtualClock();
     const s = controlled<{ type: string }>();
     const out: Array<{ type: string }> = [];
-    const done = collect(watch(s.source, { idleMs: 100, clock, isProgress: (m) => m.type !== 'ping' }), out);
+    const done = collect(
+      watch(s.source, { idleMs: 100, clock, isProgress: (m) => m.type !== 'ping' }),
+      out,
+    );
     s.push({ type: 'text' });
     for (let i = 0; i < 20; i++) {
       await clock.advance(30);
@@ -169,7 +184,10 @@ describe('watch', () => {
     const s = controlled<number>();
     const controller = new AbortController();
     const out: number[] = [];
-    const done = collect(watch(s.source, { idleMs: 10_000, clock, signal: controller.signal }), out);
+    const done = collect(
+      watch(s.source, { idleMs: 10_000, clock, signal: controller.signal }),
+      out,
+    );
     s.push(1);
     await tick();
     controller.abort();
@@ -241,7 +259,11 @@ describe('watch', () => {
     it(`keep-alives answered through microtasks alone are reported idle (${kind})`, async () => {
       const time = { t: 0 };
       const out: string[] = [];
-      const opts = { idleMs: 100, clock: starvedClock(time, withTimers), isProgress: (m: string) => m !== 'ping' };
+      const opts = {
+        idleMs: 100,
+        clock: starvedClock(time, withTimers),
+        isProgress: (m: string) => m !== 'ping',
+      };
       const error = await collect(watch(microtaskSource(time, 'text', 100_000), opts), out);
       expect(isStallError(error) && error.phase).toBe('idle');
       expect(out.length).toBeLessThan(110);
@@ -250,7 +272,12 @@ describe('watch', () => {
     it(`keep-alives through microtasks before any progress are reported first-item (${kind})`, async () => {
       const time = { t: 0 };
       const out: string[] = [];
-      const opts = { firstItemMs: 50, idleMs: 1_000, clock: starvedClock(time, withTimers), isProgress: (m: string) => m !== 'ping' };
+      const opts = {
+        firstItemMs: 50,
+        idleMs: 1_000,
+        clock: starvedClock(time, withTimers),
+        isProgress: (m: string) => m !== 'ping',
+      };
       const error = await collect(watch(microtaskSource(time, 'ping', 100_000), opts), out);
       expect(isStallError(error) && error.phase).toBe('first-item');
       expect(out.length).toBeLessThan(60);
@@ -259,7 +286,13 @@ describe('watch', () => {
     it(`totalMs ends a source that answers through microtasks alone (${kind})`, async () => {
       const time = { t: 0 };
       const out: string[] = [];
-      const error = await collect(watch(microtaskSource(time, 'text', 100_000), { totalMs: 200, clock: starvedClock(time, withTimers) }), out);
+      const error = await collect(
+        watch(microtaskSource(time, 'text', 100_000), {
+          totalMs: 200,
+          clock: starvedClock(time, withTimers),
+        }),
+        out,
+      );
       expect(isStallError(error) && error.phase).toBe('total');
       // checked at least every 64 items inside one burst
       expect(out.length).toBeGreaterThanOrEqual(199);
@@ -271,7 +304,12 @@ describe('watch', () => {
     let i = 0;
     const source: AsyncIterable<string> = {
       [Symbol.asyncIterator]: () => ({
-        next: () => Promise.resolve(++i > 20_000_000 ? { done: true as const, value: undefined } : { done: false as const, value: i === 1 ? 'text' : 'ping' }),
+        next: () =>
+          Promise.resolve(
+            ++i > 20_000_000
+              ? { done: true as const, value: undefined }
+              : { done: false as const, value: i === 1 ? 'text' : 'ping' },
+          ),
       }),
     };
     const error = await collect(watch(source, { idleMs: 20, isProgress: (m) => m !== 'ping' }), []);
@@ -282,7 +320,15 @@ describe('watch', () => {
     const clock = new VirtualClock();
     const s = controlled<number>();
     const out: number[] = [];
-    const done = collect(watch(s.source, { firstItemMs: Number.POSITIVE_INFINITY, idleMs: 100, totalMs: Number.POSITIVE_INFINITY, clock }), out);
+    const done = collect(
+      watch(s.source, {
+        firstItemMs: Number.POSITIVE_INFINITY,
+        idleMs: 100,
+        totalMs: Number.POSITIVE_INFINITY,
+        clock,
+      }),
+      out,
+    );
     await clock.advance(1_000_000); // no first-item limit
     s.push(1);
     await clock.advance(99);
@@ -303,7 +349,7 @@ describe('watch', () => {
     await clock.advance(10_000_000);
     expect(clock.pending).toBe(0);
     controller.abort();
-    expect((await done as Error).name).toBe('AbortError');
+    expect(((await done) as Error).name).toBe('AbortError');
     expect(out).toEqual([1]);
     expect(s.state.returned).toBe(1);
   });
@@ -339,15 +385,25 @@ describe('watch', () => {
 
   it('checks every limit and names it', () => {
     const s = controlled<number>();
-    expect(() => watch(s.source, { idleMs: 0 })).toThrow(/idleMs must be a number of ms >= 1, or Infinity for no limit, got 0/);
+    expect(() => watch(s.source, { idleMs: 0 })).toThrow(
+      /idleMs must be a number of ms >= 1, or Infinity for no limit, got 0/,
+    );
     expect(() => watch(s.source, { totalMs: -5 })).toThrow(RangeError);
-    expect(() => watch(s.source, { firstItemMs: '5' as unknown as number })).toThrow(/firstItemMs .* got "5"/);
-    expect(() => watch(s.source, { idleMs: 100, signal: {} as AbortSignal })).toThrow(/signal must be an AbortSignal/);
-    expect(() => watch(s.source, { idleMs: 100, idelMs: 5 } as never)).toThrow(/unknown option "idelMs"/);
-    expect(() => watch(s.source, {})).toThrow(/at least one of firstItemMs, idleMs, totalMs \(Infinity for none\) or a signal/);
+    expect(() => watch(s.source, { firstItemMs: '5' as unknown as number })).toThrow(
+      /firstItemMs .* got "5"/,
+    );
+    expect(() => watch(s.source, { idleMs: 100, signal: {} as AbortSignal })).toThrow(
+      /signal must be an AbortSignal/,
+    );
+    expect(() => watch(s.source, { idleMs: 100, idelMs: 5 } as never)).toThrow(
+      /unknown option "idelMs"/,
+    );
+    expect(() => watch(s.source, {})).toThrow(
+      /at least one of firstItemMs, idleMs, totalMs \(Infinity for none\) or a signal/,
+    );
   });
 
-  it('a stall event names the call that consumes the stream, also when its timer was armed in another call\'s burst', async () => {
+  it("a stall event names the call that consumes the stream, also when its timer was armed in another call's burst", async () => {
     const seen: Array<{ name?: unknown }> = [];
     const off = subscribe((e) => {
       if (e.type === 'stall') seen.push({ name: e.name });

@@ -3,10 +3,14 @@ import { aiSdkBackend } from '../../src/cli/demo/ai-sdk-backend.js';
 import { runDemo, TOPICS } from '../../src/cli/demo/run-demo.js';
 
 describe('the demo over the real Vercel AI SDK (@ai-sdk/anthropic) and the embedded chaos server', () => {
-  it('catches the seed scenario\'s stalls, 529s and empty answers through recourseMiddleware and still serves every topic', async () => {
+  it("catches the seed scenario's stalls, 529s and empty answers through recourseMiddleware and still serves every topic", async () => {
     let text = '';
     const backend = await aiSdkBackend({ seed: 3, live: false });
-    const summary = await runDemo({ stdout: { write: (s: string) => (text += s) } }, backend, TOPICS);
+    const summary = await runDemo(
+      { stdout: { write: (s: string) => (text += s) } },
+      backend,
+      TOPICS,
+    );
     expect(summary.failed).toBe(0);
     expect(Object.values(summary.servedBy).reduce((a, b) => a + b, 0)).toBe(TOPICS.length);
     expect(summary.stallsCaught).toBeGreaterThan(0);
@@ -18,7 +22,11 @@ describe('the demo over the real Vercel AI SDK (@ai-sdk/anthropic) and the embed
     expect(text).toMatch(/✔ served by deep-research: Canned reply/);
     // generateText's 400 for the editor's first plan: a logical failure, handed back and re-planned
     expect([summary.replans, summary.brief]).toEqual([1, true]);
-    expect(text).toMatch(/↻ re-plan {3}The call to "editor" failed: the request is larger than the model's context window \[HTTP 400\]/);
-    expect(text).toMatch(/✔ brief {5}Canned reply [0-9a-f]{8} from the recourse chaos server for claude-haiku-4-5\./);
+    expect(text).toMatch(
+      /↻ re-plan {3}The call to "editor" failed: the request is larger than the model's context window \[HTTP 400\]/,
+    );
+    expect(text).toMatch(
+      /✔ brief {5}Canned reply [0-9a-f]{8} from the recourse chaos server for claude-haiku-4-5\./,
+    );
   });
 });

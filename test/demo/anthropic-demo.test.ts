@@ -3,10 +3,14 @@ import { anthropicBackend } from '../../src/cli/demo/anthropic-backend.js';
 import { runDemo, TOPICS } from '../../src/cli/demo/run-demo.js';
 
 describe('the demo over the real @anthropic-ai/sdk and the embedded chaos server', () => {
-  it('catches the seed scenario\'s stalls, 529s and empty answers and still serves every topic', async () => {
+  it("catches the seed scenario's stalls, 529s and empty answers and still serves every topic", async () => {
     let text = '';
     const backend = await anthropicBackend({ seed: 3, live: false });
-    const summary = await runDemo({ stdout: { write: (s: string) => (text += s) } }, backend, TOPICS);
+    const summary = await runDemo(
+      { stdout: { write: (s: string) => (text += s) } },
+      backend,
+      TOPICS,
+    );
     expect(summary.failed).toBe(0);
     expect(Object.values(summary.servedBy).reduce((a, b) => a + b, 0)).toBe(TOPICS.length);
     expect(summary.stallsCaught).toBeGreaterThan(0);
@@ -16,7 +20,11 @@ describe('the demo over the real @anthropic-ai/sdk and the embedded chaos server
     expect(text).toMatch(/injected faults .*stall=\d+/);
     // The editor's first plan overflows the quick model's window on the chaos server: a real 400.
     expect([summary.replans, summary.brief]).toEqual([1, true]);
-    expect(text).toMatch(/↻ re-plan {3}The call to "editor" failed: the request is larger than the model's context window \[HTTP 400\] \("prompt is too long: \d+ tokens > 3000 maximum"\)/);
-    expect(text).toMatch(/✔ brief {5}Canned reply [0-9a-f]{8} from the recourse chaos server for claude-haiku-4-5\./);
+    expect(text).toMatch(
+      /↻ re-plan {3}The call to "editor" failed: the request is larger than the model's context window \[HTTP 400\] \("prompt is too long: \d+ tokens > 3000 maximum"\)/,
+    );
+    expect(text).toMatch(
+      /✔ brief {5}Canned reply [0-9a-f]{8} from the recourse chaos server for claude-haiku-4-5\./,
+    );
   });
 });

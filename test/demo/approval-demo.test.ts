@@ -15,9 +15,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function demoUntilAsked(name: string) {
   const folder = join(dir, name);
-  const demo = spawnFixture(pathToFileURL(BIN), ['demo', '--simulated', '--topics', '2', '--approval', '--report', join(folder, 'report.html')], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
-  });
+  const demo = spawnFixture(
+    pathToFileURL(BIN),
+    ['demo', '--simulated', '--topics', '2', '--approval', '--report', join(folder, 'report.html')],
+    {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+    },
+  );
   const command = await demo.line('    recourse escalations approve ', 60_000);
   const [id, , store] = command.split(' ');
   return { demo, id: id!, store: store!, folder };
@@ -32,18 +36,40 @@ describe.skipIf(!existsSync(BIN) && !required)('recourse demo --approval', () =>
     expect(existsSync(join(folder, 'brief.md'))).toBe(false); // not before the approval
     const listed = await runBin(['escalations', 'list', '--store', store]);
     expect(listed.stdout).toContain(`${id}  publish_brief  pending`);
-    expect((await runBin(['escalations', 'approve', id, '--store', store, '--by', 'alice'])).code).toBe(0);
-    expect(await demo.line('  ✔ published to ', 30_000)).toBe(`${join(folder, 'brief.md')} (approved by alice)`);
+    expect(
+      (await runBin(['escalations', 'approve', id, '--store', store, '--by', 'alice'])).code,
+    ).toBe(0);
+    expect(await demo.line('  ✔ published to ', 30_000)).toBe(
+      `${join(folder, 'brief.md')} (approved by alice)`,
+    );
     expect((await demo.exited).code).toBe(0);
     expect(demo.stdout()).toMatch(/^ {2}approval {14}published$/m);
     expect(demo.stdout()).toMatch(/^ {2}editor {16}brief written, re-planned 1×/m);
-    expect(readFileSync(join(folder, 'brief.md'), 'utf8')).toBe('the brief: findings from quick-search\n');
+    expect(readFileSync(join(folder, 'brief.md'), 'utf8')).toBe(
+      'the brief: findings from quick-search\n',
+    );
   }, 120_000);
 
   it('denied, it never publishes', async () => {
     const { demo, id, store, folder } = await demoUntilAsked('denied');
-    expect((await runBin(['escalations', 'deny', id, '--store', store, '--by', 'bob', '--note', 'not today'])).code).toBe(0);
-    expect(await demo.line('  ✘ not published: ', 30_000)).toBe(`A person denied this call (escalation ${id}, by bob: not today). It was not run. Do not try it again.`);
+    expect(
+      (
+        await runBin([
+          'escalations',
+          'deny',
+          id,
+          '--store',
+          store,
+          '--by',
+          'bob',
+          '--note',
+          'not today',
+        ])
+      ).code,
+    ).toBe(0);
+    expect(await demo.line('  ✘ not published: ', 30_000)).toBe(
+      `A person denied this call (escalation ${id}, by bob: not today). It was not run. Do not try it again.`,
+    );
     expect((await demo.exited).code).toBe(0);
     expect(existsSync(join(folder, 'brief.md'))).toBe(false);
   }, 120_000);

@@ -9,10 +9,16 @@ import { dropSchemas, PG_URL, pgAvailable, uniqueSchema } from '../postgres/pg-h
 
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const { RECOURSE_STORE: _, ...base } = process.env;
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...base, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...base, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -29,24 +35,34 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 async function fleetRun(store: string): Promise<void> {
   requireBuild();
   const { code, stdout, stderr } = await cli(['demo', '--workers', '4', '--store', store]);
-    expect([code, stderr]).toEqual([0, '']);
-    // Every worker is a process of its own, ready before the fleet starts.
-    const pids = new Set([...stdout.matchAll(/w\d {2}ready \(pid (\d+)\)/g)].map((m) => m[1]));
-    expect(pids.size).toBe(4);
-    // The trip: one worker's copy opens, the three others follow without a call of their own.
-    const trip = stdout.indexOf('closed → open (a trip');
-    expect(trip).toBeGreaterThan(0);
-    const untilProbe = stdout.slice(trip, stdout.indexOf('probed deep-research', trip));
-    expect(new Set([...untilProbe.matchAll(/ w(\d) {2}deep-research open here too/g)].map((m) => m[1])).size).toBe(3);
-    expect(new Set([...untilProbe.matchAll(/ w(\d) {2}skips deep-research \(open\)/g)].map((m) => m[1])).size).toBe(4);
-    // Probes: at least one, never two at once, and they are the only deep-research requests while open.
-    const probes = /probes: (\d+) for the whole fleet of 4, one at a time/.exec(stdout);
-    expect(probes).not.toBeNull();
-    const n = Number(probes![1]);
-    expect(n).toBeGreaterThanOrEqual(1);
-    expect(stdout).toContain(`deep-research calls let through once every worker knew of the trip, until it closed: ${n} (the probes: ${n})`);
-    expect(stdout).toMatch(/closed by w\d's probe at \+[\d.]+ s; every worker's copy closed within \d+ ms of it/);
-    expect(stdout).toContain('✓ one breaker for 4 processes');
+  expect([code, stderr]).toEqual([0, '']);
+  // Every worker is a process of its own, ready before the fleet starts.
+  const pids = new Set([...stdout.matchAll(/w\d {2}ready \(pid (\d+)\)/g)].map((m) => m[1]));
+  expect(pids.size).toBe(4);
+  // The trip: one worker's copy opens, the three others follow without a call of their own.
+  const trip = stdout.indexOf('closed → open (a trip');
+  expect(trip).toBeGreaterThan(0);
+  const untilProbe = stdout.slice(trip, stdout.indexOf('probed deep-research', trip));
+  expect(
+    new Set([...untilProbe.matchAll(/ w(\d) {2}deep-research open here too/g)].map((m) => m[1]))
+      .size,
+  ).toBe(3);
+  expect(
+    new Set([...untilProbe.matchAll(/ w(\d) {2}skips deep-research \(open\)/g)].map((m) => m[1]))
+      .size,
+  ).toBe(4);
+  // Probes: at least one, never two at once, and they are the only deep-research requests while open.
+  const probes = /probes: (\d+) for the whole fleet of 4, one at a time/.exec(stdout);
+  expect(probes).not.toBeNull();
+  const n = Number(probes![1]);
+  expect(n).toBeGreaterThanOrEqual(1);
+  expect(stdout).toContain(
+    `deep-research calls let through once every worker knew of the trip, until it closed: ${n} (the probes: ${n})`,
+  );
+  expect(stdout).toMatch(
+    /closed by w\d's probe at \+[\d.]+ s; every worker's copy closed within \d+ ms of it/,
+  );
+  expect(stdout).toContain('✓ one breaker for 4 processes');
 }
 
 const redisBuilt = existsSync(fileURLToPath(new URL('../../dist/redis/index.js', import.meta.url)));
@@ -59,7 +75,10 @@ describe('recourse demo --workers', () => {
     if (!redisBuilt) return;
     // Only this test's keys on the shared Redis.
     const { Redis } = await import('ioredis');
-    const client = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
+    const client = new Redis('redis://127.0.0.1:6379', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+    });
     try {
       await client.connect();
       const keys = await client.keys(`${prefix}*`);
@@ -84,33 +103,66 @@ describe('recourse demo --workers', () => {
     90_000,
   );
 
-  it.runIf(redisBuilt)('the same on Redis', () => fleetRun(`redis://127.0.0.1:6379?prefix=${prefix}`), 90_000);
+  it.runIf(redisBuilt)(
+    'the same on Redis',
+    () => fleetRun(`redis://127.0.0.1:6379?prefix=${prefix}`),
+    90_000,
+  );
   it.runIf(redisBuilt)('says what is wrong with an unreachable Redis', async () => {
     requireBuild();
-    const { code, stderr } = await cli(['demo', '--workers', '2', '--store', 'redis://127.0.0.1:1']);
+    const { code, stderr } = await cli([
+      'demo',
+      '--workers',
+      '2',
+      '--store',
+      'redis://127.0.0.1:1',
+    ]);
     expect(code).toBe(1);
-    expect(stderr).toContain('recourse demo: cannot use the store redis://127.0.0.1:1: cannot connect to redis://127.0.0.1:1');
+    expect(stderr).toContain(
+      'recourse demo: cannot use the store redis://127.0.0.1:1: cannot connect to redis://127.0.0.1:1',
+    );
   });
 
   it('says what is wrong with the store before starting a worker', async () => {
     requireBuild();
-    const refused = await cli(['demo', '--workers', '2', '--store', 'postgres://postgres@127.0.0.1:1/test']);
+    const refused = await cli([
+      'demo',
+      '--workers',
+      '2',
+      '--store',
+      'postgres://postgres@127.0.0.1:1/test',
+    ]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^recourse demo: cannot use the store postgres:\/\/postgres@127\.0\.0\.1:1\/test: .*ECONNREFUSED/m);
+    expect(refused.stderr).toMatch(
+      /^recourse demo: cannot use the store postgres:\/\/postgres@127\.0\.0\.1:1\/test: .*ECONNREFUSED/m,
+    );
     expect(refused.stdout).not.toContain('ready (pid');
     const bad = await cli(['demo', '--workers', '2', '--store', 'mysql://x']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--store must be one of sqlite:PATH, postgres://…[?schema=NAME] or redis://…[?prefix=P]');
+    expect(bad.stderr).toContain(
+      '--store must be one of sqlite:PATH, postgres://…[?schema=NAME] or redis://…[?prefix=P]',
+    );
   }, 30_000);
 
   it('needs --workers with --store, a store with --workers, and leaves the single-process flags alone', async () => {
     requireBuild();
     const noWorkers = await cli(['demo', '--store', 'sqlite:x.db']);
-    expect([noWorkers.code, noWorkers.stderr]).toEqual([2, expect.stringContaining('--store is for the cluster demo: add --workers N')]);
+    expect([noWorkers.code, noWorkers.stderr]).toEqual([
+      2,
+      expect.stringContaining('--store is for the cluster demo: add --workers N'),
+    ]);
     const noStore = await cli(['demo', '--workers', '4']);
-    expect([noStore.code, noStore.stderr]).toEqual([2, expect.stringContaining('--workers needs a store the workers share: --store URL or RECOURSE_STORE')]);
+    expect([noStore.code, noStore.stderr]).toEqual([
+      2,
+      expect.stringContaining(
+        '--workers needs a store the workers share: --store URL or RECOURSE_STORE',
+      ),
+    ]);
     const clash = await cli(['demo', '--workers', '4', '--simulated']);
-    expect([clash.code, clash.stderr]).toEqual([2, expect.stringContaining('--workers and --simulated cannot be used together')]);
+    expect([clash.code, clash.stderr]).toEqual([
+      2,
+      expect.stringContaining('--workers and --simulated cannot be used together'),
+    ]);
     const one = await cli(['demo', '--workers', '1', '--store', 'sqlite:x.db']);
     expect([one.code, one.stderr]).toEqual([2, expect.stringContaining('--workers')]);
   }, 30_000);

@@ -3,10 +3,14 @@ import { openAIBackend } from '../../src/cli/demo/openai-backend.js';
 import { runDemo, TOPICS } from '../../src/cli/demo/run-demo.js';
 
 describe('the demo over the real openai SDK (Chat Completions) and the embedded chaos server', () => {
-  it('catches the seed scenario\'s stalls, 529s and empty answers through streamChat and still serves every topic', async () => {
+  it("catches the seed scenario's stalls, 529s and empty answers through streamChat and still serves every topic", async () => {
     let text = '';
     const backend = await openAIBackend({ seed: 3, live: false });
-    const summary = await runDemo({ stdout: { write: (s: string) => (text += s) } }, backend, TOPICS);
+    const summary = await runDemo(
+      { stdout: { write: (s: string) => (text += s) } },
+      backend,
+      TOPICS,
+    );
     expect(summary.failed).toBe(0);
     expect(Object.values(summary.servedBy).reduce((a, b) => a + b, 0)).toBe(TOPICS.length);
     expect(summary.stallsCaught).toBeGreaterThan(0);
@@ -18,7 +22,11 @@ describe('the demo over the real openai SDK (Chat Completions) and the embedded 
     expect(text).toMatch(/✔ served by deep-research: Canned reply/);
     // OpenAI's 400 context_length_exceeded for the editor's first plan: handed back and re-planned
     expect([summary.replans, summary.brief]).toEqual([1, true]);
-    expect(text).toMatch(/↻ re-plan {3}The call to "editor" failed: the request is larger than the model's context window \[HTTP 400\] \("This model's maximum context length is 3000 tokens/);
-    expect(text).toMatch(/✔ brief {5}Canned reply [0-9a-f]{8} from the recourse chaos server for gpt-5-mini\./);
+    expect(text).toMatch(
+      /↻ re-plan {3}The call to "editor" failed: the request is larger than the model's context window \[HTTP 400\] \("This model's maximum context length is 3000 tokens/,
+    );
+    expect(text).toMatch(
+      /✔ brief {5}Canned reply [0-9a-f]{8} from the recourse chaos server for gpt-5-mini\./,
+    );
   });
 });

@@ -6,7 +6,10 @@ import { seededRandom } from '../../src/random/seeded-random.js';
 describe('the in-process research demo', () => {
   it('runs every topic through the ladder, catches the injected faults and tags who served', async () => {
     let text = '';
-    const summary = await runDemo({ stdout: { write: (s: string) => (text += s) } }, simulatedBackend(seededRandom(7)));
+    const summary = await runDemo(
+      { stdout: { write: (s: string) => (text += s) } },
+      simulatedBackend(seededRandom(7)),
+    );
     expect(summary.topics).toBe(TOPICS.length);
     const served = Object.values(summary.servedBy).reduce((a, b) => a + b, 0);
     expect(served + summary.failed).toBe(TOPICS.length);
@@ -24,15 +27,23 @@ describe('the in-process research demo', () => {
 
   it('ends with the editor: a context overflow handed back by byClass, answered with a smaller plan', async () => {
     let text = '';
-    const summary = await runDemo({ stdout: { write: (s: string) => (text += s) } }, simulatedBackend(seededRandom(7)), TOPICS.slice(0, 3));
+    const summary = await runDemo(
+      { stdout: { write: (s: string) => (text += s) } },
+      simulatedBackend(seededRandom(7)),
+      TOPICS.slice(0, 3),
+    );
     expect([summary.replans, summary.brief]).toEqual([1, true]);
     const editor = text.slice(text.indexOf('editor — '));
-    expect(editor).toMatch(/^ {2}plan 1 {6}the findings with their full transcripts \([\d,]+ characters\)$/m);
+    expect(editor).toMatch(
+      /^ {2}plan 1 {6}the findings with their full transcripts \([\d,]+ characters\)$/m,
+    );
     expect(editor).toMatch(
       /^ {2}↻ re-plan {3}The call to "editor" failed: the request is larger than the model's context window \[HTTP 400\] \("prompt is too long: \d+ tokens > 3000 maximum"\)\. Tried once; not retried/m,
     );
     expect(editor).toMatch(/^ {2}plan 2 {6}the findings only, transcripts left out/m);
     expect(editor).toMatch(/^ {2}✔ brief {5}the brief: findings from quick-search$/m);
-    expect(text).toMatch(/^ {2}editor {16}brief written, re-planned 1× \(a logical failure handed back by byClass\)$/m);
+    expect(text).toMatch(
+      /^ {2}editor {16}brief written, re-planned 1× \(a logical failure handed back by byClass\)$/m,
+    );
   });
 });

@@ -24,8 +24,13 @@ function benchCaseIds(): string[] {
     .map((name) => name.trim())
     .filter(Boolean)
     .map((name) => {
-      const from = new RegExp(`import \\* as ${name} from '\\./(cases/[\\w-]+\\.js)'`).exec(run)?.[1];
-      const id = from === undefined ? undefined : /export const id = '([\w-]+)'/.exec(read(`bench/${from}`))?.[1];
+      const from = new RegExp(`import \\* as ${name} from '\\./(cases/[\\w-]+\\.js)'`).exec(
+        run,
+      )?.[1];
+      const id =
+        from === undefined
+          ? undefined
+          : /export const id = '([\w-]+)'/.exec(read(`bench/${from}`))?.[1];
       if (id === undefined) throw new Error(`bench/run.js: cannot find the id of case ${name}`);
       return id;
     });
@@ -33,7 +38,9 @@ function benchCaseIds(): string[] {
 
 describe('BENCHMARKS.md and the README comparison', () => {
   it('BENCHMARKS.md is what bench/report.js makes of bench/results.json', () => {
-    expect(read('BENCHMARKS.md'), REGENERATE).toBe(updatedDocument('BENCHMARKS.md', '', results, template));
+    expect(read('BENCHMARKS.md'), REGENERATE).toBe(
+      updatedDocument('BENCHMARKS.md', '', results, template),
+    );
   });
 
   it("the README's comparison table is what bench/report.js makes of bench/results.json", () => {
@@ -46,7 +53,10 @@ describe('BENCHMARKS.md and the README comparison', () => {
     const ids = benchCaseIds();
     expect(ids.length).toBeGreaterThanOrEqual(8);
     for (const id of ids) {
-      expect(template, `bench/BENCHMARKS.template.md: add {{title:${id}}}, prose and {{tables:${id}}}`).toContain(`{{title:${id}}}`);
+      expect(
+        template,
+        `bench/BENCHMARKS.template.md: add {{title:${id}}}, prose and {{tables:${id}}}`,
+      ).toContain(`{{title:${id}}}`);
       expect(template).toContain(`{{tables:${id}}}`);
     }
   });
@@ -54,15 +64,29 @@ describe('BENCHMARKS.md and the README comparison', () => {
   it('refuses results with a case the template does not describe, and unknown placeholders', () => {
     const extra = { ...results, cases: { ...results.cases, 'new-case': { tables: [] } } };
     expect(() => renderBenchmarks(template, extra)).toThrow('no section for case(s) new-case');
-    expect(() => renderBenchmarks(`${template}\n{{tabels:overhead}}\n`, results)).toThrow('unknown placeholder');
+    expect(() => renderBenchmarks(`${template}\n{{tabels:overhead}}\n`, results)).toThrow(
+      'unknown placeholder',
+    );
   });
 
   it('says when a case of the template was not measured, and which cases came from another run', () => {
     const { report: _report, ...cases } = results.cases;
-    const later = { ...cases, overhead: { ...cases.overhead, measured: { date: '2027-01-02T03:04:05.000Z', revision: 'abc1234', command: 'node bench/run.js --only overhead --merge' } } };
+    const later = {
+      ...cases,
+      overhead: {
+        ...cases.overhead,
+        measured: {
+          date: '2027-01-02T03:04:05.000Z',
+          revision: 'abc1234',
+          command: 'node bench/run.js --only overhead --merge',
+        },
+      },
+    };
     const text = renderBenchmarks(template, { ...results, cases: later });
     expect(text).toContain('Not measured in this run (`npm run bench -- --only report`).');
-    expect(text).toContain('- case `overhead`: 2027-01-02 03:04 UTC, recourse at abc1234, `npm run bench -- --only overhead --merge`');
+    expect(text).toContain(
+      '- case `overhead`: 2027-01-02 03:04 UTC, recourse at abc1234, `npm run bench -- --only overhead --merge`',
+    );
   });
 });
 
@@ -72,20 +96,39 @@ describe('bench/run.js --merge', () => {
     try {
       const out = join(dir, 'results.json');
       const kept = { tables: [], data: { marker: 42 } };
-      writeFileSync(out, JSON.stringify({ ...results, date: '2026-01-01T00:00:00.000Z', revision: 'old1234', command: 'node bench/run.js', cases: { chaos: kept, amplification: { tables: [], data: {} } } }));
-      execFileSync(process.execPath, ['bench/run.js', '--only', 'amplification', '--merge', '--out', out], {
-        cwd: ROOT,
-        stdio: 'pipe',
-        env: { ...process.env, RECOURSE_DIST: join(ROOT, 'dist', 'index.js') }, // no snapshot of dist/: a bench may be running here
-      });
+      writeFileSync(
+        out,
+        JSON.stringify({
+          ...results,
+          date: '2026-01-01T00:00:00.000Z',
+          revision: 'old1234',
+          command: 'node bench/run.js',
+          cases: { chaos: kept, amplification: { tables: [], data: {} } },
+        }),
+      );
+      execFileSync(
+        process.execPath,
+        ['bench/run.js', '--only', 'amplification', '--merge', '--out', out],
+        {
+          cwd: ROOT,
+          stdio: 'pipe',
+          env: { ...process.env, RECOURSE_DIST: join(ROOT, 'dist', 'index.js') }, // no snapshot of dist/: a bench may be running here
+        },
+      );
       const merged = JSON.parse(readFileSync(out, 'utf8'));
       expect(Object.keys(merged.cases)).toEqual(['amplification', 'chaos']); // the order of bench/run.js
       expect(merged.cases.chaos.data).toEqual({ marker: 42 });
-      expect(merged.cases.chaos.measured).toEqual({ date: '2026-01-01T00:00:00.000Z', revision: 'old1234', command: 'node bench/run.js' });
+      expect(merged.cases.chaos.measured).toEqual({
+        date: '2026-01-01T00:00:00.000Z',
+        revision: 'old1234',
+        command: 'node bench/run.js',
+      });
       expect(merged.cases.amplification.data['recourse-nested'].perCall).toBe(3); // measured now
       expect(merged.cases.amplification.measured.date).toBe(merged.date);
       const page = renderBenchmarks(template, merged);
-      expect(page).toContain('- case `chaos`: 2026-01-01 00:00 UTC, recourse at old1234, `npm run bench`');
+      expect(page).toContain(
+        '- case `chaos`: 2026-01-01 00:00 UTC, recourse at old1234, `npm run bench`',
+      );
       expect(page).not.toContain('- case `amplification`');
     } finally {
       rmSync(dir, { recursive: true, force: true });

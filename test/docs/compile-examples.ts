@@ -40,7 +40,8 @@ export function scratchDir(name: string): string {
 
 export function projectCompilerOptions(): ts.CompilerOptions {
   const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
-  if (config.error !== undefined) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, '\n'));
+  if (config.error !== undefined)
+    throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, '\n'));
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
   const { rootDir: _rootDir, outDir: _outDir, ...options } = parsed.options;
   return { ...options, noEmit: true, declaration: false, sourceMap: false };
@@ -63,11 +64,17 @@ export function formatError(e: ExampleError): string {
 
 /** Type-checks every example in one program; returns the problems, located in the markdown. */
 export function compileExamples(examples: readonly MarkdownExample[], dir: string): ExampleError[] {
-  if (!existsSync(join(ROOT, 'dist', 'index.d.ts'))) throw new Error('dist/ is missing: run `npm run build` first (examples import the built package)');
+  if (!existsSync(join(ROOT, 'dist', 'index.d.ts')))
+    throw new Error(
+      'dist/ is missing: run `npm run build` first (examples import the built package)',
+    );
   mkdirSync(dir, { recursive: true });
   const placed = new Map<string, Placed>();
   examples.forEach((example, i) => {
-    const path = join(dir, `${String(i).padStart(3, '0')}-${slug(example.file)}-${example.line}.ts`);
+    const path = join(
+      dir,
+      `${String(i).padStart(3, '0')}-${slug(example.file)}-${example.line}.ts`,
+    );
     const { source, codeStart } = moduleSource(example);
     writeFileSync(path, source);
     placed.set(path, { example, path, codeStart });

@@ -1,4 +1,4 @@
-// Issue 11.8: every TypeScript block in README.md and docs/ compiles under the project's strict
+// ARCHITECTURE.md §docs.examples: every TypeScript block in README.md and docs/ compiles under the project's strict
 // settings, importing the built package by name as a user would.
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -56,7 +56,12 @@ describe('TypeScript examples in the documentation', () => {
   }, 120_000);
 
   it('compiles under the strict settings: an optional property given undefined is an error', () => {
-    const md = [`${fence}ts`, "import { retry } from 'agent-recourse'", 'retry({ maxAttempts: undefined })', fence].join('\n');
+    const md = [
+      `${fence}ts`,
+      "import { retry } from 'agent-recourse'",
+      'retry({ maxAttempts: undefined })',
+      fence,
+    ].join('\n');
     const errors = compileExamples(markdownExamples('strict.md', md), `${dir}/strict`);
     expect(errors.map((e) => e.code)).toEqual([2379]); // exactOptionalPropertyTypes
   }, 120_000);
@@ -95,11 +100,19 @@ describe('markdown markers', () => {
   });
 
   it('refuses a marker that is not followed by a TypeScript block, and bad run options', () => {
-    expect(() => markdownExamples('m.md', `<!-- run -->\n${fence}json\n{}\n${fence}`)).toThrow('m.md:1: a run marker must be followed by a TypeScript block');
-    expect(() => markdownExamples('m.md', '<!-- prelude x -->\nsome text')).toThrow('m.md:1: a prelude marker must be followed');
+    expect(() => markdownExamples('m.md', `<!-- run -->\n${fence}json\n{}\n${fence}`)).toThrow(
+      'm.md:1: a run marker must be followed by a TypeScript block',
+    );
+    expect(() => markdownExamples('m.md', '<!-- prelude x -->\nsome text')).toThrow(
+      'm.md:1: a prelude marker must be followed',
+    );
     expect(() => markdownExamples('m.md', '<!-- prelude x -->')).toThrow('at the end of the file');
-    expect(() => markdownExamples('m.md', `<!-- run {"stdot": "x"} -->\n${fence}ts\n${fence}`)).toThrow('unknown run option "stdot"');
-    expect(() => markdownExamples('m.md', `<!-- run {nope} -->\n${fence}ts\n${fence}`)).toThrow('not JSON');
+    expect(() =>
+      markdownExamples('m.md', `<!-- run {"stdot": "x"} -->\n${fence}ts\n${fence}`),
+    ).toThrow('unknown run option "stdot"');
+    expect(() => markdownExamples('m.md', `<!-- run {nope} -->\n${fence}ts\n${fence}`)).toThrow(
+      'not JSON',
+    );
     expect(() => markdownExamples('m.md', `${fence}ts\nconst a = 1`)).toThrow('never closed');
   });
 });

@@ -1,4 +1,4 @@
-// Issue 11.8: the examples meant to be run (`<!-- run … -->` before the block: the README's
+// ARCHITECTURE.md §docs.examples: the examples meant to be run (`<!-- run … -->` before the block: the README's
 // quickstart and key recipes, some reference examples) run as written, against the chaos server.
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,10 +23,14 @@ describe('runnable examples', () => {
   });
 
   for (const [i, example] of runnable.entries()) {
-    it(`${example.file}:${example.line} runs`, async () => {
-      const result = await runExample(example, dir, `run-${i}`);
-      expect(runFailure(example, result)).toBeUndefined();
-    }, (example.run?.timeoutMs ?? 30_000) + 15_000);
+    it(
+      `${example.file}:${example.line} runs`,
+      async () => {
+        const result = await runExample(example, dir, `run-${i}`);
+        expect(runFailure(example, result)).toBeUndefined();
+      },
+      (example.run?.timeoutMs ?? 30_000) + 15_000,
+    );
   }
 
   it('a run fails when the example throws, hangs, prints something else or warns', async () => {

@@ -14,5 +14,7 @@ export function documentationFiles(): string[] {
 }
 
 export function allExamples(): MarkdownExample[] {
-  return documentationFiles().flatMap((file) => markdownExamples(file, readFileSync(join(ROOT, file), 'utf8')));
+  return documentationFiles().flatMap((file) =>
+    markdownExamples(file, readFileSync(join(ROOT, file), 'utf8')),
+  );
 }

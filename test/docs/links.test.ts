@@ -13,7 +13,14 @@ function withoutFences(markdown: string): string {
   for (const line of markdown.split('\n')) {
     const m = /^[ \t]*(`{3,}|~{3,})/.exec(line);
     if (fence === undefined && m !== null) fence = m[1];
-    else if (fence !== undefined && m !== null && m[1]?.[0] === fence[0] && (m[1]?.length ?? 0) >= fence.length && line.trim() === m[1]) fence = undefined;
+    else if (
+      fence !== undefined &&
+      m !== null &&
+      m[1]?.[0] === fence[0] &&
+      (m[1]?.length ?? 0) >= fence.length &&
+      line.trim() === m[1]
+    )
+      fence = undefined;
     else if (fence === undefined) out.push(line);
   }
   return out.join('\n');
@@ -68,11 +75,15 @@ function links(file: string, markdown: string): Link[] {
 function broken(link: Link): string | undefined {
   const [path = '', anchor] = link.target.split('#');
   const file = path === '' ? link.from : normalize(join(dirname(link.from), path));
-  if (!existsSync(join(ROOT, file))) return `${link.from}: (${link.target}) → ${file} does not exist`;
+  if (!existsSync(join(ROOT, file)))
+    return `${link.from}: (${link.target}) → ${file} does not exist`;
   if (anchor === undefined || anchor === '') return undefined;
-  if (!file.endsWith('.md')) return `${link.from}: (${link.target}) → an anchor into a file that is not markdown`;
+  if (!file.endsWith('.md'))
+    return `${link.from}: (${link.target}) → an anchor into a file that is not markdown`;
   const ids = headingIds(readFileSync(join(ROOT, file), 'utf8'));
-  return ids.has(anchor) ? undefined : `${link.from}: (${link.target}) → ${file} has no heading #${anchor}`;
+  return ids.has(anchor)
+    ? undefined
+    : `${link.from}: (${link.target}) → ${file} has no heading #${anchor}`;
 }
 
 describe('links in the documentation', () => {
@@ -93,7 +104,14 @@ describe('links in the documentation', () => {
       '```',
     ].join('\n');
     const found = links('README.md', md);
-    expect(found.map((l) => l.target)).toEqual(['y.md', 'docs/policies.md#retry', 'docs/nope.md', 'docs/policies.md#nope', '#title-x-and-a-link', 'docs/report.png']);
+    expect(found.map((l) => l.target)).toEqual([
+      'y.md',
+      'docs/policies.md#retry',
+      'docs/nope.md',
+      'docs/policies.md#nope',
+      '#title-x-and-a-link',
+      'docs/report.png',
+    ]);
     expect(headingIds(md).has('title-x-and-a-link')).toBe(true);
     expect(found.map(broken)).toEqual([
       'README.md: (y.md) → y.md does not exist',

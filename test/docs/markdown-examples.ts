@@ -45,7 +45,10 @@ interface Comment {
   readonly line: number;
 }
 
-function readComment(lines: readonly string[], start: number): { comment: Comment; end: number } | undefined {
+function readComment(
+  lines: readonly string[],
+  start: number,
+): { comment: Comment; end: number } | undefined {
   const first = lines[start]?.trim() ?? '';
   if (!first.startsWith('<!--')) return undefined;
   let end = start;
@@ -72,9 +75,11 @@ function parseRun(body: string, where: string): RunSpec {
   } catch (error) {
     throw new Error(`${where}: the run marker's options are not JSON: ${(error as Error).message}`);
   }
-  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw new Error(`${where}: the run marker's options must be an object`);
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
+    throw new Error(`${where}: the run marker's options must be an object`);
   for (const key of Object.keys(spec)) {
-    if (!RUN_KEYS.has(key)) throw new Error(`${where}: unknown run option "${key}"; known: ${[...RUN_KEYS].join(', ')}`);
+    if (!RUN_KEYS.has(key))
+      throw new Error(`${where}: unknown run option "${key}"; known: ${[...RUN_KEYS].join(', ')}`);
   }
   return spec as RunSpec;
 }
@@ -97,7 +102,9 @@ export function markdownExamples(file: string, markdown: string): MarkdownExampl
     const fence = FENCE.exec(text);
     if (fence === null) {
       if (text.trim() !== '' && pending.length > 0) {
-        throw new Error(`${file}:${pending[0]?.line}: a ${pending[0]?.kind} marker must be followed by a TypeScript block`);
+        throw new Error(
+          `${file}:${pending[0]?.line}: a ${pending[0]?.kind} marker must be followed by a TypeScript block`,
+        );
       }
       continue;
     }
@@ -105,13 +112,22 @@ export function markdownExamples(file: string, markdown: string): MarkdownExampl
     let close = i + 1;
     while (close < lines.length) {
       const c = FENCE.exec(lines[close] ?? '');
-      if (c !== null && c[2]?.[0] === marks[0] && (c[2]?.length ?? 0) >= marks.length && c[3] === '') break;
+      if (
+        c !== null &&
+        c[2]?.[0] === marks[0] &&
+        (c[2]?.length ?? 0) >= marks.length &&
+        c[3] === ''
+      )
+        break;
       close++;
     }
-    if (close >= lines.length) throw new Error(`${file}:${i + 1}: a code block that is never closed`);
+    if (close >= lines.length)
+      throw new Error(`${file}:${i + 1}: a code block that is never closed`);
     const isTs = TS_LANGS.has(lang.toLowerCase());
     if (!isTs && pending.length > 0) {
-      throw new Error(`${file}:${pending[0]?.line}: a ${pending[0]?.kind} marker must be followed by a TypeScript block, not \`\`\`${lang}`);
+      throw new Error(
+        `${file}:${pending[0]?.line}: a ${pending[0]?.kind} marker must be followed by a TypeScript block, not \`\`\`${lang}`,
+      );
     }
     if (isTs) {
       const code = lines
@@ -120,8 +136,10 @@ export function markdownExamples(file: string, markdown: string): MarkdownExampl
         .join('\n');
       const preludes = pending.filter((c) => c.kind === 'prelude').map((c) => c.body.trim());
       const runs = pending.filter((c) => c.kind === 'run');
-      if (runs.length > 1) throw new Error(`${file}:${runs[1]?.line}: two run markers for one block`);
-      const run = runs[0] === undefined ? undefined : parseRun(runs[0].body, `${file}:${runs[0].line}`);
+      if (runs.length > 1)
+        throw new Error(`${file}:${runs[1]?.line}: two run markers for one block`);
+      const run =
+        runs[0] === undefined ? undefined : parseRun(runs[0].body, `${file}:${runs[0].line}`);
       examples.push({
         file,
         line: i + 2,
@@ -133,6 +151,9 @@ export function markdownExamples(file: string, markdown: string): MarkdownExampl
     pending = [];
     i = close;
   }
-  if (pending.length > 0) throw new Error(`${file}:${pending[0]?.line}: a ${pending[0]?.kind} marker at the end of the file`);
+  if (pending.length > 0)
+    throw new Error(
+      `${file}:${pending[0]?.line}: a ${pending[0]?.kind} marker at the end of the file`,
+    );
   return examples;
 }

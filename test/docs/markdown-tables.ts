@@ -20,7 +20,12 @@ export function tableAfter(markdown: string, heading: string, index = 0): string
     if (h !== null && (h[1]?.length ?? 0) <= level) break;
     if (line.startsWith('|')) {
       if (current === undefined) tables.push((current = []));
-      current.push(line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim()));
+      current.push(
+        line
+          .split(/(?<!\\)\|/)
+          .slice(1, -1)
+          .map((c) => c.trim()),
+      );
     } else current = undefined;
   }
   const table = tables[index];

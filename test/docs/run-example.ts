@@ -24,15 +24,25 @@ export interface RunResult {
 export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
 
 /** Transpiles and runs `example` in a child process against its own chaos server. */
-export async function runExample(example: MarkdownExample, dir: string, name: string): Promise<RunResult> {
+export async function runExample(
+  example: MarkdownExample,
+  dir: string,
+  name: string,
+): Promise<RunResult> {
   const { source } = moduleSource(example);
   const js = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+    compilerOptions: {
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+      verbatimModuleSyntax: true,
+    },
     fileName: `${name}.ts`,
   }).outputText;
   const file = join(dir, `${name}.mjs`);
   writeFileSync(file, js);
-  const chaos = await startChaosServer(example.run?.scenario === undefined ? {} : { scenario: example.run.scenario as Scenario });
+  const chaos = await startChaosServer(
+    example.run?.scenario === undefined ? {} : { scenario: example.run.scenario as Scenario },
+  );
   const cwd = mkdtempSync(join(tmpdir(), 'recourse-example-'));
   try {
     const env: NodeJS.ProcessEnv = {
@@ -55,7 +65,9 @@ export async function runExample(example: MarkdownExample, dir: string, name: st
       timedOut = true;
       child.kill('SIGKILL');
     }, timeoutMs);
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('close', (c, s) => resolve([c, s])),
+    );
     clearTimeout(timer);
     return { code, signal, stdout, stderr, timedOut, requests: [...chaos.requests] };
   } finally {
@@ -67,7 +79,8 @@ export async function runExample(example: MarkdownExample, dir: string, name: st
 /** Why a run does not count as a success, or undefined when it does. */
 export function runFailure(example: MarkdownExample, r: RunResult): string | undefined {
   const where = `${example.file}:${example.line}`;
-  if (r.timedOut) return `${where} did not finish within ${example.run?.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS} ms\n${r.stdout}\n${r.stderr}`;
+  if (r.timedOut)
+    return `${where} did not finish within ${example.run?.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS} ms\n${r.stdout}\n${r.stderr}`;
   if (r.code !== 0) return `${where} exited with ${r.code ?? r.signal}\n${r.stdout}\n${r.stderr}`;
   const expected = example.run?.stdout;
   if (expected !== undefined && !new RegExp(expected).test(r.stdout)) {

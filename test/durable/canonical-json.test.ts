@@ -3,7 +3,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { idempotencyKey } from '../../src/canonical/idempotency-key.js';
-import { isNotSerializableError, type NotSerializableError } from '../../src/canonical/not-serializable-error.js';
+import {
+  isNotSerializableError,
+  type NotSerializableError,
+} from '../../src/canonical/not-serializable-error.js';
 
 function refusal(value: unknown, root = 'state'): NotSerializableError {
   try {
@@ -17,25 +20,36 @@ function refusal(value: unknown, root = 'state'): NotSerializableError {
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth and writes no whitespace', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: 'x y' } })).toBe('{"a":{"c":"x y","d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: 'x y' } })).toBe(
+      '{"a":{"c":"x y","d":[3,{"y":2,"z":1}]},"b":1}',
+    );
   });
 
   it('sorts by UTF-16 code unit, escapes strings as JSON does, and writes -0 as 0', () => {
-    expect(canonicalJson({ é: 1, Z: 2, a: 3, '\u{1F511}': 4, '10': 5, '9': 6 })).toBe('{"10":5,"9":6,"Z":2,"a":3,"é":1,"🔑":4}');
+    expect(canonicalJson({ é: 1, Z: 2, a: 3, '\u{1F511}': 4, '10': 5, '9': 6 })).toBe(
+      '{"10":5,"9":6,"Z":2,"a":3,"é":1,"🔑":4}',
+    );
     expect(canonicalJson(['"\n\u0001'])).toBe('["\\"\\n\\u0001"]');
     expect(canonicalJson(-0)).toBe('0');
   });
 
   it('honours toJSON (a Date becomes its ISO string) and drops undefined properties', () => {
     const money = { toJSON: () => ({ cents: 1250, currency: 'EUR' }) };
-    expect(canonicalJson({ at: new Date(0), price: money, gone: undefined, skip: { toJSON: () => undefined } })).toBe(
-      '{"at":"1970-01-01T00:00:00.000Z","price":{"cents":1250,"currency":"EUR"}}',
-    );
+    expect(
+      canonicalJson({
+        at: new Date(0),
+        price: money,
+        gone: undefined,
+        skip: { toJSON: () => undefined },
+      }),
+    ).toBe('{"at":"1970-01-01T00:00:00.000Z","price":{"cents":1250,"currency":"EUR"}}');
   });
 
   it('accepts the same object twice when it is not its own ancestor', () => {
     const shared = { id: 1 };
-    expect(canonicalJson({ a: shared, b: [shared, shared] })).toBe('{"a":{"id":1},"b":[{"id":1},{"id":1}]}');
+    expect(canonicalJson({ a: shared, b: [shared, shared] })).toBe(
+      '{"a":{"id":1},"b":[{"id":1},{"id":1}]}',
+    );
   });
 
   it('refuses what JSON would lose or mangle, naming the path', () => {
@@ -84,7 +98,11 @@ describe('canonicalJson', () => {
           Array.isArray(v)
             ? v.map(reversed)
             : v !== null && typeof v === 'object'
-              ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reversed(x)]))
+              ? Object.fromEntries(
+                  Object.entries(v)
+                    .reverse()
+                    .map(([k, x]) => [k, reversed(x)]),
+                )
               : v;
         expect(canonicalJson(reversed(value))).toBe(text);
         expect(canonicalJson(JSON.parse(text))).toBe(text);
@@ -96,7 +114,9 @@ describe('canonicalJson', () => {
 
 describe('idempotencyKey', () => {
   it('is the sha256 hex of the canonical JSON of the parts array', () => {
-    const expected = createHash('sha256').update('["email","a@b.c",{"body":"hi","subject":"x"}]').digest('hex');
+    const expected = createHash('sha256')
+      .update('["email","a@b.c",{"body":"hi","subject":"x"}]')
+      .digest('hex');
     expect(idempotencyKey('email', 'a@b.c', { subject: 'x', body: 'hi' })).toBe(expected);
     // Stable across runs and processes: a fixed vector.
     expect(idempotencyKey('x')).toBe(createHash('sha256').update('["x"]').digest('hex'));

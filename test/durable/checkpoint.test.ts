@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/canonical/sha256.js';
-import { type CheckpointCorruptError, isCheckpointCorruptError } from '../../src/checkpoint/checkpoint-corrupt-error.js';
+import {
+  type CheckpointCorruptError,
+  isCheckpointCorruptError,
+} from '../../src/checkpoint/checkpoint-corrupt-error.js';
 import { Checkpointer, checkpointChecksum } from '../../src/checkpoint/checkpointer.js';
 import { runSteps, type Step } from '../../src/checkpoint/run-steps.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
@@ -45,9 +48,25 @@ describe.each(backends)('Checkpointer on the %s store', (_name, open) => {
     expect(await cp.recover('t')).toEqual({ recovered: false, reason: 'no_checkpoint_found' });
     await cp.save('t', 0, { rows: 10 });
     await cp.save('t', 1, { rows: 20, at: new Date(0) });
-    expect(await cp.recover('t')).toEqual({ recovered: true, stepIndex: 1, state: { rows: 20, at: '1970-01-01T00:00:00.000Z' }, resumeFromStep: 2 });
+    expect(await cp.recover('t')).toEqual({
+      recovered: true,
+      stepIndex: 1,
+      state: { rows: 20, at: '1970-01-01T00:00:00.000Z' },
+      resumeFromStep: 2,
+    });
     const record = await store.loadCheckpoint('t');
-    expect(record).toEqual({ taskId: 't', stepIndex: 1, state: '{"at":"1970-01-01T00:00:00.000Z","rows":20}', checksum: checkpointChecksum({ taskId: 't', stepIndex: 1, state: record!.state, savedAt: 42 }), savedAt: 42 });
+    expect(record).toEqual({
+      taskId: 't',
+      stepIndex: 1,
+      state: '{"at":"1970-01-01T00:00:00.000Z","rows":20}',
+      checksum: checkpointChecksum({
+        taskId: 't',
+        stepIndex: 1,
+        state: record!.state,
+        savedAt: 42,
+      }),
+      savedAt: 42,
+    });
     expect(record!.checksum).toMatch(/^[0-9a-f]{64}$/);
     await store.close();
   });
@@ -80,18 +99,31 @@ describe.each(backends)('Checkpointer on the %s store', (_name, open) => {
     ];
     for (const [state, path] of bad) {
       const e = await rejection(cp.save('t', 1, state));
-      expect([e.name, (e as Error & { path: string }).path]).toEqual(['NotSerializableError', path]);
+      expect([e.name, (e as Error & { path: string }).path]).toEqual([
+        'NotSerializableError',
+        path,
+      ]);
     }
-    expect(await cp.recover('t')).toMatchObject({ recovered: true, stepIndex: 0, state: { ok: true } });
+    expect(await cp.recover('t')).toMatchObject({
+      recovered: true,
+      stepIndex: 0,
+      state: { ok: true },
+    });
     await store.close();
   });
 
   it('rejects an empty taskId or a bad stepIndex by name', async () => {
     const { store } = open();
     const cp = new Checkpointer(store);
-    expect((await rejection(cp.save('', 0, {}))).message).toMatch(/^taskId must be a non-empty string/);
-    expect((await rejection(cp.save('t', -1, {}))).message).toMatch(/^stepIndex must be an integer >= 0, got -1/);
-    expect((await rejection(cp.save('t', 1.5, {}))).message).toMatch(/^stepIndex must be an integer/);
+    expect((await rejection(cp.save('', 0, {}))).message).toMatch(
+      /^taskId must be a non-empty string/,
+    );
+    expect((await rejection(cp.save('t', -1, {}))).message).toMatch(
+      /^stepIndex must be an integer >= 0, got -1/,
+    );
+    expect((await rejection(cp.save('t', 1.5, {}))).message).toMatch(
+      /^stepIndex must be an integer/,
+    );
     expect((await rejection(cp.recover(''))).name).toBe('TypeError');
     await store.close();
   });
@@ -99,7 +131,9 @@ describe.each(backends)('Checkpointer on the %s store', (_name, open) => {
   it('reports a tampered checkpoint (through the CheckpointStore interface) as corrupted and never resumes from it', async () => {
     const { store } = open();
     const cp = new Checkpointer(store);
-    const tamperings: Array<(r: Awaited<ReturnType<CheckpointStore['loadCheckpoint']>> & object) => object> = [
+    const tamperings: Array<
+      (r: Awaited<ReturnType<CheckpointStore['loadCheckpoint']>> & object) => object
+    > = [
       (r) => ({ ...r, state: r.state.replace('100', '1000000') }), // state changed, checksum kept
       (r) => ({ ...r, checksum: sha256Hex('something else') }), // checksum changed
       (r) => ({ ...r, state: '{"amount":', checksum: sha256Hex('{"amount":') }), // unparsable, consistent checksum
@@ -115,13 +149,18 @@ describe.each(backends)('Checkpointer on the %s store', (_name, open) => {
       await cp.save(taskId, 1, { amount: 100 });
       const good = (await store.loadCheckpoint(taskId))!;
       await store.saveCheckpoint(tamper(good) as typeof good);
-      expect(await cp.recover(taskId)).toEqual({ recovered: false, reason: 'checkpoint_corrupted' });
+      expect(await cp.recover(taskId)).toEqual({
+        recovered: false,
+        reason: 'checkpoint_corrupted',
+      });
       let ran = 0;
       const steps: Array<Step<{ amount: number }>> = [0, 1, 2, 3].map(() => async (s) => {
         ran++;
         return s;
       });
-      const e = await rejection(runSteps(taskId, steps, { checkpointer: cp, initialState: { amount: 0 } }));
+      const e = await rejection(
+        runSteps(taskId, steps, { checkpointer: cp, initialState: { amount: 0 } }),
+      );
       expect(isCheckpointCorruptError(e)).toBe(true);
       expect(e.message).toContain(taskId);
       expect(ran).toBe(0);
@@ -131,8 +170,19 @@ describe.each(backends)('Checkpointer on the %s store', (_name, open) => {
 });
 
 describe('checkpoints written by recourse 0.1 (checksum of the state only)', () => {
-  async function legacy(store: CheckpointStore, taskId: string, stepIndex: number, state: string): Promise<void> {
-    await store.saveCheckpoint({ taskId, stepIndex, state, checksum: sha256Hex(state), savedAt: 1 });
+  async function legacy(
+    store: CheckpointStore,
+    taskId: string,
+    stepIndex: number,
+    state: string,
+  ): Promise<void> {
+    await store.saveCheckpoint({
+      taskId,
+      stepIndex,
+      state,
+      checksum: sha256Hex(state),
+      savedAt: 1,
+    });
   }
   const steps = (log: number[]): Array<Step<{ n: number }>> =>
     [0, 1, 2, 3].map((i) => async (s) => {
@@ -146,9 +196,13 @@ describe('checkpoints written by recourse 0.1 (checksum of the state only)', () 
     const cp = new Checkpointer(store);
     expect(await cp.recover('old')).toEqual({ recovered: false, reason: 'checkpoint_corrupted' });
     const log: number[] = [];
-    const e = await rejection(runSteps('old', steps(log), { checkpointer: cp, initialState: { n: 0 } }));
+    const e = await rejection(
+      runSteps('old', steps(log), { checkpointer: cp, initialState: { n: 0 } }),
+    );
     expect(isCheckpointCorruptError(e)).toBe(true);
-    expect((e as CheckpointCorruptError).detail).toMatch(/checksum covers the state only \(a record written by recourse 0.1\).*legacyChecksums: 'accept'/);
+    expect((e as CheckpointCorruptError).detail).toMatch(
+      /checksum covers the state only \(a record written by recourse 0.1\).*legacyChecksums: 'accept'/,
+    );
     expect(log).toEqual([]);
   });
 
@@ -157,14 +211,24 @@ describe('checkpoints written by recourse 0.1 (checksum of the state only)', () 
     await legacy(store, 'old', 1, '{"n":2}');
     const cp = new Checkpointer(store, { legacyChecksums: 'accept' });
     const log: number[] = [];
-    expect(await runSteps('old', steps(log), { checkpointer: cp, initialState: { n: 0 } })).toEqual({ n: 4 });
+    expect(await runSteps('old', steps(log), { checkpointer: cp, initialState: { n: 0 } })).toEqual(
+      { n: 4 },
+    );
     expect(log).toEqual([2, 3]);
     const rewritten = (await store.loadCheckpoint('old'))!;
     expect(rewritten.checksum).toBe(checkpointChecksum(rewritten));
     // Accepting the old format does not accept a changed state.
-    await store.saveCheckpoint({ taskId: 'bad', stepIndex: 0, state: '{"n":9}', checksum: sha256Hex('{"n":1}'), savedAt: 1 });
+    await store.saveCheckpoint({
+      taskId: 'bad',
+      stepIndex: 0,
+      state: '{"n":9}',
+      checksum: sha256Hex('{"n":1}'),
+      savedAt: 1,
+    });
     expect(await cp.recover('bad')).toEqual({ recovered: false, reason: 'checkpoint_corrupted' });
-    expect(() => new Checkpointer(store, { legacyChecksums: 'yes' as never })).toThrow(/legacyChecksums must be one of 'reject', 'accept', got "yes"/);
+    expect(() => new Checkpointer(store, { legacyChecksums: 'yes' as never })).toThrow(
+      /legacyChecksums must be one of 'reject', 'accept', got "yes"/,
+    );
   });
 });
 
@@ -177,8 +241,12 @@ describe('a checkpoint tampered inside the SQLite file', () => {
     const raw = new Database(path);
     raw.prepare("UPDATE recourse_checkpoints SET step_index = 1 WHERE task_id = 'import'").run();
     raw.close();
-    const e = await rejection(runSteps('import', [async (s) => s, async (s) => s], { checkpointer: cp, initialState: {} }));
-    expect((e as CheckpointCorruptError).detail).toMatch(/^checksum mismatch: the record \(its state, stepIndex or savedAt\) was changed/);
+    const e = await rejection(
+      runSteps('import', [async (s) => s, async (s) => s], { checkpointer: cp, initialState: {} }),
+    );
+    expect((e as CheckpointCorruptError).detail).toMatch(
+      /^checksum mismatch: the record \(its state, stepIndex or savedAt\) was changed/,
+    );
     await store.close();
   });
 
@@ -188,10 +256,14 @@ describe('a checkpoint tampered inside the SQLite file', () => {
     const cp = new Checkpointer(store);
     await cp.save('pay', 0, { amount: 100 });
     const raw = new Database(path);
-    raw.prepare("UPDATE recourse_checkpoints SET state = '{\"amount\":1}' WHERE task_id = 'pay'").run();
+    raw
+      .prepare("UPDATE recourse_checkpoints SET state = '{\"amount\":1}' WHERE task_id = 'pay'")
+      .run();
     raw.close();
     expect(await cp.recover('pay')).toEqual({ recovered: false, reason: 'checkpoint_corrupted' });
-    const e = await rejection(runSteps('pay', [async (s) => s], { checkpointer: cp, initialState: {} }));
+    const e = await rejection(
+      runSteps('pay', [async (s) => s], { checkpointer: cp, initialState: {} }),
+    );
     expect(e.message).toMatch(/checkpoint of task "pay" is corrupted \(checksum mismatch/);
     await store.close();
   });
@@ -207,7 +279,9 @@ describe('runSteps', () => {
   it('runs every step in order, checkpointing each, and returns the final state', async () => {
     const cp = new Checkpointer(memoryStore());
     const log: string[] = [];
-    expect(await runSteps('t', counter(log), { checkpointer: cp, initialState: { n: 0, by: [] } })).toEqual({ n: 3, by: ['a', 'b', 'c'] });
+    expect(
+      await runSteps('t', counter(log), { checkpointer: cp, initialState: { n: 0, by: [] } }),
+    ).toEqual({ n: 3, by: ['a', 'b', 'c'] });
     expect(log).toEqual(['a@0', 'b@1', 'c@2']);
     expect(await cp.recover('t')).toMatchObject({ stepIndex: 2, resumeFromStep: 3 });
   });
@@ -221,7 +295,9 @@ describe('runSteps', () => {
       log.push('c failed');
       throw new Error('quota');
     };
-    const first = await rejection(runSteps('t', failing, { checkpointer: cp, initialState: { n: 0, by: [] } }));
+    const first = await rejection(
+      runSteps('t', failing, { checkpointer: cp, initialState: { n: 0, by: [] } }),
+    );
     expect(first.message).toBe('quota');
     const seen: unknown[] = [];
     steps[2] = async (state, ctx) => {
@@ -229,7 +305,9 @@ describe('runSteps', () => {
       log.push(`c@${ctx.stepIndex}`);
       return { n: state.n + 1, by: [...state.by, 'c'] };
     };
-    expect(await runSteps('t', steps, { checkpointer: cp, initialState: { n: 0, by: [] } })).toEqual({ n: 3, by: ['a', 'b', 'c'] });
+    expect(
+      await runSteps('t', steps, { checkpointer: cp, initialState: { n: 0, by: [] } }),
+    ).toEqual({ n: 3, by: ['a', 'b', 'c'] });
     expect(log).toEqual(['a@0', 'b@1', 'c failed', 'c@2']);
     expect(seen).toEqual([{ n: 2, by: ['a', 'b'] }]);
   });
@@ -238,7 +316,9 @@ describe('runSteps', () => {
     const cp = new Checkpointer(memoryStore());
     const log: string[] = [];
     await runSteps('t', counter(log), { checkpointer: cp, initialState: { n: 0, by: [] } });
-    expect(await runSteps('t', counter(log), { checkpointer: cp, initialState: { n: 99, by: [] } })).toEqual({ n: 3, by: ['a', 'b', 'c'] });
+    expect(
+      await runSteps('t', counter(log), { checkpointer: cp, initialState: { n: 99, by: [] } }),
+    ).toEqual({ n: 3, by: ['a', 'b', 'c'] });
     expect(log.length).toBe(3);
   });
 
@@ -246,19 +326,35 @@ describe('runSteps', () => {
     const store = memoryStore();
     const cp = new Checkpointer(store);
     const log: string[] = [];
-    const e = await rejection(runSteps('t', counter(log), { checkpointer: cp, initialState: { n: 0, by: [], f: () => 1 } as never }));
-    expect([e.name, (e as Error & { path: string }).path, log.length]).toEqual(['NotSerializableError', 'initialState.f', 0]);
+    const e = await rejection(
+      runSteps('t', counter(log), {
+        checkpointer: cp,
+        initialState: { n: 0, by: [], f: () => 1 } as never,
+      }),
+    );
+    expect([e.name, (e as Error & { path: string }).path, log.length]).toEqual([
+      'NotSerializableError',
+      'initialState.f',
+      0,
+    ]);
     const steps = counter(log);
     steps[1] = async (s) => ({ ...s, when: 10n }) as never;
-    const e2 = await rejection(runSteps('u', steps, { checkpointer: cp, initialState: { n: 0, by: [] } }));
-    expect([e2.name, (e2 as Error & { path: string }).path]).toEqual(['NotSerializableError', 'state.when']);
+    const e2 = await rejection(
+      runSteps('u', steps, { checkpointer: cp, initialState: { n: 0, by: [] } }),
+    );
+    expect([e2.name, (e2 as Error & { path: string }).path]).toEqual([
+      'NotSerializableError',
+      'state.when',
+    ]);
     expect((await store.loadCheckpoint('u'))?.stepIndex).toBe(0);
   });
 
   it('refuses a checkpoint from a longer list of steps', async () => {
     const cp = new Checkpointer(memoryStore());
     await cp.save('t', 5, { n: 6, by: [] });
-    const e = await rejection(runSteps('t', counter([]), { checkpointer: cp, initialState: { n: 0, by: [] } }));
+    const e = await rejection(
+      runSteps('t', counter([]), { checkpointer: cp, initialState: { n: 0, by: [] } }),
+    );
     expect(e).toBeInstanceOf(RangeError);
     expect(e.message).toMatch(/checkpoint at step 5, but only 3 step/);
   });

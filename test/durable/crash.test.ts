@@ -21,11 +21,27 @@ describe('crash recovery across processes (SIGKILL)', () => {
     const effects = join(dir, 'ledger-crash.effects');
     writeFileSync(effects, '');
     const leaseMs = 600;
-    const holder = spawnFixture('ledger-worker.mjs', [db, 'email:42', effects, 'hang', String(leaseMs), '0', '0']);
+    const holder = spawnFixture('ledger-worker.mjs', [
+      db,
+      'email:42',
+      effects,
+      'hang',
+      String(leaseMs),
+      '0',
+      '0',
+    ]);
     const claimedAt = Number(await holder.line('CLAIMED'));
     await killHard(holder);
 
-    const taker = spawnFixture('ledger-worker.mjs', [db, 'email:42', effects, 'run', String(leaseMs), '0', '0']);
+    const taker = spawnFixture('ledger-worker.mjs', [
+      db,
+      'email:42',
+      effects,
+      'run',
+      String(leaseMs),
+      '0',
+      '0',
+    ]);
     const result = JSON.parse(await taker.line('RESULT')) as { pid: number; sentAt: string };
     expect((await taker.exited).code).toBe(0);
 
@@ -48,7 +64,15 @@ describe('crash recovery across processes (SIGKILL)', () => {
     }
 
     // A third process gets the stored result; nothing runs again.
-    const late = spawnFixture('ledger-worker.mjs', [db, 'email:42', effects, 'run', String(leaseMs), '0', '0']);
+    const late = spawnFixture('ledger-worker.mjs', [
+      db,
+      'email:42',
+      effects,
+      'run',
+      String(leaseMs),
+      '0',
+      '0',
+    ]);
     expect(JSON.parse(await late.line('RESULT'))).toEqual(result);
     expect(lines(effects).length).toBe(1);
   });
@@ -58,12 +82,28 @@ describe('crash recovery across processes (SIGKILL)', () => {
     const effects = join(dir, 'ledger-reconcile.effects');
     writeFileSync(effects, '');
     const leaseMs = 600;
-    const holder = spawnFixture('ledger-worker.mjs', [db, 'pay:7', effects, 'effect-then-hang', String(leaseMs), '0', '0']);
+    const holder = spawnFixture('ledger-worker.mjs', [
+      db,
+      'pay:7',
+      effects,
+      'effect-then-hang',
+      String(leaseMs),
+      '0',
+      '0',
+    ]);
     await holder.line('CLAIMED');
     await killHard(holder);
     expect(lines(effects).length).toBe(1);
 
-    const taker = spawnFixture('ledger-worker.mjs', [db, 'pay:7', effects, 'reconcile', String(leaseMs), '0', '0']);
+    const taker = spawnFixture('ledger-worker.mjs', [
+      db,
+      'pay:7',
+      effects,
+      'reconcile',
+      String(leaseMs),
+      '0',
+      '0',
+    ]);
     expect(await taker.line('TAKEOVER')).toBe('done');
     const result = JSON.parse(await taker.line('RESULT')) as { pid: number };
     expect((await taker.exited).code).toBe(0);
@@ -71,7 +111,15 @@ describe('crash recovery across processes (SIGKILL)', () => {
     expect(lines(effects).length).toBe(1); // the effect was not repeated
 
     // The reconciled result is recorded: a later process gets it without asking anything.
-    const late = spawnFixture('ledger-worker.mjs', [db, 'pay:7', effects, 'run', String(leaseMs), '0', '0']);
+    const late = spawnFixture('ledger-worker.mjs', [
+      db,
+      'pay:7',
+      effects,
+      'run',
+      String(leaseMs),
+      '0',
+      '0',
+    ]);
     expect(JSON.parse(await late.line('RESULT'))).toEqual(result);
     expect(late.stdout()).not.toContain('TAKEOVER');
   });
@@ -80,7 +128,15 @@ describe('crash recovery across processes (SIGKILL)', () => {
     const db = join(dir, 'ledger-unknown.db');
     const effects = join(dir, 'ledger-unknown.effects');
     writeFileSync(effects, '');
-    const holder = spawnFixture('ledger-worker.mjs', [db, 'pay:8', effects, 'effect-then-hang', '600', '0', '0']);
+    const holder = spawnFixture('ledger-worker.mjs', [
+      db,
+      'pay:8',
+      effects,
+      'effect-then-hang',
+      '600',
+      '0',
+      '0',
+    ]);
     await holder.line('CLAIMED');
     await killHard(holder);
     const taker = spawnFixture('ledger-worker.mjs', [db, 'pay:8', effects, 'run', '600', '0', '0']);
@@ -114,7 +170,13 @@ describe('crash recovery across processes (SIGKILL)', () => {
       [p2, 2, afterStep2],
       [p2, 3, { ...afterStep2, trail: [0, 1, 2], s2: `done by ${p2}` }],
     ]);
-    expect(final).toEqual({ trail: [0, 1, 2, 3], s0: `done by ${p1}`, s1: `done by ${p1}`, s2: `done by ${p2}`, s3: `done by ${p2}` });
+    expect(final).toEqual({
+      trail: [0, 1, 2, 3],
+      s0: `done by ${p1}`,
+      s1: `done by ${p1}`,
+      s2: `done by ${p2}`,
+      s3: `done by ${p2}`,
+    });
 
     // Finished: a third run returns the final state and runs nothing.
     const third = spawnFixture('steps-worker.mjs', [db, 'task-7', log, '-1']);
@@ -128,7 +190,13 @@ describe('crash recovery across processes (SIGKILL)', () => {
     writeFileSync(log, '');
     // The default lease: recovery must not wait it out, because the holder's process is gone.
     const leaseMs = 30_000;
-    const crashed = spawnFixture('saga-worker.mjs', [db, 'order-9', log, 'crash-in-3', String(leaseMs)]);
+    const crashed = spawnFixture('saga-worker.mjs', [
+      db,
+      'order-9',
+      log,
+      'crash-in-3',
+      String(leaseMs),
+    ]);
     await crashed.line('IN-STEP-3');
     await killHard(crashed);
     const killedAt = Date.now();

@@ -12,7 +12,13 @@ const LEASE = 1000;
 function setup(options: { leaseMs?: number; ttlMs?: number } = {}) {
   const clock = new VirtualClock(1_000_000);
   const store = memoryStore();
-  const make = () => new IdempotencyLedger(store, { clock, leaseMs: options.leaseMs ?? LEASE, ttlMs: options.ttlMs ?? 60_000, random: () => 0.5 });
+  const make = () =>
+    new IdempotencyLedger(store, {
+      clock,
+      leaseMs: options.leaseMs ?? LEASE,
+      ttlMs: options.ttlMs ?? 60_000,
+      random: () => 0.5,
+    });
   return { clock, store, ledger: make(), make };
 }
 
@@ -25,7 +31,9 @@ function gate<T = void>() {
   return { promise, open };
 }
 
-async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+async function settle<T>(
+  p: Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
   return p.then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
@@ -81,7 +89,10 @@ describe('IdempotencyLedger', () => {
       runs++;
       throw boom;
     };
-    const [a, b] = await Promise.all([settle(ledger.run('k', failing)), settle(ledger.run('k', failing))]);
+    const [a, b] = await Promise.all([
+      settle(ledger.run('k', failing)),
+      settle(ledger.run('k', failing)),
+    ]);
     expect([a, b]).toEqual([
       { ok: false, error: boom },
       { ok: false, error: boom },
@@ -111,7 +122,9 @@ describe('IdempotencyLedger', () => {
       const r = await settle(ledger.run(bad as string, async () => runs++));
       expect(r.ok).toBe(false);
       expect((r as { error: unknown }).error).toBeInstanceOf(TypeError);
-      expect(String((r as { error: Error }).error.message)).toMatch(/^key must be a non-empty string/);
+      expect(String((r as { error: Error }).error.message)).toMatch(
+        /^key must be a non-empty string/,
+      );
     }
     expect(runs).toBe(0);
     expect(await store.ledgerGet('')).toBeUndefined();
@@ -119,7 +132,9 @@ describe('IdempotencyLedger', () => {
 
   it('validates its options by name', () => {
     const store = memoryStore();
-    expect(() => new IdempotencyLedger(store, { leaseMs: 0 })).toThrow(/leaseMs must be a number >= 1, got 0/);
+    expect(() => new IdempotencyLedger(store, { leaseMs: 0 })).toThrow(
+      /leaseMs must be a number >= 1, got 0/,
+    );
     expect(() => new IdempotencyLedger(store, { ttlMs: Number.NaN })).toThrow(/ttlMs/);
     expect(() => new IdempotencyLedger({} as LedgerStore)).toThrow(/store must be a LedgerStore/);
   });
@@ -271,10 +286,18 @@ describe('IdempotencyLedger', () => {
         return f(...a);
       };
     const counting: LedgerStore = {
-      ledgerClaim: log('claim', (...a: Parameters<LedgerStore['ledgerClaim']>) => store.ledgerClaim(...a)),
-      ledgerRenew: log('renew', (...a: Parameters<LedgerStore['ledgerRenew']>) => store.ledgerRenew(...a)),
-      ledgerComplete: log('complete', (...a: Parameters<LedgerStore['ledgerComplete']>) => store.ledgerComplete(...a)),
-      ledgerRelease: log('release', (...a: Parameters<LedgerStore['ledgerRelease']>) => store.ledgerRelease(...a)),
+      ledgerClaim: log('claim', (...a: Parameters<LedgerStore['ledgerClaim']>) =>
+        store.ledgerClaim(...a),
+      ),
+      ledgerRenew: log('renew', (...a: Parameters<LedgerStore['ledgerRenew']>) =>
+        store.ledgerRenew(...a),
+      ),
+      ledgerComplete: log('complete', (...a: Parameters<LedgerStore['ledgerComplete']>) =>
+        store.ledgerComplete(...a),
+      ),
+      ledgerRelease: log('release', (...a: Parameters<LedgerStore['ledgerRelease']>) =>
+        store.ledgerRelease(...a),
+      ),
       ledgerGet: log('get', (...a: Parameters<LedgerStore['ledgerGet']>) => store.ledgerGet(...a)),
     };
     const ledger = new IdempotencyLedger(counting);
@@ -284,7 +307,9 @@ describe('IdempotencyLedger', () => {
     expect(await ledger.run('fresh', async () => 'again')).toBe('sent');
     expect(calls).toEqual(['claim']);
     calls.length = 0;
-    await expect(ledger.run('failing', async () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    await expect(
+      ledger.run('failing', async () => Promise.reject(new Error('no'))),
+    ).rejects.toThrow('no');
     expect(calls).toEqual(['claim', 'release']);
   });
 });

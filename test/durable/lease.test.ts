@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { nextDelay } from '../../src/backoff/next-delay.js';
-import { awaitLease, type LeasePort, type LeaseSettings, type LeaseTry, tryLease } from '../../src/lease/lease.js';
-import { leaseAcquireTransition, type LeaseRecord, leaseRenewTransition } from '../../src/transitions/lease.js';
+import {
+  awaitLease,
+  type LeasePort,
+  type LeaseSettings,
+  type LeaseTry,
+  tryLease,
+} from '../../src/lease/lease.js';
+import {
+  leaseAcquireTransition,
+  type LeaseRecord,
+  leaseRenewTransition,
+} from '../../src/transitions/lease.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 
 const LEASE = 900;
@@ -22,7 +32,9 @@ class Row {
         const r = leaseAcquireTransition(this.lease, owner, now, leaseMs);
         if (r.write !== undefined) this.lease = r.write;
         if (!r.acquired) return { kind: 'held', leaseUntil: r.leaseUntil, holder: r.holder };
-        return r.previousOwner === undefined ? { kind: 'acquired' } : { kind: 'acquired', previousOwner: r.previousOwner };
+        return r.previousOwner === undefined
+          ? { kind: 'acquired' }
+          : { kind: 'acquired', previousOwner: r.previousOwner };
       },
       renew: async (now, leaseMs) => {
         this.calls.push(`renew ${owner} @${now}`);
@@ -103,7 +115,12 @@ describe('the lease helper', () => {
     const p = awaitLease(row.port('b'), { ...settings(clock), poll: constant(100) });
     await clock.advance(300);
     const taken = await p;
-    expect(row.calls).toEqual(['acquire b @0', 'acquire b @100', 'acquire b @200', 'acquire b @250']);
+    expect(row.calls).toEqual([
+      'acquire b @0',
+      'acquire b @100',
+      'acquire b @200',
+      'acquire b @250',
+    ]);
     expect(taken).toMatchObject({ kind: 'acquired', previousOwner: 'dead' });
     if (taken.kind === 'acquired') taken.lease.stop();
   });
@@ -149,7 +166,9 @@ describe('the lease helper', () => {
         return r;
       },
     };
-    await expect(awaitLease(aborting, settings(clock), controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(awaitLease(aborting, settings(clock), controller.signal)).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     expect(row.calls).toEqual(['acquire b @0', 'release b']);
     expect(row.lease).toBeUndefined();
   });

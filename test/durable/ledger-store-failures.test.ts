@@ -18,7 +18,9 @@ const dir = mkdtempSync(join(tmpdir(), 'recourse-ledger-fail-'));
 let files = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+async function settle<T>(
+  p: Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
   return p.then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
@@ -36,7 +38,11 @@ async function driven<T>(clock: VirtualClock, p: Promise<T>, stepMs = 50, maxSte
 }
 
 /** A store whose ledger methods fail while `failing[method]` > 0 (each failure counts down). */
-function flaky(inner: Store, failing: Partial<Record<keyof LedgerStore, number>>, error: () => unknown = () => new Error('connection reset')): LedgerStore {
+function flaky(
+  inner: Store,
+  failing: Partial<Record<keyof LedgerStore, number>>,
+  error: () => unknown = () => new Error('connection reset'),
+): LedgerStore {
   const wrap =
     <A extends unknown[], R>(name: keyof LedgerStore, f: (...a: A) => Promise<R>) =>
     async (...a: A): Promise<R> => {
@@ -47,10 +53,18 @@ function flaky(inner: Store, failing: Partial<Record<keyof LedgerStore, number>>
       return f(...a);
     };
   return {
-    ledgerClaim: wrap('ledgerClaim', (...a: Parameters<Store['ledgerClaim']>) => inner.ledgerClaim(...a)),
-    ledgerRenew: wrap('ledgerRenew', (...a: Parameters<Store['ledgerRenew']>) => inner.ledgerRenew(...a)),
-    ledgerComplete: wrap('ledgerComplete', (...a: Parameters<Store['ledgerComplete']>) => inner.ledgerComplete(...a)),
-    ledgerRelease: wrap('ledgerRelease', (...a: Parameters<Store['ledgerRelease']>) => inner.ledgerRelease(...a)),
+    ledgerClaim: wrap('ledgerClaim', (...a: Parameters<Store['ledgerClaim']>) =>
+      inner.ledgerClaim(...a),
+    ),
+    ledgerRenew: wrap('ledgerRenew', (...a: Parameters<Store['ledgerRenew']>) =>
+      inner.ledgerRenew(...a),
+    ),
+    ledgerComplete: wrap('ledgerComplete', (...a: Parameters<Store['ledgerComplete']>) =>
+      inner.ledgerComplete(...a),
+    ),
+    ledgerRelease: wrap('ledgerRelease', (...a: Parameters<Store['ledgerRelease']>) =>
+      inner.ledgerRelease(...a),
+    ),
     ledgerGet: wrap('ledgerGet', (...a: Parameters<Store['ledgerGet']>) => inner.ledgerGet(...a)),
   };
 }
@@ -113,7 +127,11 @@ describe('IdempotencyLedger: the store fails (issues 9.3, 12.5)', () => {
   it('9.3: inside retry, an unrecorded result is not retried (the effect runs once)', async () => {
     const store = memoryStore();
     const clock = new VirtualClock(0);
-    const ledger = new IdempotencyLedger(flaky(store, { ledgerComplete: 10 }), { clock, leaseMs: LEASE, random: () => 0.5 });
+    const ledger = new IdempotencyLedger(flaky(store, { ledgerComplete: 10 }), {
+      clock,
+      leaseMs: LEASE,
+      random: () => 0.5,
+    });
     let runs = 0;
     const r = await driven(
       clock,
@@ -126,24 +144,43 @@ describe('IdempotencyLedger: the store fails (issues 9.3, 12.5)', () => {
   it('retries the completion write: one failed write does not fail the call', async () => {
     const store = memoryStore();
     const clock = new VirtualClock(0);
-    const ledger = new IdempotencyLedger(flaky(store, { ledgerComplete: 2 }), { clock, leaseMs: LEASE, random: () => 0.5 });
+    const ledger = new IdempotencyLedger(flaky(store, { ledgerComplete: 2 }), {
+      clock,
+      leaseMs: LEASE,
+      random: () => 0.5,
+    });
     let runs = 0;
-    expect(await driven(clock, ledger.run('k', async () => `sent ${++runs}`))).toEqual({ ok: true, value: 'sent 1' });
+    expect(
+      await driven(
+        clock,
+        ledger.run('k', async () => `sent ${++runs}`),
+      ),
+    ).toEqual({ ok: true, value: 'sent 1' });
     expect((await store.ledgerGet('k'))?.result).toBe('"sent 1"');
   });
 
   it('emits ledger_unrecorded with the key and the error', async () => {
     const clock = new VirtualClock(0);
-    const ledger = new IdempotencyLedger(flaky(memoryStore(), { ledgerComplete: 3 }), { clock, leaseMs: LEASE, random: () => 0.5 });
+    const ledger = new IdempotencyLedger(flaky(memoryStore(), { ledgerComplete: 3 }), {
+      clock,
+      leaseMs: LEASE,
+      random: () => 0.5,
+    });
     const events: unknown[] = [];
     ledger.on('ledger_unrecorded', (e) => events.push(e));
-    const r = await driven(clock, ledger.run('k', async () => 1));
+    const r = await driven(
+      clock,
+      ledger.run('k', async () => 1),
+    );
     expect(events).toEqual([{ key: 'k', error: (r as { error: unknown }).error }]);
   });
 
   it('12.5: fails closed when the claim cannot be recorded: StoreError (persistent), and fn is not run', async () => {
     const raw = new Error('ECONNREFUSED 127.0.0.1:6379');
-    const ledger = new IdempotencyLedger(flaky(memoryStore(), { ledgerClaim: 1 }, () => raw), { leaseMs: LEASE });
+    const ledger = new IdempotencyLedger(
+      flaky(memoryStore(), { ledgerClaim: 1 }, () => raw),
+      { leaseMs: LEASE },
+    );
     let runs = 0;
     const r = await settle(ledger.run('pay:1', async () => ++runs));
     const e = (r as { error: StoreError }).error;
@@ -151,7 +188,9 @@ describe('IdempotencyLedger: the store fails (issues 9.3, 12.5)', () => {
     expect(e.code).toBe('unavailable');
     expect(e.key).toBe('pay:1');
     expect(e.cause).toBe(raw);
-    expect(e.message).toMatch(/cannot claim key "pay:1", so the operation was not run: the store failed: Error: ECONNREFUSED/);
+    expect(e.message).toMatch(
+      /cannot claim key "pay:1", so the operation was not run: the store failed: Error: ECONNREFUSED/,
+    );
     expect(classify(e)).toMatchObject({ kind: 'persistent', retryable: false });
     expect(runs).toBe(0);
   });
@@ -164,7 +203,9 @@ describe('IdempotencyLedger: the store fails (issues 9.3, 12.5)', () => {
     const r = await settle(ledger.run('k', async () => ++runs));
     const e = (r as { error: StoreError }).error;
     expect([e.name, e.code, e.path]).toEqual(['StoreError', 'busy', db.path]);
-    expect(e.message).toMatch(/sqliteStore: ledgerClaim on ".*" failed: .*database is locked.*busyTimeoutMs, 20 ms/);
+    expect(e.message).toMatch(
+      /sqliteStore: ledgerClaim on ".*" failed: .*database is locked.*busyTimeoutMs, 20 ms/,
+    );
     expect(runs).toBe(0);
     db.unlock();
     expect(await ledger.run('k', async () => ++runs)).toBe(1);
@@ -176,7 +217,10 @@ describe('IdempotencyLedger: the store fails (issues 9.3, 12.5)', () => {
     const clock = new VirtualClock(0);
     const ledger = new IdempotencyLedger(flaky(store, { ledgerRenew: 1 }), { clock, leaseMs: 900 });
     let release!: () => void;
-    const p = ledger.run('k', () => new Promise<string>((resolve) => (release = () => resolve('done'))));
+    const p = ledger.run(
+      'k',
+      () => new Promise<string>((resolve) => (release = () => resolve('done'))),
+    );
     await clock.advance(2000);
     const entry = await store.ledgerGet('k');
     expect(entry?.leaseUntil).toBeGreaterThan(clock.now());
@@ -238,7 +282,11 @@ describe('IdempotencyLedger: outcome unknown (issue 12.6)', () => {
 
   it('reconcile says not done: fn runs and its result is recorded', async () => {
     const { store, ledger, events } = await takeover('pay:1');
-    expect(await ledger.run('pay:1', async () => 'charged', { reconcile: async () => ({ done: false }) })).toBe('charged');
+    expect(
+      await ledger.run('pay:1', async () => 'charged', {
+        reconcile: async () => ({ done: false }),
+      }),
+    ).toBe('charged');
     expect(events.map((e) => e.outcome)).toEqual(['not_done']);
     expect((await store.ledgerGet('pay:1'))?.result).toBe('"charged"');
   });
@@ -247,7 +295,11 @@ describe('IdempotencyLedger: outcome unknown (issue 12.6)', () => {
     const { store, clock, ledger } = await takeover('pay:1');
     const lookupDown = new Error('payments API 503');
     let runs = 0;
-    const r = await settle(ledger.run('pay:1', async () => ++runs, { reconcile: async () => Promise.reject(lookupDown) }));
+    const r = await settle(
+      ledger.run('pay:1', async () => ++runs, {
+        reconcile: async () => Promise.reject(lookupDown),
+      }),
+    );
     expect(r).toEqual({ ok: false, error: lookupDown });
     expect(runs).toBe(0);
     // The key is neither free nor held: the next caller takes it over without waiting out a lease.
@@ -266,11 +318,17 @@ describe('IdempotencyLedger: outcome unknown (issue 12.6)', () => {
     const { store, ledger } = await takeover('k');
     const bad = [undefined, { done: 'yes' }, { done: true }];
     for (const answer of bad) {
-      const r = await settle(ledger.run('k', async () => 1, { reconcile: async () => answer as never }));
+      const r = await settle(
+        ledger.run('k', async () => 1, { reconcile: async () => answer as never }),
+      );
       expect((r as { error: Error }).error).toBeInstanceOf(TypeError);
-      expect((r as { error: Error }).error.message).toMatch(/^reconcile must resolve \{ done: true, result \} or \{ done: false \}, got /);
+      expect((r as { error: Error }).error.message).toMatch(
+        /^reconcile must resolve \{ done: true, result \} or \{ done: false \}, got /,
+      );
       expect((await store.ledgerGet('k'))?.state).toBe('pending');
     }
-    await expect(ledger.run('k', async () => 1, { reconcile: 'no' as never })).rejects.toThrow(/reconcile must be a function/);
+    await expect(ledger.run('k', async () => 1, { reconcile: 'no' as never })).rejects.toThrow(
+      /reconcile must be a function/,
+    );
   });
 });

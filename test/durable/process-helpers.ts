@@ -7,7 +7,8 @@ const DIST_SQLITE = fileURLToPath(new URL('../../dist/sqlite/index.js', import.m
 
 /** The fixtures import the built package: say so plainly when it is missing. */
 export function requireBuild(): void {
-  if (!existsSync(DIST) || !existsSync(DIST_SQLITE)) throw new Error('dist/ is missing: run `npm run build` before these tests (npm test does)');
+  if (!existsSync(DIST) || !existsSync(DIST_SQLITE))
+    throw new Error('dist/ is missing: run `npm run build` before these tests (npm test does)');
 }
 
 /** A fixture process with its stdout split into lines. */
@@ -22,9 +23,21 @@ export interface Worker {
 }
 
 /** Runs `test/durable/fixtures/<name>` (or the script at an absolute path or a file URL) under this Node. */
-export function spawnFixture(name: string | URL, args: string[], options: SpawnOptions = {}): Worker {
-  const script = name instanceof URL ? fileURLToPath(name) : name.startsWith('/') ? name : fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+export function spawnFixture(
+  name: string | URL,
+  args: string[],
+  options: SpawnOptions = {},
+): Worker {
+  const script =
+    name instanceof URL
+      ? fileURLToPath(name)
+      : name.startsWith('/')
+        ? name
+        : fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+  const child = spawn(process.execPath, [script, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...options,
+  });
   let out = '';
   let err = '';
   const waiters: Array<() => void> = [];
@@ -47,16 +60,29 @@ export function spawnFixture(name: string | URL, args: string[], options: SpawnO
   });
   const line = (prefix: string, timeoutMs = 15_000): Promise<string> =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name}: no "${prefix}" line within ${timeoutMs} ms; stdout: ${out} stderr: ${err}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `${name}: no "${prefix}" line within ${timeoutMs} ms; stdout: ${out} stderr: ${err}`,
+            ),
+          ),
+        timeoutMs,
+      );
       const check = (): void => {
         // Whole lines only: a chunk may end mid-line ("TAKEOVER do" before "ne\n" arrives).
-        const found = out.split('\n').slice(0, -1).find((l) => l.startsWith(prefix));
+        const found = out
+          .split('\n')
+          .slice(0, -1)
+          .find((l) => l.startsWith(prefix));
         if (found !== undefined) {
           clearTimeout(timer);
           resolve(found.slice(prefix.length).trim());
         } else if (done || child.exitCode !== null || child.signalCode !== null) {
           clearTimeout(timer);
-          reject(new Error(`${name} exited before printing "${prefix}"; stdout: ${out} stderr: ${err}`));
+          reject(
+            new Error(`${name} exited before printing "${prefix}"; stdout: ${out} stderr: ${err}`),
+          );
         } else waiters.push(check);
       };
       check();

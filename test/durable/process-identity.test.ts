@@ -14,7 +14,9 @@ describe('lease holder liveness', () => {
   });
 
   it('knows a holder whose process exited as dead, and a running one as alive', async () => {
-    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      stdio: 'ignore',
+    });
     await once(child, 'spawn');
     const [machine, , nonce] = processOwner().split('|');
     const owner = `${machine}|${child.pid}|${nonce}`;

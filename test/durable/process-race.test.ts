@@ -17,7 +17,17 @@ describe('processes racing on one key in one SQLite file', () => {
     const effects = join(dir, 'race.effects');
     writeFileSync(effects, '');
     const startAt = String(Date.now() + 1200);
-    const workers = Array.from({ length: 4 }, () => spawnFixture('ledger-worker.mjs', [db, 'pay:order-1', effects, 'run', '30000', '150', startAt]));
+    const workers = Array.from({ length: 4 }, () =>
+      spawnFixture('ledger-worker.mjs', [
+        db,
+        'pay:order-1',
+        effects,
+        'run',
+        '30000',
+        '150',
+        startAt,
+      ]),
+    );
     const results = await Promise.all(workers.map((w) => w.line('RESULT')));
     const exits = await Promise.all(workers.map((w) => w.exited));
     expect(exits.map((e) => e.code)).toEqual([0, 0, 0, 0]);
@@ -25,6 +35,7 @@ describe('processes racing on one key in one SQLite file', () => {
     expect(ran.length).toBe(1);
     const winner = Number(ran[0]!.split(' ')[0]);
     expect(workers.map((w) => w.child.pid)).toContain(winner);
-    for (const r of results) expect(JSON.parse(r)).toEqual({ pid: winner, sentAt: '1970-01-01T00:00:00.000Z' });
+    for (const r of results)
+      expect(JSON.parse(r)).toEqual({ pid: winner, sentAt: '1970-01-01T00:00:00.000Z' });
   });
 });

@@ -19,10 +19,15 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 }
 
 /** A value no `String()` can print: what a careless library may throw. */
-const hostile = (): unknown => Object.assign(Object.create(null), { status: 503, detail: 'upstream' });
+const hostile = (): unknown =>
+  Object.assign(Object.create(null), { status: 503, detail: 'upstream' });
 
 /** A saga log store whose methods fail (with a raw driver error) while `failing[method]` > 0. */
-function flaky(inner: Store, failing: Partial<Record<keyof SagaLogStore, number>>, when?: (entryType: string) => boolean): SagaLogStore {
+function flaky(
+  inner: Store,
+  failing: Partial<Record<keyof SagaLogStore, number>>,
+  when?: (entryType: string) => boolean,
+): SagaLogStore {
   const fails = (name: keyof SagaLogStore): boolean => {
     if ((failing[name] ?? 0) <= 0) return false;
     failing[name]!--;
@@ -30,17 +35,27 @@ function flaky(inner: Store, failing: Partial<Record<keyof SagaLogStore, number>
   };
   const boom = () => Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
   return {
-    sagaAcquire: async (...a) => (fails('sagaAcquire') ? Promise.reject(boom()) : inner.sagaAcquire(...a)),
-    sagaRenew: async (...a) => (fails('sagaRenew') ? Promise.reject(boom()) : inner.sagaRenew(...a)),
-    sagaRelease: async (...a) => (fails('sagaRelease') ? Promise.reject(boom()) : inner.sagaRelease(...a)),
+    sagaAcquire: async (...a) =>
+      fails('sagaAcquire') ? Promise.reject(boom()) : inner.sagaAcquire(...a),
+    sagaRenew: async (...a) =>
+      fails('sagaRenew') ? Promise.reject(boom()) : inner.sagaRenew(...a),
+    sagaRelease: async (...a) =>
+      fails('sagaRelease') ? Promise.reject(boom()) : inner.sagaRelease(...a),
     sagaAppend: async (id, owner, entry) =>
-      (when === undefined || when(entry.type)) && fails('sagaAppend') ? Promise.reject(boom()) : inner.sagaAppend(id, owner, entry),
+      (when === undefined || when(entry.type)) && fails('sagaAppend')
+        ? Promise.reject(boom())
+        : inner.sagaAppend(id, owner, entry),
     sagaRead: async (...a) => (fails('sagaRead') ? Promise.reject(boom()) : inner.sagaRead(...a)),
-    sagaReset: async (...a) => (fails('sagaReset') ? Promise.reject(boom()) : inner.sagaReset(...a)),
+    sagaReset: async (...a) =>
+      fails('sagaReset') ? Promise.reject(boom()) : inner.sagaReset(...a),
   };
 }
 
-function threeSteps(store: SagaLogStore, log: string[], o: { failAt?: string; hostileUndo?: string; clock?: VirtualClock } = {}) {
+function threeSteps(
+  store: SagaLogStore,
+  log: string[],
+  o: { failAt?: string; hostileUndo?: string; clock?: VirtualClock } = {},
+) {
   const act = (name: string) => async () => {
     log.push(`do ${name}`);
     if (o.failAt === name) throw hostile();
@@ -66,7 +81,9 @@ describe('Saga: values that are not Errors (issue 9.2)', () => {
     const e = (await rejection(threeSteps(store, log, { failAt: 'c' }).run())) as SagaFailedError;
     expect(isSagaFailedError(e)).toBe(true);
     expect(log).toEqual(['do a', 'do b', 'do c', 'undo b', 'undo a']);
-    expect(e.message).toBe('saga "s" failed at step "c": {"status":503,"detail":"upstream"}; compensated b, a');
+    expect(e.message).toBe(
+      'saga "s" failed at step "c": {"status":503,"detail":"upstream"}; compensated b, a',
+    );
     expect((e.cause as { status: number }).status).toBe(503);
     const failedLine = (await store.sagaRead('s')).find((l) => l.type === 'step_failed');
     expect(failedLine?.data).toBe('{"status":503,"detail":"upstream"}');
@@ -74,7 +91,9 @@ describe('Saga: values that are not Errors (issue 9.2)', () => {
 
   it('a compensation throwing one does not skip the others', async () => {
     const log: string[] = [];
-    const e = (await rejection(threeSteps(memoryStore(), log, { failAt: 'c', hostileUndo: 'b' }).run())) as SagaFailedError;
+    const e = (await rejection(
+      threeSteps(memoryStore(), log, { failAt: 'c', hostileUndo: 'b' }).run(),
+    )) as SagaFailedError;
     expect(log).toEqual(['do a', 'do b', 'do c', 'undo b threw', 'undo a']);
     expect(e.compensated).toEqual(['a']);
     expect(e.compensationErrors.map((f) => f.step)).toEqual(['b']);
@@ -90,8 +109,16 @@ describe('Saga: values that are not Errors (issue 9.2)', () => {
     });
     const log: string[] = [];
     const saga = new Saga('evil', { store: memoryStore() })
-      .step('a', async () => 1, async () => void log.push('undo a'))
-      .step('b', async () => Promise.reject(evil), async () => {});
+      .step(
+        'a',
+        async () => 1,
+        async () => void log.push('undo a'),
+      )
+      .step(
+        'b',
+        async () => Promise.reject(evil),
+        async () => {},
+      );
     const e = (await rejection(saga.run())) as SagaFailedError;
     expect(isSagaFailedError(e)).toBe(true);
     expect(log).toEqual(['undo a']);
@@ -101,10 +128,14 @@ describe('Saga: values that are not Errors (issue 9.2)', () => {
 describe('Saga: the store fails (issue 12.5: fail closed)', () => {
   it('no lease, no step: StoreError, and nothing runs', async () => {
     const log: string[] = [];
-    const e = (await rejection(threeSteps(flaky(memoryStore(), { sagaAcquire: 1 }), log).run())) as StoreError;
+    const e = (await rejection(
+      threeSteps(flaky(memoryStore(), { sagaAcquire: 1 }), log).run(),
+    )) as StoreError;
     expect(isStoreError(e)).toBe(true);
     expect([e.code, e.key]).toEqual(['unavailable', 's']);
-    expect(e.message).toMatch(/^saga "s": cannot take its lease, so no step was run: the store failed: Error: disk I\/O error/);
+    expect(e.message).toMatch(
+      /^saga "s": cannot take its lease, so no step was run: the store failed: Error: disk I\/O error/,
+    );
     expect(classify(e).retryable).toBe(false);
     expect(log).toEqual([]);
   });
@@ -112,7 +143,9 @@ describe('Saga: the store fails (issue 12.5: fail closed)', () => {
   it('no begin line, no step: StoreError, and nothing runs; the lease is given back', async () => {
     const store = memoryStore();
     const log: string[] = [];
-    const e = (await rejection(threeSteps(flaky(store, { sagaAppend: 1 }), log).run())) as StoreError;
+    const e = (await rejection(
+      threeSteps(flaky(store, { sagaAppend: 1 }), log).run(),
+    )) as StoreError;
     expect([e.name, e.code]).toEqual(['StoreError', 'unavailable']);
     expect(e.message).toMatch(/cannot log begin/);
     expect(log).toEqual([]);
@@ -132,15 +165,25 @@ describe('Saga: the store fails (issue 12.5: fail closed)', () => {
     expect(isStoreError(e.cause)).toBe(true);
     expect(e.compensated).toEqual(['b', 'a']);
     expect(isStoreError(e.logError)).toBe(true);
-    expect(e.message).toMatch(/the log could not record this .*: recover\(\) will compensate again/);
+    expect(e.message).toMatch(
+      /the log could not record this .*: recover\(\) will compensate again/,
+    );
     // The log shows a done but uncompensated; a later recover() undoes it again (compensations are idempotent).
-    expect((await store.sagaRead('s')).map((l) => `${l.type}:${l.name}`)).toEqual(['begin:', 'step:a']);
+    expect((await store.sagaRead('s')).map((l) => `${l.type}:${l.name}`)).toEqual([
+      'begin:',
+      'step:a',
+    ]);
   });
 
   it('an end line that cannot be written undoes the saga: no effect stays without its record', async () => {
     const store = memoryStore();
     const log: string[] = [];
-    const e = (await rejection(threeSteps(flaky(store, { sagaAppend: 100 }, (type) => type === 'end'), log).run())) as SagaFailedError;
+    const e = (await rejection(
+      threeSteps(
+        flaky(store, { sagaAppend: 100 }, (type) => type === 'end'),
+        log,
+      ).run(),
+    )) as SagaFailedError;
     expect(e.failedStep).toBe('(end)');
     expect(log).toEqual(['do a', 'do b', 'do c', 'undo c', 'undo b', 'undo a']);
   });
@@ -149,8 +192,20 @@ describe('Saga: the store fails (issue 12.5: fail closed)', () => {
     const clock = new VirtualClock(0);
     const store = memoryStore();
     await store.sagaAcquire('s', 'dead', 0, 1000);
-    await store.sagaAppend('s', 'dead', { type: 'begin', step: -1, name: '', data: '["a","b","c"]', at: 0 });
-    await store.sagaAppend('s', 'dead', { type: 'step', step: 0, name: 'a', data: '{"id":"a"}', at: 0 });
+    await store.sagaAppend('s', 'dead', {
+      type: 'begin',
+      step: -1,
+      name: '',
+      data: '["a","b","c"]',
+      at: 0,
+    });
+    await store.sagaAppend('s', 'dead', {
+      type: 'step',
+      step: 0,
+      name: 'a',
+      data: '{"id":"a"}',
+      at: 0,
+    });
     await clock.advance(1000);
     const log: string[] = [];
     const p = rejection(threeSteps(flaky(store, { sagaAppend: 100 }), log, { clock }).recover());
@@ -180,7 +235,13 @@ describe('Saga: the store fails (issue 12.5: fail closed)', () => {
       renewals.push(ok);
       return ok;
     };
-    await store.sagaAcquire('s', 'other', clock.now(), 300, (await store.sagaAcquire('s', 'probe', clock.now(), 0)).holder);
+    await store.sagaAcquire(
+      's',
+      'other',
+      clock.now(),
+      300,
+      (await store.sagaAcquire('s', 'probe', clock.now(), 0)).holder,
+    );
     await store.sagaRelease('s', 'other');
     await clock.advance(400);
     release();

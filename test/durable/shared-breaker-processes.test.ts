@@ -14,7 +14,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** [start, end] of every probe a worker ran, from its START/END lines (wall-clock ms). */
 function probes(w: Worker): Array<[number, number]> {
   const lines = w.stdout().split('\n');
-  const starts = lines.filter((l) => l.startsWith('START probe')).map((l) => Number(l.split(' ')[2]));
+  const starts = lines
+    .filter((l) => l.startsWith('START probe'))
+    .map((l) => Number(l.split(' ')[2]));
   const ends = lines.filter((l) => l.startsWith('END probe')).map((l) => Number(l.split(' ')[2]));
   return starts.map((s, i) => [s, ends[i] ?? Number.POSITIVE_INFINITY]);
 }
@@ -40,7 +42,9 @@ describe('a breaker shared by two processes on one SQLite file, default clock', 
     const db = join(dir, 'many.db');
     const workers: Worker[] = [];
     for (let i = 0; i < 4; i++) {
-      workers.push(spawnFixture('breaker-prober.mjs', [db, 'any', '-', String(3_500 - i * 500), '150', '50']));
+      workers.push(
+        spawnFixture('breaker-prober.mjs', [db, 'any', '-', String(3_500 - i * 500), '150', '50']),
+      );
       await new Promise((r) => setTimeout(r, 500)); // different performance.now() origins, again
     }
     const rejected = await Promise.all(workers.map((w) => w.line('DONE', 30_000)));

@@ -38,7 +38,17 @@ function everyCall(store: Store): Array<[string, () => Promise<unknown>]> {
     ['ledgerComplete', () => store.ledgerComplete('k', 'o', '1', 1, 2)],
     ['ledgerRelease', () => store.ledgerRelease('k', 'o')],
     ['ledgerGet', () => store.ledgerGet('k')],
-    ['saveCheckpoint', () => store.saveCheckpoint({ taskId: 't', stepIndex: 0, state: '{}', checksum: 'a'.repeat(64), savedAt: 1 })],
+    [
+      'saveCheckpoint',
+      () =>
+        store.saveCheckpoint({
+          taskId: 't',
+          stepIndex: 0,
+          state: '{}',
+          checksum: 'a'.repeat(64),
+          savedAt: 1,
+        }),
+    ],
     ['loadCheckpoint', () => store.loadCheckpoint('t')],
     ['sagaAcquire', () => store.sagaAcquire('s', 'o', 1, 1000)],
     ['sagaRenew', () => store.sagaRenew('s', 'o', 1, 1000)],
@@ -55,7 +65,9 @@ describe('sqliteStore: driver errors are StoreErrors (issue 9.3)', () => {
     const store = sqliteStore({ path, busyTimeoutMs: 10 });
     const locker = new Database(path);
     locker.exec('BEGIN IMMEDIATE');
-    const writes = everyCall(store).filter(([name]) => !['breakerGet', 'ledgerGet', 'loadCheckpoint', 'sagaRead'].includes(name));
+    const writes = everyCall(store).filter(
+      ([name]) => !['breakerGet', 'ledgerGet', 'loadCheckpoint', 'sagaRead'].includes(name),
+    );
     for (const [name, call] of writes) {
       const e = await storeError(call());
       expect([name, e.code, e.path]).toEqual([name, 'busy', path]);

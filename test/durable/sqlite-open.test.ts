@@ -1,4 +1,13 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -28,13 +37,24 @@ describe('sqliteStore: opening', () => {
   it('creates the schema, records its version, and runs in WAL mode', async () => {
     const path = join(dir, 'fresh.db');
     const store = sqliteStore({ path });
-    await store.saveCheckpoint({ taskId: 't', stepIndex: 0, state: '{}', checksum: 'a'.repeat(64), savedAt: 1 });
+    await store.saveCheckpoint({
+      taskId: 't',
+      stepIndex: 0,
+      state: '{}',
+      checksum: 'a'.repeat(64),
+      savedAt: 1,
+    });
     await store.close();
     const raw = new Database(path, { readonly: true });
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(raw.prepare('SELECT version FROM recourse_schema').pluck().get()).toBe(SCHEMA_VERSION);
-      const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'recourse_%' ORDER BY name").pluck().all();
+      const tables = raw
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'recourse_%' ORDER BY name",
+        )
+        .pluck()
+        .all();
       expect(tables).toEqual([
         'recourse_breakers',
         'recourse_budgets',
@@ -57,7 +77,13 @@ describe('sqliteStore: opening', () => {
   it('upgrades a version 2 database (before retry budgets) in place, keeping its data', async () => {
     const path = join(dir, 'v2.db');
     const first = sqliteStore({ path });
-    await first.saveCheckpoint({ taskId: 't', stepIndex: 4, state: '{}', checksum: 'c'.repeat(64), savedAt: 1.5 });
+    await first.saveCheckpoint({
+      taskId: 't',
+      stepIndex: 4,
+      state: '{}',
+      checksum: 'c'.repeat(64),
+      savedAt: 1.5,
+    });
     await first.close();
     // A version 2 file: today's schema without what version 3 added.
     const raw = new Database(path);
@@ -65,9 +91,24 @@ describe('sqliteStore: opening', () => {
     raw.close();
     const store = sqliteStore({ path });
     try {
-      expect(await store.loadCheckpoint('t')).toEqual({ taskId: 't', stepIndex: 4, state: '{}', checksum: 'c'.repeat(64), savedAt: 1.5 });
+      expect(await store.loadCheckpoint('t')).toEqual({
+        taskId: 't',
+        stepIndex: 4,
+        state: '{}',
+        checksum: 'c'.repeat(64),
+        savedAt: 1.5,
+      });
       const limits = { ratio: 0.1, minPerSecond: 2, windowMs: 10_000 };
-      expect((await store.budgetTake('b', { requests: 0, returned: 0, returnedAt: 0, want: 5 }, 1000, limits)).granted).toBe(2);
+      expect(
+        (
+          await store.budgetTake(
+            'b',
+            { requests: 0, returned: 0, returnedAt: 0, want: 5 },
+            1000,
+            limits,
+          )
+        ).granted,
+      ).toBe(2);
     } finally {
       await store.close();
     }
@@ -77,10 +118,14 @@ describe('sqliteStore: opening', () => {
   });
 
   it('rejects a missing or empty path and bad options with a TypeError/RangeError naming them', () => {
-    expect(() => sqliteStore({} as { path: string })).toThrow(/path must be a non-empty string.*got undefined/);
+    expect(() => sqliteStore({} as { path: string })).toThrow(
+      /path must be a non-empty string.*got undefined/,
+    );
     expect(() => sqliteStore({ path: '' })).toThrow(/path must be a non-empty string.*got ""/);
     expect(() => sqliteStore(undefined as unknown as { path: string })).toThrow(TypeError);
-    expect(() => sqliteStore({ path: join(dir, 'x.db'), busyTimeoutMs: -1 })).toThrow(/busyTimeoutMs must be a number >= 0, got -1/);
+    expect(() => sqliteStore({ path: join(dir, 'x.db'), busyTimeoutMs: -1 })).toThrow(
+      /busyTimeoutMs must be a number >= 0, got -1/,
+    );
     expect(existsSync(join(dir, 'x.db'))).toBe(false);
   });
 
@@ -124,9 +169,28 @@ describe('sqliteStore: opening', () => {
     raw.close();
     const store = sqliteStore({ path });
     expect((await store.loadCheckpoint('t'))?.stepIndex).toBe(4);
-    const record = { id: 'esc_1', action: 'a', args: 'null', reason: 'r', deciders: [], state: 'pending' as const, round: 1, createdAt: 1, expiresAt: 10, keepUntil: 20 };
+    const record = {
+      id: 'esc_1',
+      action: 'a',
+      args: 'null',
+      reason: 'r',
+      deciders: [],
+      state: 'pending' as const,
+      round: 1,
+      createdAt: 1,
+      expiresAt: 10,
+      keepUntil: 20,
+    };
     expect(await store.escalationOpen(record, 1)).toEqual({ created: true, record });
-    expect((await store.budgetTake('b', { requests: 0, returned: 0, returnedAt: 0, want: 1 }, 1, { ratio: 0.1, minPerSecond: 3, windowMs: 10_000 })).granted).toBe(1);
+    expect(
+      (
+        await store.budgetTake('b', { requests: 0, returned: 0, returnedAt: 0, want: 1 }, 1, {
+          ratio: 0.1,
+          minPerSecond: 3,
+          windowMs: 10_000,
+        })
+      ).granted,
+    ).toBe(1);
     await store.close();
     const check = new Database(path, { readonly: true });
     expect(check.prepare('SELECT version FROM recourse_schema').pluck().get()).toBe(SCHEMA_VERSION);
@@ -136,12 +200,16 @@ describe('sqliteStore: opening', () => {
   it('refuses a database written by a newer schema version, without touching it', () => {
     const path = join(dir, 'newer.db');
     const raw = new Database(path);
-    raw.exec('CREATE TABLE recourse_schema (id INTEGER PRIMARY KEY, version INTEGER NOT NULL, opened_at INTEGER NOT NULL)');
+    raw.exec(
+      'CREATE TABLE recourse_schema (id INTEGER PRIMARY KEY, version INTEGER NOT NULL, opened_at INTEGER NOT NULL)',
+    );
     raw.prepare('INSERT INTO recourse_schema VALUES (1, ?, 0)').run(SCHEMA_VERSION + 1);
     raw.close();
     const e = openError(path);
     expect(e.code).toBe('schema_too_new');
-    expect(e.message).toContain(`schema version ${SCHEMA_VERSION + 1}, newer than this version of recourse understands (${SCHEMA_VERSION})`);
+    expect(e.message).toContain(
+      `schema version ${SCHEMA_VERSION + 1}, newer than this version of recourse understands (${SCHEMA_VERSION})`,
+    );
     const check = new Database(path, { readonly: true });
     expect(check.prepare('SELECT opened_at FROM recourse_schema').pluck().get()).toBe(0);
     check.close();
@@ -160,11 +228,20 @@ describe('sqliteStore: opening', () => {
     try {
       // root ignores file modes: then the check runs as an unprivileged user in a child process.
       const asRoot = process.getuid?.() === 0;
-      const opened = spawnFixture('open-store.mjs', [path], asRoot ? { uid: 65534, gid: 65534 } : {});
+      const opened = spawnFixture(
+        'open-store.mjs',
+        [path],
+        asRoot ? { uid: 65534, gid: 65534 } : {},
+      );
       await opened.exited;
       const out = opened.stdout().trim();
       expect(out.slice(0, 4)).toBe('ERR ');
-      const e = JSON.parse(out.slice(4)) as { name: string; code: string; path: string; message: string };
+      const e = JSON.parse(out.slice(4)) as {
+        name: string;
+        code: string;
+        path: string;
+        message: string;
+      };
       expect(e).toMatchObject({ name: 'StoreError', code: 'read_only', path });
       expect(e.message).toContain(path);
     } finally {

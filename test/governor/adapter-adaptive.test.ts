@@ -19,7 +19,10 @@ const prompt = [{ role: 'user' as const, content: 'Tell me about Lisbon in a few
 async function withChaos<T>(fn: (chaos: ChaosServer) => Promise<T>): Promise<T> {
   const chaos = await startChaosServer({
     port: 0,
-    scenario: { rules: [{ match: { model: 'claude-stall' }, fault: { kind: 'stall', afterEvents: 3 } }], pacing: [{ betweenEventsMs: 5 }] },
+    scenario: {
+      rules: [{ match: { model: 'claude-stall' }, fault: { kind: 'stall', afterEvents: 3 } }],
+      pacing: [{ betweenEventsMs: 5 }],
+    },
   });
   try {
     return await fn(chaos);
@@ -31,12 +34,24 @@ async function withChaos<T>(fn: (chaos: ChaosServer) => Promise<T>): Promise<T> 
 describe('adaptive stall limits in the adapters', () => {
   it('streamMessage learns per dependency and model, then catches a stall at the learned limit, not the cap', async () => {
     await withChaos(async (chaos) => {
-      const client = new Anthropic(anthropicClientOptions({ baseURL: chaos.url, apiKey: 'test', logLevel: 'off' as const }));
+      const client = new Anthropic(
+        anthropicClientOptions({ baseURL: chaos.url, apiKey: 'test', logLevel: 'off' as const }),
+      );
       const learner = stallLearner({ minSamples: 20 });
-      const options = { idleMs: 'adaptive' as const, adaptive: { name: 'anthropic', floorMs: 400, capMs: 20_000, learner } };
-      for (let i = 0; i < 6; i++) await streamMessage(client, { model: 'claude-test', max_tokens: 256, messages: prompt }, options);
+      const options = {
+        idleMs: 'adaptive' as const,
+        adaptive: { name: 'anthropic', floorMs: 400, capMs: 20_000, learner },
+      };
+      for (let i = 0; i < 6; i++)
+        await streamMessage(
+          client,
+          { model: 'claude-test', max_tokens: 256, messages: prompt },
+          options,
+        );
       const limits = learner.limits();
-      expect(limits.map((l) => [l.name, l.model, l.phase, l.samples >= (l.phase === 'idle' ? 20 : 6)])).toEqual([
+      expect(
+        limits.map((l) => [l.name, l.model, l.phase, l.samples >= (l.phase === 'idle' ? 20 : 6)]),
+      ).toEqual([
         ['anthropic', 'claude-test', 'first-item', true],
         ['anthropic', 'claude-test', 'idle', true],
       ]);
@@ -45,36 +60,64 @@ describe('adaptive stall limits in the adapters', () => {
       expect(idle.limitMs).toBeLessThan(400);
       // The stalling model is named apart on the chaos server; `adaptive.model` files it under claude-test.
       const started = performance.now();
-      const error = await streamMessage(client, { model: 'claude-stall', max_tokens: 256, messages: prompt }, { ...options, adaptive: { ...options.adaptive, model: 'claude-test' } }).catch(
-        (e: unknown) => e,
-      );
+      const error = await streamMessage(
+        client,
+        { model: 'claude-stall', max_tokens: 256, messages: prompt },
+        { ...options, adaptive: { ...options.adaptive, model: 'claude-test' } },
+      ).catch((e: unknown) => e);
       expect(isStallError(error) && [error.phase, error.limitMs]).toEqual(['idle', 400]);
       expect(performance.now() - started).toBeLessThan(5_000);
     });
   });
 
-  it('streamChat learns under the body\'s model; a limit left fixed is not learned', async () => {
+  it("streamChat learns under the body's model; a limit left fixed is not learned", async () => {
     await withChaos(async (chaos) => {
-      const client = new OpenAI(openAIClientOptions({ baseURL: `${chaos.url}/v1`, apiKey: 'test' }));
+      const client = new OpenAI(
+        openAIClientOptions({ baseURL: `${chaos.url}/v1`, apiKey: 'test' }),
+      );
       const learner = stallLearner({ minSamples: 5 });
       for (let i = 0; i < 3; i++) {
-        await streamChat(client, { model: 'gpt-test', messages: prompt }, { firstItemMs: 10_000, idleMs: 'adaptive', adaptive: { name: 'openai', learner, floorMs: 300, capMs: 20_000 } });
+        await streamChat(
+          client,
+          { model: 'gpt-test', messages: prompt },
+          {
+            firstItemMs: 10_000,
+            idleMs: 'adaptive',
+            adaptive: { name: 'openai', learner, floorMs: 300, capMs: 20_000 },
+          },
+        );
       }
-      expect(learner.limits().map((l) => [l.name, l.model, l.phase])).toEqual([['openai', 'gpt-test', 'idle']]);
+      expect(learner.limits().map((l) => [l.name, l.model, l.phase])).toEqual([
+        ['openai', 'gpt-test', 'idle'],
+      ]);
     });
   });
 
   it('checks the option: adaptive needs an adaptive limit, its keys are known ones, a ladder takes fixed limits only', async () => {
     const client = { messages: { stream: () => ({}) } } as unknown as Anthropic;
     const body = { model: 'm', max_tokens: 1, messages: prompt };
-    await expect(streamMessage(client, body, { idleMs: 1000, adaptive: { floorMs: 10 } })).rejects.toThrow(
+    await expect(
+      streamMessage(client, body, { idleMs: 1000, adaptive: { floorMs: 10 } }),
+    ).rejects.toThrow(
       "streamMessage: adaptive applies to adaptive limits only (firstItemMs or idleMs 'adaptive')",
     );
-    await expect(streamMessage(client, body, { idleMs: 'adaptive', adaptive: { floorMS: 10 } as never })).rejects.toThrow(/streamMessage adaptive.*floorMS/);
-    await expect(streamMessage(client, body, { idleMs: 'adaptive', adaptive: { floorMs: 10, capMs: 5 } })).rejects.toThrow('capMs (5) must be >= floorMs (10)');
-    expect(() => recourseMiddleware({ idleMs: 'adaptive', adaptive: { learner: {} as never } })).toThrow(/learner must be a StallLearner/);
-    expect(() => recourseMiddleware({ name: 'claude', idleMs: 'adaptive', adaptive: { floorMs: 100 } })).not.toThrow();
+    await expect(
+      streamMessage(client, body, { idleMs: 'adaptive', adaptive: { floorMS: 10 } as never }),
+    ).rejects.toThrow(/streamMessage adaptive.*floorMS/);
+    await expect(
+      streamMessage(client, body, { idleMs: 'adaptive', adaptive: { floorMs: 10, capMs: 5 } }),
+    ).rejects.toThrow('capMs (5) must be >= floorMs (10)');
+    expect(() =>
+      recourseMiddleware({ idleMs: 'adaptive', adaptive: { learner: {} as never } }),
+    ).toThrow(/learner must be a StallLearner/);
+    expect(() =>
+      recourseMiddleware({ name: 'claude', idleMs: 'adaptive', adaptive: { floorMs: 100 } }),
+    ).not.toThrow();
     const model = createAnthropic({ apiKey: 'test' })('claude-test');
-    expect(() => fallbackModels([{ name: 'claude', model }], { idleMs: 'adaptive' as never })).toThrow(/idleMs 'adaptive' learns per model: set it on each path's recourseMiddleware instead/);
+    expect(() =>
+      fallbackModels([{ name: 'claude', model }], { idleMs: 'adaptive' as never }),
+    ).toThrow(
+      /idleMs 'adaptive' learns per model: set it on each path's recourseMiddleware instead/,
+    );
   });
 });

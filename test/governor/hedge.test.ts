@@ -1,16 +1,31 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hedge, isAbortError, pipeline, type RecourseEventMap, retry, watch } from '../../src/index.js';
+import {
+  hedge,
+  isAbortError,
+  pipeline,
+  type RecourseEventMap,
+  retry,
+  watch,
+} from '../../src/index.js';
 import { seededRandom, VirtualClock } from '../../src/testing/index.js';
 
 type HedgeEvent = RecourseEventMap['hedge'];
 
 /** A stream that produces its first item after `firstMs` (never, for Infinity), honouring `signal`. */
-function delayedStream(clock: VirtualClock, firstMs: number, signal: AbortSignal, log: { closed: number }): AsyncIterable<string> {
+function delayedStream(
+  clock: VirtualClock,
+  firstMs: number,
+  signal: AbortSignal,
+  log: { closed: number },
+): AsyncIterable<string> {
   return {
     async *[Symbol.asyncIterator]() {
       try {
-        if (firstMs === Number.POSITIVE_INFINITY) await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+        if (firstMs === Number.POSITIVE_INFINITY)
+          await new Promise((_, reject) =>
+            signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+          );
         else await clock.sleep(firstMs, signal);
         yield 'first';
         await clock.sleep(10, signal);
@@ -23,13 +38,22 @@ function delayedStream(clock: VirtualClock, firstMs: number, signal: AbortSignal
 }
 
 /** An attempt as an adapter runs one: consume a watched stream inside the call, return its items. */
-async function consume(stream: AsyncIterable<string>, clock: VirtualClock, signal: AbortSignal): Promise<string[]> {
+async function consume(
+  stream: AsyncIterable<string>,
+  clock: VirtualClock,
+  signal: AbortSignal,
+): Promise<string[]> {
   const items: string[] = [];
   for await (const item of watch(stream, { signal, clock, idleMs: 1e6 })) items.push(item);
   return items;
 }
 
-async function answerAfter<T>(clock: VirtualClock, ms: number, signal: AbortSignal, value: T): Promise<T> {
+async function answerAfter<T>(
+  clock: VirtualClock,
+  ms: number,
+  signal: AbortSignal,
+  value: T,
+): Promise<T> {
   await clock.sleep(ms, signal);
   return value;
 }
@@ -47,7 +71,11 @@ describe('hedge on virtual time', () => {
     const call = h.execute(async (ctx) => {
       const i = signals.length;
       signals.push(ctx.signal);
-      const items = await consume(delayedStream(clock, firsts[i]!, ctx.signal, log), clock, ctx.signal);
+      const items = await consume(
+        delayedStream(clock, firsts[i]!, ctx.signal, log),
+        clock,
+        ctx.signal,
+      );
       delivered++;
       return { attempt: i, items };
     });
@@ -59,7 +87,17 @@ describe('hedge on virtual time', () => {
     expect(signals[1]!.aborted).toBe(false);
     expect(delivered).toBe(1);
     expect(log.closed).toBe(2);
-    expect(events).toEqual([{ name: 'dep', afterMs: 100, attempts: 2, winner: 1, path: 'primary', firstItemMs: 130, loserTokens: undefined }]);
+    expect(events).toEqual([
+      {
+        name: 'dep',
+        afterMs: 100,
+        attempts: 2,
+        winner: 1,
+        path: 'primary',
+        firstItemMs: 130,
+        loserTokens: undefined,
+      },
+    ]);
     expect(clock.now()).toBe(140);
   });
 
@@ -175,40 +213,49 @@ describe('hedge on virtual time', () => {
 
   it('extra requests stay within maxExtra over 10,000 calls; never two results (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.constantFrom(0.01, 0.05, 0.1), fc.boolean(), async (seed, maxExtra, p95) => {
-        const random = seededRandom(seed);
-        const clock = new VirtualClock();
-        const h = hedge({ afterMs: p95 ? 'p95' : 50 + Math.floor(random() * 200), maxExtra, clock });
-        // A heavy tail: a share of first items delayed 10×, all at once in bursts of concurrency.
-        const slowShare = random() * 0.5;
-        let requests = 0;
-        let calls = 0;
-        let results = 0;
-        const finished: number[] = [];
-        for (let batch = 0; batch < 100; batch++) {
-          const batchCalls = Array.from({ length: 100 }, () => {
-            const call = calls++;
-            finished[call] = 0;
-            return h
-              .execute(async (ctx) => {
-                requests++;
-                const ms = (random() < slowShare ? 10 : 1) * (50 + random() * 100);
-                await clock.sleep(ms, ctx.signal);
-                // Only an attempt that was not aborted gets here: one per call.
-                return ++finished[call]!;
-              })
-              .then((d) => {
-                results++;
-                expect(d).toBe(1);
-              });
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        fc.constantFrom(0.01, 0.05, 0.1),
+        fc.boolean(),
+        async (seed, maxExtra, p95) => {
+          const random = seededRandom(seed);
+          const clock = new VirtualClock();
+          const h = hedge({
+            afterMs: p95 ? 'p95' : 50 + Math.floor(random() * 200),
+            maxExtra,
+            clock,
           });
-          await clock.runAll();
-          await Promise.all(batchCalls);
-        }
-        expect(results).toBe(calls);
-        expect(finished.every((n) => n === 1)).toBe(true);
-        expect(requests - calls).toBeLessThanOrEqual(Math.floor(maxExtra * calls));
-      }),
+          // A heavy tail: a share of first items delayed 10×, all at once in bursts of concurrency.
+          const slowShare = random() * 0.5;
+          let requests = 0;
+          let calls = 0;
+          let results = 0;
+          const finished: number[] = [];
+          for (let batch = 0; batch < 100; batch++) {
+            const batchCalls = Array.from({ length: 100 }, () => {
+              const call = calls++;
+              finished[call] = 0;
+              return h
+                .execute(async (ctx) => {
+                  requests++;
+                  const ms = (random() < slowShare ? 10 : 1) * (50 + random() * 100);
+                  await clock.sleep(ms, ctx.signal);
+                  // Only an attempt that was not aborted gets here: one per call.
+                  return ++finished[call]!;
+                })
+                .then((d) => {
+                  results++;
+                  expect(d).toBe(1);
+                });
+            });
+            await clock.runAll();
+            await Promise.all(batchCalls);
+          }
+          expect(results).toBe(calls);
+          expect(finished.every((n) => n === 1)).toBe(true);
+          expect(requests - calls).toBeLessThanOrEqual(Math.floor(maxExtra * calls));
+        },
+      ),
       { numRuns: 6 },
     );
   }, 120_000);

@@ -6,10 +6,16 @@ import type { Clock } from '../../src/clock/clock.js';
  * like the real APIs: every answer carries the rate-limit headers (OpenAI's `x-ratelimit-*` with
  * Go-duration resets, or Anthropic's), a refused call throws a 429 with `retry-after` and headers.
  */
-export function fakeProvider(clock: Clock, config: RateLimitConfig, o: { api?: 'anthropic' | 'openai'; latencyMs?: number; headers?: boolean } = {}) {
+export function fakeProvider(
+  clock: Clock,
+  config: RateLimitConfig,
+  o: { api?: 'anthropic' | 'openai'; latencyMs?: number; headers?: boolean } = {},
+) {
   const limits = new RateLimits(config, clock);
   const stats = { admitted: 0, refused: 0, lastAt: 0, sentAt: [] as number[] };
-  const headersOf = (snapshot: ReturnType<RateLimits['admit']>['snapshot']): Record<string, string> => {
+  const headersOf = (
+    snapshot: ReturnType<RateLimits['admit']>['snapshot'],
+  ): Record<string, string> => {
     if (o.headers === false) return {};
     const h: Record<string, string> = {};
     for (const [name, s] of Object.entries(snapshot)) {
@@ -18,7 +24,9 @@ export function fakeProvider(clock: Clock, config: RateLimitConfig, o: { api?: '
         const part = name.replace('_', '-');
         h[`anthropic-ratelimit-${part}-limit`] = String(s.limit);
         h[`anthropic-ratelimit-${part}-remaining`] = String(s.remaining);
-        h[`anthropic-ratelimit-${part}-reset`] = new Date(Math.ceil((Date.now() + s.resetMs) / 1000) * 1000).toISOString();
+        h[`anthropic-ratelimit-${part}-reset`] = new Date(
+          Math.ceil((Date.now() + s.resetMs) / 1000) * 1000,
+        ).toISOString();
       } else if (name === 'requests' || name === 'tokens') {
         h[`x-ratelimit-limit-${name}`] = String(s.limit);
         h[`x-ratelimit-remaining-${name}`] = String(s.remaining);
@@ -36,8 +44,14 @@ export function fakeProvider(clock: Clock, config: RateLimitConfig, o: { api?: '
       const headers = headersOf(a.snapshot);
       if (!a.ok) {
         stats.refused++;
-        const retry = a.retryAfterMs === null ? {} : { 'retry-after': String(Math.max(1, Math.ceil(a.retryAfterMs / 1000))) };
-        throw Object.assign(new Error('429 rate_limit_error'), { status: 429, headers: { ...headers, ...retry } });
+        const retry =
+          a.retryAfterMs === null
+            ? {}
+            : { 'retry-after': String(Math.max(1, Math.ceil(a.retryAfterMs / 1000))) };
+        throw Object.assign(new Error('429 rate_limit_error'), {
+          status: 429,
+          headers: { ...headers, ...retry },
+        });
       }
       stats.admitted++;
       stats.lastAt = clock.now();

@@ -35,20 +35,47 @@ describe('rate-limit headers', () => {
         'x-ratelimit-remaining-tokens': '149984',
         'x-ratelimit-reset-tokens': '6ms',
       }),
-    ).toEqual({ requests: { limit: 60, remaining: 59, resetMs: 1000 }, tokens: { limit: 150000, remaining: 149984, resetMs: 6 } });
-    expect([parseResetDuration('1m30s'), parseResetDuration('0.5s'), parseResetDuration('1h0m0s'), parseResetDuration('20us'), parseResetDuration('1m30.5s')]).toEqual([
-      90_000, 500, 3_600_000, 0.02, 90_500,
-    ]);
-    expect([parseResetDuration('90'), parseResetDuration('-1s'), parseResetDuration(''), parseResetDuration('1 s')]).toEqual([undefined, undefined, undefined, undefined]);
+    ).toEqual({
+      requests: { limit: 60, remaining: 59, resetMs: 1000 },
+      tokens: { limit: 150000, remaining: 149984, resetMs: 6 },
+    });
+    expect([
+      parseResetDuration('1m30s'),
+      parseResetDuration('0.5s'),
+      parseResetDuration('1h0m0s'),
+      parseResetDuration('20us'),
+      parseResetDuration('1m30.5s'),
+    ]).toEqual([90_000, 500, 3_600_000, 0.02, 90_500]);
+    expect([
+      parseResetDuration('90'),
+      parseResetDuration('-1s'),
+      parseResetDuration(''),
+      parseResetDuration('1 s'),
+    ]).toEqual([undefined, undefined, undefined, undefined]);
   });
 
   it('ignores missing, partial or malformed limits; undefined when nothing is reported', () => {
     expect(parseRateLimitHeaders({})).toBeUndefined();
     expect(parseRateLimitHeaders(undefined)).toBeUndefined();
     expect(parseRateLimitHeaders({ 'x-ratelimit-limit-requests': '60' })).toBeUndefined();
-    expect(parseRateLimitHeaders({ 'x-ratelimit-limit-requests': '6.5', 'x-ratelimit-remaining-requests': '1' })).toBeUndefined();
-    expect(parseRateLimitHeaders({ 'x-ratelimit-limit-requests': '0', 'x-ratelimit-remaining-requests': '0' })).toBeUndefined();
+    expect(
+      parseRateLimitHeaders({
+        'x-ratelimit-limit-requests': '6.5',
+        'x-ratelimit-remaining-requests': '1',
+      }),
+    ).toBeUndefined();
+    expect(
+      parseRateLimitHeaders({
+        'x-ratelimit-limit-requests': '0',
+        'x-ratelimit-remaining-requests': '0',
+      }),
+    ).toBeUndefined();
     // remaining above the limit is capped (never more room than the limit)
-    expect(parseRateLimitHeaders({ 'x-ratelimit-limit-requests': '5', 'x-ratelimit-remaining-requests': '9' })).toEqual({ requests: { limit: 5, remaining: 5 } });
+    expect(
+      parseRateLimitHeaders({
+        'x-ratelimit-limit-requests': '5',
+        'x-ratelimit-remaining-requests': '9',
+      }),
+    ).toEqual({ requests: { limit: 5, remaining: 5 } });
   });
 });

@@ -1,10 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { estimateTokens, memoryStore, type RateLimitDimension, type RateLimitWaitReason, rateLimiter, pipeline, retry } from '../../src/index.js';
+import {
+  estimateTokens,
+  memoryStore,
+  type RateLimitDimension,
+  type RateLimitWaitReason,
+  rateLimiter,
+  pipeline,
+  retry,
+} from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import { fakeProvider } from './provider.js';
 
-async function settleAll<T>(clock: VirtualClock, calls: Array<Promise<T>>): Promise<PromiseSettledResult<T>[]> {
+async function settleAll<T>(
+  clock: VirtualClock,
+  calls: Array<Promise<T>>,
+): Promise<PromiseSettledResult<T>[]> {
   const all = Promise.allSettled(calls);
   await clock.runAll(100_000);
   return all;
@@ -36,7 +47,11 @@ describe('rateLimiter', () => {
 
   it('without a guess, only one call goes out until a response has told the limits', async () => {
     const clock = new VirtualClock();
-    const provider = fakeProvider(clock, { requestsPerMinute: 10 }, { api: 'openai', latencyMs: 500 });
+    const provider = fakeProvider(
+      clock,
+      { requestsPerMinute: 10 },
+      { api: 'openai', latencyMs: 500 },
+    );
     const limiter = rateLimiter({ clock });
     const calls = Array.from({ length: 5 }, () => limiter.execute(() => provider.call()));
     await clock.advance(499);
@@ -53,14 +68,26 @@ describe('rateLimiter', () => {
     const clock = new VirtualClock();
     const low = fakeProvider(clock, { requestsPerMinute: 30 }, { api: 'openai', latencyMs: 100 });
     const cautious = rateLimiter({ clock, requestsPerMinute: 20 });
-    await settleAll(clock, Array.from({ length: 20 }, () => cautious.execute(() => low.call())));
+    await settleAll(
+      clock,
+      Array.from({ length: 20 }, () => cautious.execute(() => low.call())),
+    );
     // 20 went at once (the guess), nothing waited to learn.
     expect(low.stats).toMatchObject({ admitted: 20, refused: 0, lastAt: 100 });
 
-    const provider = fakeProvider(clock, { requestsPerMinute: 30 }, { api: 'openai', latencyMs: 100 });
+    const provider = fakeProvider(
+      clock,
+      { requestsPerMinute: 30 },
+      { api: 'openai', latencyMs: 100 },
+    );
     const bold = rateLimiter({ clock, requestsPerMinute: 60 });
     const start = clock.now();
-    const results = await settleAll(clock, Array.from({ length: 90 }, () => pipeline(retry({ clock, maxAttempts: 5 }), bold).execute(() => provider.call())));
+    const results = await settleAll(
+      clock,
+      Array.from({ length: 90 }, () =>
+        pipeline(retry({ clock, maxAttempts: 5 }), bold).execute(() => provider.call()),
+      ),
+    );
     expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
     // 60 went out on the guess, 30 were refused; the answers set the limit to 30 and paused the
     // queue, and no later call was refused.
@@ -74,7 +101,10 @@ describe('rateLimiter', () => {
     const clock = new VirtualClock();
     const provider = fakeProvider(clock, { requestsPerMinute: 1_000_000 }, { headers: false });
     const limiter = rateLimiter({ clock });
-    await settleAll(clock, Array.from({ length: 100 }, () => limiter.execute(() => provider.call())));
+    await settleAll(
+      clock,
+      Array.from({ length: 100 }, () => limiter.execute(() => provider.call())),
+    );
     expect(provider.stats.admitted).toBe(100);
     expect(provider.stats.lastAt).toBe(0);
   });
@@ -90,7 +120,10 @@ describe('rateLimiter', () => {
     const first = limiter.execute(() => provider.call());
     await expect(first).rejects.toMatchObject({ status: 429 });
     // The 429's headers told the truth (limit 6, 0 left) and retry-after 10 s paused the queue.
-    const next = Promise.all([limiter.execute(() => provider.call()), limiter.execute(() => provider.call())]);
+    const next = Promise.all([
+      limiter.execute(() => provider.call()),
+      limiter.execute(() => provider.call()),
+    ]);
     await clock.runAll();
     await next;
     expect(provider.stats.refused).toBe(1);
@@ -113,7 +146,10 @@ describe('rateLimiter', () => {
     const clock = new VirtualClock();
     const provider = fakeProvider(clock, { requestsPerMinute: 60 }, { api: 'openai' });
     const limiter = rateLimiter({ clock, requestsPerMinute: 60 });
-    await settleAll(clock, Array.from({ length: 60 }, () => limiter.execute(() => provider.call())));
+    await settleAll(
+      clock,
+      Array.from({ length: 60 }, () => limiter.execute(() => provider.call())),
+    );
     const controller = new AbortController();
     const cancelled = limiter.execute(() => provider.call(), { signal: controller.signal });
     const queued = limiter.execute(() => provider.call());
@@ -146,9 +182,17 @@ describe('rateLimiter', () => {
 
   it('tokens: reserves the estimate of the body (max_tokens + input) and gives back unused output', async () => {
     const clock = new VirtualClock();
-    const provider = fakeProvider(clock, { requestsPerMinute: 1000, outputTokensPerMinute: 1000, inputTokensPerMinute: 100_000 }, { api: 'anthropic' });
+    const provider = fakeProvider(
+      clock,
+      { requestsPerMinute: 1000, outputTokensPerMinute: 1000, inputTokensPerMinute: 100_000 },
+      { api: 'anthropic' },
+    );
     const limiter = rateLimiter({ clock, requestsPerMinute: 1000, tokensPerMinute: 1000 });
-    const body = { model: 'm', max_tokens: 200, messages: [{ role: 'user', content: 'x'.repeat(40) }] };
+    const body = {
+      model: 'm',
+      max_tokens: 200,
+      messages: [{ role: 'user', content: 'x'.repeat(40) }],
+    };
     const one = async () => {
       const permit = await limiter.acquire(body);
       try {
@@ -167,7 +211,9 @@ describe('rateLimiter', () => {
     // the reservations (40 × that against 1000 tokens/min). Output given back later helps the
     // calls that queue after it, not those already queued (see docs/governor.md).
     const { input } = estimateTokens(body);
-    expect(provider.stats.lastAt).toBeLessThanOrEqual(((40 * (input + 200) - 1000) / 1000) * 60_000 + 1000);
+    expect(provider.stats.lastAt).toBeLessThanOrEqual(
+      ((40 * (input + 200) - 1000) / 1000) * 60_000 + 1000,
+    );
     expect(limiter.limits().outputTokens?.limit).toBe(1000);
   });
 
@@ -183,12 +229,17 @@ describe('rateLimiter', () => {
           const clock = new VirtualClock(1_000_000);
           const provider = fakeProvider(clock, { requestsPerMinute: rpm }, { api, latencyMs });
           const limiter = rateLimiter({ clock, ...(guess ? { requestsPerMinute: rpm } : {}) });
-          const results = await settleAll(clock, Array.from({ length: burst }, () => limiter.execute(() => provider.call())));
+          const results = await settleAll(
+            clock,
+            Array.from({ length: burst }, () => limiter.execute(() => provider.call())),
+          );
           expect(results.filter((r) => r.status === 'rejected')).toHaveLength(0);
           expect(provider.stats.refused).toBe(0);
           // ideal: `rpm` at once, then one per 60/rpm s; plus the learning call's round trip
           const ideal = Math.max(0, burst - rpm) * (60_000 / rpm) + latencyMs;
-          expect(provider.stats.lastAt - 1_000_000).toBeLessThanOrEqual(ideal * 1.05 + latencyMs + 2);
+          expect(provider.stats.lastAt - 1_000_000).toBeLessThanOrEqual(
+            ideal * 1.05 + latencyMs + 2,
+          );
         },
       ),
       { numRuns: 60 },
@@ -198,7 +249,10 @@ describe('rateLimiter', () => {
   it('a timer that fires early (Node measures from the event loop’s cached time) never lets a call go before its send time', async () => {
     const clock = new VirtualClock();
     // A clock whose long sleeps end 3 ms early, as a Node timer set late in a busy loop turn does.
-    const early = { now: () => clock.now(), sleep: (ms: number, signal?: AbortSignal) => clock.sleep(ms > 100 ? ms - 3 : ms, signal) };
+    const early = {
+      now: () => clock.now(),
+      sleep: (ms: number, signal?: AbortSignal) => clock.sleep(ms > 100 ? ms - 3 : ms, signal),
+    };
     const limiter = rateLimiter({ clock: early, requestsPerMinute: 10 });
     for (let i = 0; i < 10; i++) (await limiter.acquire()).done();
     let grantedAt: number | undefined;
@@ -217,10 +271,16 @@ describe('rateLimiter', () => {
   it('processes sharing a store share one queue: two limiters, 2 × 100 calls against 50/minute, 0 answers of 429', async () => {
     const clock = new VirtualClock(1_000_000);
     const store = memoryStore();
-    const provider = fakeProvider(clock, { requestsPerMinute: 50 }, { api: 'openai', latencyMs: 20 });
+    const provider = fakeProvider(
+      clock,
+      { requestsPerMinute: 50 },
+      { api: 'openai', latencyMs: 20 },
+    );
     const a = rateLimiter({ name: 'shared', clock, store });
     const b = rateLimiter({ name: 'shared', clock, store });
-    const calls = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).execute(() => provider.call()));
+    const calls = Array.from({ length: 200 }, (_, i) =>
+      (i % 2 === 0 ? a : b).execute(() => provider.call()),
+    );
     const results = await settleAll(clock, calls);
     expect(results.filter((r) => r.status === 'rejected')).toHaveLength(0);
     expect(provider.stats.refused).toBe(0);

@@ -18,7 +18,10 @@ import {
 import { VirtualClock } from '../../src/testing/index.js';
 
 /** What an SDK answer reports: `tokens` tokens used (half input, half output). */
-const answer = (tokens: number) => ({ model: 'claude-sonnet-4-6', usage: { input_tokens: tokens / 2, output_tokens: tokens / 2 } });
+const answer = (tokens: number) => ({
+  model: 'claude-sonnet-4-6',
+  usage: { input_tokens: tokens / 2, output_tokens: tokens / 2 },
+});
 const prices = { 'claude-sonnet-4-6': { inputPerMTok: 3, outputPerMTok: 15 } };
 
 /** A breaker on a virtual clock, a spend limit whose rate trips it, and a pipeline of both. */
@@ -50,9 +53,15 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
     await clock.advance(3_000);
     await spend(400); // 1,200 within the last 10 s
     expect(breaker.state).toBe('open');
-    expect(exceeded).toEqual([{ name: 'run', unit: 'tokens', rate: 1_200, limit: 1_000, perMs: 10_000, breaker: 'model' }]);
+    expect(exceeded).toEqual([
+      { name: 'run', unit: 'tokens', rate: 1_200, limit: 1_000, perMs: 10_000, breaker: 'model' },
+    ]);
     expect(states).toEqual([{ name: 'model', from: 'closed', to: 'open', reason: 'spend_rate' }]);
-    expect(breaker.toJSON()).toMatchObject({ state: 'open', reason: 'spend_rate', retryAfterMs: 5_000 });
+    expect(breaker.toJSON()).toMatchObject({
+      state: 'open',
+      reason: 'spend_rate',
+      retryAfterMs: 5_000,
+    });
 
     const error = await spend(10).catch((e: unknown) => e);
     expect(isCircuitOpenError(error)).toBe(true);
@@ -90,7 +99,11 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
     await spend(900);
     expect(breaker.state).toBe('closed');
     expect(breaker.toJSON()).not.toHaveProperty('reason');
-    expect(states.map((s) => `${s.from}>${s.to}${s.reason ? `:${s.reason}` : ''}`)).toEqual(['closed>open:spend_rate', 'open>half-open', 'half-open>closed']);
+    expect(states.map((s) => `${s.from}>${s.to}${s.reason ? `:${s.reason}` : ''}`)).toEqual([
+      'closed>open:spend_rate',
+      'open>half-open',
+      'half-open>closed',
+    ]);
     // The 1,500 of before the open is forgotten although it is within 60 s.
     await spend(1_000);
     expect(breaker.state).toBe('closed');
@@ -104,7 +117,12 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
     await spend(200);
     await clock.advance(1_000);
     let release!: () => void;
-    const probe = pipeline(breaker).execute(() => new Promise<never>((_, reject) => (release = () => reject(Object.assign(new Error('503'), { status: 503 })))));
+    const probe = pipeline(breaker).execute(
+      () =>
+        new Promise<never>(
+          (_, reject) => (release = () => reject(Object.assign(new Error('503'), { status: 503 }))),
+        ),
+    );
     expect(breaker.state).toBe('half-open');
     expect(breaker.toJSON()).toMatchObject({ reason: 'spend_rate', probeInFlight: true });
     const other = await spend(1).catch((e: unknown) => e);
@@ -144,15 +162,26 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
 
   it('a breaker in window mode (failure rate) trips the same way, and its failure window starts empty after the close', async () => {
     const clock = new VirtualClock();
-    const breaker = circuitBreaker({ name: 'w', clock, cooldownMs: 1_000, window: { durationMs: 10_000, minimumCalls: 4, failureRate: 0.5 } });
+    const breaker = circuitBreaker({
+      name: 'w',
+      clock,
+      cooldownMs: 1_000,
+      window: { durationMs: 10_000, minimumCalls: 4, failureRate: 0.5 },
+    });
     const budget = spendLimit({ tokens: 1e9, rate: { tokens: 100, perMs: 1_000, breaker } });
     const call = pipeline(breaker, budget);
-    const fail = () => call.execute(() => Promise.reject(Object.assign(new Error('503'), { status: 503 }))).catch(() => {});
+    const fail = () =>
+      call
+        .execute(() => Promise.reject(Object.assign(new Error('503'), { status: 503 })))
+        .catch(() => {});
     await fail();
     await call.execute(async () => answer(60));
     await call.execute(async () => answer(60)); // 120 tokens within 1 s
     expect(breaker.state).toBe('open');
-    expect(breaker.toJSON()).toMatchObject({ reason: 'spend_rate', window: { calls: 0, failures: 0 } });
+    expect(breaker.toJSON()).toMatchObject({
+      reason: 'spend_rate',
+      window: { calls: 0, failures: 0 },
+    });
     await clock.advance(1_000);
     await call.execute(async () => answer(0)); // the probe
     expect(breaker.state).toBe('closed');
@@ -162,32 +191,53 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
     expect(breaker.state).toBe('closed'); // 2 of 3 calls failed: below minimumCalls (the failure before the trip is gone)
   });
 
-  it('JSON logs say why the breaker opened, and so does the report\'s card of the state change', async () => {
+  it("JSON logs say why the breaker opened, and so does the report's card of the state change", async () => {
     const lines: string[] = [];
-    const stop = subscribe(jsonLogger({ write: (line: string) => void lines.push(line) }, { level: 'debug' }));
+    const stop = subscribe(
+      jsonLogger({ write: (line: string) => void lines.push(line) }, { level: 'debug' }),
+    );
     try {
       const { spend } = setup(100, 1_000);
       await spend(200);
     } finally {
       stop();
     }
-    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'spend_rate_exceeded' || l.event === 'state');
+    const logged = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.event === 'spend_rate_exceeded' || l.event === 'state');
     expect(logged).toEqual([
-      expect.objectContaining({ event: 'spend_rate_exceeded', level: 'warn', msg: 'spend rate run: 200 tokens in 1000 ms is over 100; circuit model opens', breaker: 'model', per_ms: 1_000 }),
-      expect.objectContaining({ event: 'state', level: 'error', msg: 'circuit model closed → open (spend rate over its limit)', reason: 'spend_rate' }),
+      expect.objectContaining({
+        event: 'spend_rate_exceeded',
+        level: 'warn',
+        msg: 'spend rate run: 200 tokens in 1000 ms is over 100; circuit model opens',
+        breaker: 'model',
+        per_ms: 1_000,
+      }),
+      expect.objectContaining({
+        event: 'state',
+        level: 'error',
+        msg: 'circuit model closed → open (spend rate over its limit)',
+        reason: 'spend_rate',
+      }),
     ]);
     const log = parseEventLog(lines.join('\n'));
     expect(log.skipped.unknownTypes).toEqual([]); // both event types are drawn in the report
     const state = log.events.find((e) => e.type === 'state')!;
     expect(describeEvent(state)).toBe('circuit closed → open (spend_rate)');
-    expect(describeEvent(log.events.find((e) => e.type === 'spend_rate_exceeded')!)).toContain('spend rate run: 200 tokens in 1000 ms is over 100');
+    expect(describeEvent(log.events.find((e) => e.type === 'spend_rate_exceeded')!)).toContain(
+      'spend rate run: 200 tokens in 1000 ms is over 100',
+    );
   });
 
   it('a USD rate on a token budget (and the reverse) counts in its own unit', async () => {
     const clock = new VirtualClock();
     const breaker = circuitBreaker({ name: 'usd', clock });
     // 1,000,000 input tokens at $3 and 1,000,000 output at $15: $18.
-    const budget = spendLimit({ tokens: 1e12, prices, rate: { usd: 17.99, perMs: 1_000, breaker } });
+    const budget = spendLimit({
+      tokens: 1e12,
+      prices,
+      rate: { usd: 17.99, perMs: 1_000, breaker },
+    });
     const events: Array<RecourseEventMap['spend_rate_exceeded']> = [];
     budget.on('spend_rate_exceeded', (e) => events.push(e));
     await pipeline(breaker, budget).execute(async () => answer(2_000_000));
@@ -197,7 +247,11 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
     expect(budget.spent()).toBe(2_000_000);
 
     const b2 = circuitBreaker({ name: 'tokens', clock });
-    const usdBudget = spendLimit({ usd: 1_000, prices, rate: { tokens: 10, perMs: 1_000, breaker: b2 } });
+    const usdBudget = spendLimit({
+      usd: 1_000,
+      prices,
+      rate: { tokens: 10, perMs: 1_000, breaker: b2 },
+    });
     usdBudget.record({ input: 5, output: 6 }, { model: 'claude-sonnet-4-6' });
     expect(b2.state).toBe('open');
   });
@@ -205,7 +259,11 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
   it("per dependency with a BreakerRegistry: only the over-spending dependency's breaker opens", async () => {
     const clock = new VirtualClock();
     const breakers = new BreakerRegistry({ clock, cooldownMs: 10_000 });
-    const budget = spendLimit({ tokens: 1e9, per: 'dependency', rate: { tokens: 1_000, perMs: 60_000, breaker: breakers } });
+    const budget = spendLimit({
+      tokens: 1e9,
+      per: 'dependency',
+      rate: { tokens: 1_000, perMs: 60_000, breaker: breakers },
+    });
     const events: Array<RecourseEventMap['spend_rate_exceeded']> = [];
     budget.on('spend_rate_exceeded', (e) => events.push(e));
     const callOf = (name: string) => pipeline({ name }, breakers.get(name), budget);
@@ -217,8 +275,19 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
       await clock.advance(1_000);
     }
     expect(breakers.states()).toEqual({ search: 'open', writer: 'closed' });
-    expect(events).toEqual([{ name: 'search', unit: 'tokens', rate: 1_200, limit: 1_000, perMs: 60_000, breaker: 'search' }]);
-    expect(isCircuitOpenError(await search.execute(async () => answer(1)).catch((e: unknown) => e))).toBe(true);
+    expect(events).toEqual([
+      {
+        name: 'search',
+        unit: 'tokens',
+        rate: 1_200,
+        limit: 1_000,
+        perMs: 60_000,
+        breaker: 'search',
+      },
+    ]);
+    expect(
+      isCircuitOpenError(await search.execute(async () => answer(1)).catch((e: unknown) => e)),
+    ).toBe(true);
     expect(await writer.execute(async () => 'still served')).toBe('still served');
     expect(budget.spent('search')).toBe(1_200);
   });
@@ -226,7 +295,12 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
   it('one breaker for a per-dependency budget: one window over everything the limit counts', async () => {
     const clock = new VirtualClock();
     const breaker = circuitBreaker({ name: 'all', clock });
-    const budget = spendLimit({ tokens: 1e9, per: 'dependency', name: 'agent', rate: { tokens: 1_000, perMs: 60_000, breaker } });
+    const budget = spendLimit({
+      tokens: 1e9,
+      per: 'dependency',
+      name: 'agent',
+      rate: { tokens: 1_000, perMs: 60_000, breaker },
+    });
     const events: Array<RecourseEventMap['spend_rate_exceeded']> = [];
     budget.on('spend_rate_exceeded', (e) => events.push(e));
     budget.record({ input: 600, output: 0 }, { dependency: 'a' });
@@ -262,7 +336,10 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
       [{ tokens: 1, usd: 1, perMs: 1, breaker }, /exactly one of usd and tokens/],
       [{ tokens: 0, perMs: 1, breaker }, /rate.tokens must be a finite number > 0/],
       [{ tokens: -1, perMs: 1, breaker }, /rate.tokens/],
-      [{ tokens: Number.POSITIVE_INFINITY, perMs: 1, breaker }, /rate.tokens must be a finite number > 0/],
+      [
+        { tokens: Number.POSITIVE_INFINITY, perMs: 1, breaker },
+        /rate.tokens must be a finite number > 0/,
+      ],
       [{ tokens: 1, perMs: 0, breaker }, /rate.perMs/],
       [{ tokens: 1, breaker }, /rate.perMs must be a number/],
       [{ tokens: 1, perMs: 1 }, /rate.breaker must be a circuitBreaker\(\) or a BreakerRegistry/],
@@ -270,77 +347,120 @@ describe('spendLimit rate: a breaker opens on spend rate', () => {
       [{ usd: 1, perMs: 1, breaker }, /rate.usd needs the spend limit's prices/],
       [null, /rate options must be an object/],
     ];
-    for (const [rate, message] of bad) expect(() => spendLimit({ tokens: 10, rate: rate as never }), String(message)).toThrow(message);
-    expect(() => spendLimit({ tokens: 10, rate: { tokens: 1, perMs: 1, breaker, every: 1 } as never })).toThrow(TypeError);
-    expect(() => spendLimit({ tokens: 10, rate: { tokens: 1, perMs: 1, breaker: new BreakerRegistry() } })).not.toThrow();
+    for (const [rate, message] of bad)
+      expect(() => spendLimit({ tokens: 10, rate: rate as never }), String(message)).toThrow(
+        message,
+      );
+    expect(() =>
+      spendLimit({ tokens: 10, rate: { tokens: 1, perMs: 1, breaker, every: 1 } as never }),
+    ).toThrow(TypeError);
+    expect(() =>
+      spendLimit({ tokens: 10, rate: { tokens: 1, perMs: 1, breaker: new BreakerRegistry() } }),
+    ).not.toThrow();
   });
 
   it.each([
     ['in this process', false],
     ['on memoryStore()', true],
-  ])('property (%s): the breaker is open exactly when the windowed spend passed the limit since the last close', async (_, shared) => {
-    const LIMIT = 1_000;
-    const PER_MS = 1_000;
-    const COOLDOWN = 700;
-    type Step = { t: 'spend' | 'call'; tokens: number } | { t: 'advance'; ms: number } | { t: 'fail' } | { t: 'reset' };
-    const step = fc.oneof(
-      { weight: 3, arbitrary: fc.record({ t: fc.constantFrom('spend' as const, 'call' as const), tokens: fc.integer({ min: 0, max: 600 }) }) },
-      // Multiples of 100 ms: spending exactly perMs old is common (it is out of the window).
-      { weight: 3, arbitrary: fc.record({ t: fc.constant('advance' as const), ms: fc.oneof(fc.integer({ min: 0, max: 10 }).map((n) => n * 100), fc.integer({ min: 0, max: 900 })) }) },
-      { weight: 1, arbitrary: fc.record({ t: fc.constantFrom('fail' as const, 'reset' as const) }) },
-    );
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps: Step[]) => {
-        const clock = new VirtualClock();
-        // One failure opens it too (so a close after a failure's open starts a new window as well).
-        const breaker = circuitBreaker({ name: 'p', clock, cooldownMs: COOLDOWN, failureThreshold: 1, ...(shared ? { store: memoryStore() } : {}) });
-        const budget = spendLimit({ tokens: 1e12, rate: { tokens: LIMIT, perMs: PER_MS, breaker } });
-        const call = pipeline(breaker, budget);
-        // The model: what was spent since the last close, with its times; open from a crossing
-        // (or a failure) until a probe's success after the cooldown (or a reset).
-        let window: Array<[number, number]> = [];
-        let open = false;
-        let openedAt = 0;
-        const opens = () => {
-          open = true;
-          openedAt = clock.now();
-          window = [];
-        };
-        const count = (tokens: number) => {
-          const now = clock.now();
-          window.push([now, tokens]);
-          window = window.filter(([t]) => now - t < PER_MS);
-          if (window.reduce((n, [, a]) => n + a, 0) > LIMIT) opens();
-        };
-        for (const s of steps) {
-          if (s.t === 'advance') await clock.advance(s.ms);
-          else if (s.t === 'reset') {
-            await breaker.reset();
-            open = false;
+  ])(
+    'property (%s): the breaker is open exactly when the windowed spend passed the limit since the last close',
+    async (_, shared) => {
+      const LIMIT = 1_000;
+      const PER_MS = 1_000;
+      const COOLDOWN = 700;
+      type Step =
+        | { t: 'spend' | 'call'; tokens: number }
+        | { t: 'advance'; ms: number }
+        | { t: 'fail' }
+        | { t: 'reset' };
+      const step = fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fc.record({
+            t: fc.constantFrom('spend' as const, 'call' as const),
+            tokens: fc.integer({ min: 0, max: 600 }),
+          }),
+        },
+        // Multiples of 100 ms: spending exactly perMs old is common (it is out of the window).
+        {
+          weight: 3,
+          arbitrary: fc.record({
+            t: fc.constant('advance' as const),
+            ms: fc.oneof(
+              fc.integer({ min: 0, max: 10 }).map((n) => n * 100),
+              fc.integer({ min: 0, max: 900 }),
+            ),
+          }),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.record({ t: fc.constantFrom('fail' as const, 'reset' as const) }),
+        },
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps: Step[]) => {
+          const clock = new VirtualClock();
+          // One failure opens it too (so a close after a failure's open starts a new window as well).
+          const breaker = circuitBreaker({
+            name: 'p',
+            clock,
+            cooldownMs: COOLDOWN,
+            failureThreshold: 1,
+            ...(shared ? { store: memoryStore() } : {}),
+          });
+          const budget = spendLimit({
+            tokens: 1e12,
+            rate: { tokens: LIMIT, perMs: PER_MS, breaker },
+          });
+          const call = pipeline(breaker, budget);
+          // The model: what was spent since the last close, with its times; open from a crossing
+          // (or a failure) until a probe's success after the cooldown (or a reset).
+          let window: Array<[number, number]> = [];
+          let open = false;
+          let openedAt = 0;
+          const opens = () => {
+            open = true;
+            openedAt = clock.now();
             window = [];
-          } else if (s.t === 'spend') {
-            if (!open) count(s.tokens);
-            budget.record({ input: s.tokens, output: 0 });
-          } else {
-            const fails = s.t === 'fail';
-            const result = await call
-              .execute(async () => {
-                if (fails) throw Object.assign(new Error('503'), { status: 503 });
-                return answer(s.tokens * 2);
-              })
-              .catch((e: unknown) => e);
-            const probing = open && clock.now() - openedAt >= COOLDOWN;
-            if (open && !probing) expect(isCircuitOpenError(result)).toBe(true);
-            else if (fails) opens(); // a failed call or probe (re)opens it
-            else if (probing) open = false; // the probe's spending is not counted; its success closes it
-            else count(s.tokens * 2);
+          };
+          const count = (tokens: number) => {
+            const now = clock.now();
+            window.push([now, tokens]);
+            window = window.filter(([t]) => now - t < PER_MS);
+            if (window.reduce((n, [, a]) => n + a, 0) > LIMIT) opens();
+          };
+          for (const s of steps) {
+            if (s.t === 'advance') await clock.advance(s.ms);
+            else if (s.t === 'reset') {
+              await breaker.reset();
+              open = false;
+              window = [];
+            } else if (s.t === 'spend') {
+              if (!open) count(s.tokens);
+              budget.record({ input: s.tokens, output: 0 });
+            } else {
+              const fails = s.t === 'fail';
+              const result = await call
+                .execute(async () => {
+                  if (fails) throw Object.assign(new Error('503'), { status: 503 });
+                  return answer(s.tokens * 2);
+                })
+                .catch((e: unknown) => e);
+              const probing = open && clock.now() - openedAt >= COOLDOWN;
+              if (open && !probing) expect(isCircuitOpenError(result)).toBe(true);
+              else if (fails)
+                opens(); // a failed call or probe (re)opens it
+              else if (probing)
+                open = false; // the probe's spending is not counted; its success closes it
+              else count(s.tokens * 2);
+            }
+            // A shared breaker writes failures and trips behind: let the store's answers land.
+            if (shared) await new Promise((r) => setTimeout(r, 0));
+            expect(breaker.state).toBe(open ? 'open' : 'closed');
           }
-          // A shared breaker writes failures and trips behind: let the store's answers land.
-          if (shared) await new Promise((r) => setTimeout(r, 0));
-          expect(breaker.state).toBe(open ? 'open' : 'closed');
-        }
-      }),
-      { numRuns: shared ? 150 : 300 },
-    );
-  });
+        }),
+        { numRuns: shared ? 150 : 300 },
+      );
+    },
+  );
 });

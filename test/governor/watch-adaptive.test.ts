@@ -25,7 +25,8 @@ function source(script: Script, clock: VirtualClock): AsyncIterable<number> {
   return {
     [Symbol.asyncIterator]: () => ({
       next: () => {
-        if (script.stallAfter !== undefined && i >= script.stallAfter) return new Promise<IteratorResult<number>>(() => {});
+        if (script.stallAfter !== undefined && i >= script.stallAfter)
+          return new Promise<IteratorResult<number>>(() => {});
         const gap = script.gaps[i];
         if (gap === undefined) return Promise.resolve({ done: true, value: undefined });
         i++;
@@ -40,20 +41,37 @@ function source(script: Script, clock: VirtualClock): AsyncIterable<number> {
 async function run(
   script: Script,
   clock: VirtualClock,
-  options: { learner: StallLearner; floorMs?: number; capMs?: number; model?: string; name?: string },
+  options: {
+    learner: StallLearner;
+    floorMs?: number;
+    capMs?: number;
+    model?: string;
+    name?: string;
+  },
 ): Promise<StreamResult> {
   const consume = (async (): Promise<StreamResult> => {
     let delivered = 0;
     let waitFrom = clock.now();
     try {
-      for await (const _ of watch(source(script, clock), { idleMs: 'adaptive', clock, name: options.name ?? 'dep', ...options })) {
+      for await (const _ of watch(source(script, clock), {
+        idleMs: 'adaptive',
+        clock,
+        name: options.name ?? 'dep',
+        ...options,
+      })) {
         delivered++;
         waitFrom = clock.now();
       }
       return { stalled: false, delivered };
     } catch (error) {
       if (!isStallError(error)) throw error;
-      return { stalled: true, phase: error.phase, limitMs: error.limitMs, waitedMs: clock.now() - waitFrom, delivered };
+      return {
+        stalled: true,
+        phase: error.phase,
+        limitMs: error.limitMs,
+        waitedMs: clock.now() - waitFrom,
+        delivered,
+      };
     }
   })();
   await clock.runAll(100_000);
@@ -63,15 +81,19 @@ async function run(
 describe('QuantileSketch', () => {
   it('answers every quantile within one bucket above the true one, with bounded memory', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: 0, max: 1e7, noNaN: true }), { minLength: 1, maxLength: 3000 }), fc.double({ min: 0.01, max: 1, noNaN: true }), (values, q) => {
-        const sketch = new QuantileSketch();
-        for (const v of values) sketch.add(v);
-        const sorted = [...values].sort((a, b) => a - b);
-        const truth = sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1]!;
-        const got = sketch.quantile(q)!;
-        expect(got).toBeGreaterThanOrEqual(truth);
-        expect(got).toBeLessThanOrEqual(Math.max(1, truth * 1.1 + 1e-9));
-      }),
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1e7, noNaN: true }), { minLength: 1, maxLength: 3000 }),
+        fc.double({ min: 0.01, max: 1, noNaN: true }),
+        (values, q) => {
+          const sketch = new QuantileSketch();
+          for (const v of values) sketch.add(v);
+          const sorted = [...values].sort((a, b) => a - b);
+          const truth = sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1]!;
+          const got = sketch.quantile(q)!;
+          expect(got).toBeGreaterThanOrEqual(truth);
+          expect(got).toBeLessThanOrEqual(Math.max(1, truth * 1.1 + 1e-9));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -93,7 +115,10 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
     // Before anything was learned the cap is the limit: a stall after 1 item is reported at 60 s.
     const cold = await run({ gaps: [1000], stallAfter: 1 }, clock, options);
     expect(cold).toMatchObject({ stalled: true, phase: 'idle', limitMs: 60_000, waitedMs: 60_000 });
-    for (let i = 0; i < 30; i++) expect(await run({ gaps: [1000, 100, 100, 100, 100] }, clock, options)).toMatchObject({ stalled: false });
+    for (let i = 0; i < 30; i++)
+      expect(await run({ gaps: [1000, 100, 100, 100, 100] }, clock, options)).toMatchObject({
+        stalled: false,
+      });
     const first = learner.limits().find((l) => l.phase === 'first-item')!;
     const idle = learner.limits().find((l) => l.phase === 'idle')!;
     expect(first.limitMs).toBeGreaterThanOrEqual(2000);
@@ -105,7 +130,11 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
     expect(warm).toMatchObject({ stalled: true, phase: 'idle', limitMs: Math.ceil(idle.limitMs!) });
     expect(warm.waitedMs).toBe(Math.ceil(idle.limitMs!));
     const silentStart = await run({ gaps: [], stallAfter: 0 }, clock, options);
-    expect(silentStart).toMatchObject({ stalled: true, phase: 'first-item', limitMs: Math.ceil(first.limitMs!) });
+    expect(silentStart).toMatchObject({
+      stalled: true,
+      phase: 'first-item',
+      limitMs: Math.ceil(first.limitMs!),
+    });
   });
 
   it('learns per model: a thinking model keeps its long first gaps, a fast one gets a short limit', async () => {
@@ -115,12 +144,17 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
       await run({ gaps: [40_000, 50, 50] }, clock, { learner, floorMs: 100, model: 'thinker' });
       await run({ gaps: [300, 50, 50] }, clock, { learner, floorMs: 100, model: 'fast' });
     }
-    const byModel = (model: string) => learner.limits().find((l) => l.model === model && l.phase === 'first-item')!.limitMs!;
+    const byModel = (model: string) =>
+      learner.limits().find((l) => l.model === model && l.phase === 'first-item')!.limitMs!;
     expect(byModel('thinker')).toBeGreaterThanOrEqual(80_000);
     expect(byModel('fast')).toBeLessThanOrEqual(700);
     // The thinker's 40 s first gap is not a stall; the fast model's is.
-    expect(await run({ gaps: [40_000, 50] }, clock, { learner, floorMs: 100, model: 'thinker' })).toMatchObject({ stalled: false });
-    expect(await run({ gaps: [40_000, 50] }, clock, { learner, floorMs: 100, model: 'fast' })).toMatchObject({ stalled: true, phase: 'first-item' });
+    expect(
+      await run({ gaps: [40_000, 50] }, clock, { learner, floorMs: 100, model: 'thinker' }),
+    ).toMatchObject({ stalled: false });
+    expect(
+      await run({ gaps: [40_000, 50] }, clock, { learner, floorMs: 100, model: 'fast' }),
+    ).toMatchObject({ stalled: true, phase: 'first-item' });
   });
 
   it('learns the waiting time only: keep-alives charge their wait, a slow consumer is not a slow source', async () => {
@@ -135,7 +169,15 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
       yield { progress: true };
     })();
     const consume = (async () => {
-      for await (const _ of watch(items, { idleMs: 'adaptive', clock, name: 'k', learner, isProgress: (i) => i.progress, floorMs: 1 })) await clock.sleep(5_000);
+      for await (const _ of watch(items, {
+        idleMs: 'adaptive',
+        clock,
+        name: 'k',
+        learner,
+        isProgress: (i) => i.progress,
+        floorMs: 1,
+      }))
+        await clock.sleep(5_000);
     })();
     await clock.runAll();
     await consume;
@@ -153,7 +195,8 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
     for (let i = 0; i < 5; i++) await run({ gaps: Array(10).fill(10) }, clock, options);
     // A 500 ms pause now and then: cut at first, then the limit climbs past it.
     const outcomes: boolean[] = [];
-    for (let i = 0; i < 150; i++) outcomes.push((await run({ gaps: [10, 10, 500, 10] }, clock, options)).stalled);
+    for (let i = 0; i < 150; i++)
+      outcomes.push((await run({ gaps: [10, 10, 500, 10] }, clock, options)).stalled);
     expect(outcomes[0]).toBe(true);
     expect(outcomes.slice(-10)).toEqual(Array(10).fill(false));
   });
@@ -168,13 +211,27 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
         async (seed, floorMs, capExtra, stallShare) => {
           const random = seededRandom(seed);
           const clock = new VirtualClock();
-          const learner = stallLearner({ minSamples: 1 + Math.floor(random() * 30), factor: 1 + random() * 3, quantile: 0.5 + random() * 0.5 });
+          const learner = stallLearner({
+            minSamples: 1 + Math.floor(random() * 30),
+            factor: 1 + random() * 3,
+            quantile: 0.5 + random() * 0.5,
+          });
           const scale = 1 + random() * 2000;
           for (let s = 0; s < 60; s++) {
             const n = Math.floor(random() * 8);
-            const gaps = Array.from({ length: n }, () => (random() < 0.3 ? 0 : Math.floor(random() * random() * scale)));
-            const script: Script = random() < stallShare ? { gaps, stallAfter: Math.floor(random() * (n + 1)) } : { gaps };
-            const r = await run(script, clock, { learner, floorMs, capMs: floorMs + capExtra, model: random() < 0.5 ? 'a' : 'b' });
+            const gaps = Array.from({ length: n }, () =>
+              random() < 0.3 ? 0 : Math.floor(random() * random() * scale),
+            );
+            const script: Script =
+              random() < stallShare
+                ? { gaps, stallAfter: Math.floor(random() * (n + 1)) }
+                : { gaps };
+            const r = await run(script, clock, {
+              learner,
+              floorMs,
+              capMs: floorMs + capExtra,
+              model: random() < 0.5 ? 'a' : 'b',
+            });
             if (r.stalled) {
               expect(r.limitMs).toBeGreaterThanOrEqual(floorMs);
               expect(r.limitMs).toBeLessThanOrEqual(floorMs + capExtra);
@@ -201,9 +258,13 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
         const items = 2 + Math.floor(random() * 10);
         const draw = (lo: number, hi: number) => Math.round(lo * (hi / lo) ** random());
         const seen: Array<{ first: number; idle: number }> = [];
-        const learned = (phase: string) => learner.limits().find((l) => l.phase === phase)?.limitMs ?? Number.NaN;
+        const learned = (phase: string) =>
+          learner.limits().find((l) => l.phase === phase)?.limitMs ?? Number.NaN;
         for (let call = 0; call < 400; call++) {
-          const gaps = [draw(firstLo, firstHi), ...Array.from({ length: items - 1 }, () => draw(idleLo, idleHi))];
+          const gaps = [
+            draw(firstLo, firstHi),
+            ...Array.from({ length: items - 1 }, () => draw(idleLo, idleHi)),
+          ];
           const r = await run({ gaps }, clock, { learner, floorMs: 1, capMs: 10 ** 7 });
           expect(r.stalled).toBe(false);
           seen.push({ first: learned('first-item'), idle: learned('idle') });
@@ -221,9 +282,13 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
 
   it('checks its options', () => {
     const src = (async function* () {})();
-    expect(() => watch(src, { idleMs: 5, floorMs: 10 })).toThrow(/floorMs applies to adaptive limits only/);
+    expect(() => watch(src, { idleMs: 5, floorMs: 10 })).toThrow(
+      /floorMs applies to adaptive limits only/,
+    );
     expect(() => watch(src, { idleMs: 'adaptive', floorMs: 10, capMs: 5 })).toThrow(RangeError);
-    expect(() => watch(src, { idleMs: 'adaptive', learner: {} as never })).toThrow(/learner must be a StallLearner/);
+    expect(() => watch(src, { idleMs: 'adaptive', learner: {} as never })).toThrow(
+      /learner must be a StallLearner/,
+    );
     expect(() => watch(src, { idleMs: 'fast' as never })).toThrow(TypeError);
     expect(() => stallLearner({ quantile: 2 })).toThrow(RangeError);
     expect(() => stallLearner({ nope: 1 } as never)).toThrow(/unknown option "nope"/);

@@ -11,7 +11,12 @@ const flags = { parallelToolCalls: true, maxContextTokens: 200_000, temperature:
 const levels = [
   { name: 'normal', flags },
   { name: 'degraded', enterAt: 0.2, exitBelow: 0.1, flags: { parallelToolCalls: false } },
-  { name: 'hard', enterAt: 0.5, exitBelow: 0.25, flags: { parallelToolCalls: false, maxContextTokens: 50_000, temperature: 0 } },
+  {
+    name: 'hard',
+    enterAt: 0.5,
+    exitBelow: 0.25,
+    flags: { parallelToolCalls: false, maxContextTokens: 50_000, temperature: 0 },
+  },
 ] as const;
 const ENTER_AT: Record<string, number> = { degraded: 0.2, hard: 0.5 };
 const EXIT_BELOW: Record<string, number> = { degraded: 0.1, hard: 0.25 };
@@ -20,7 +25,12 @@ const EXIT_BELOW: Record<string, number> = { degraded: 0.1, hard: 0.25 };
 function onRate(holdMs = 30_000) {
   const clock = new VirtualClock();
   let rate = 0;
-  const controller = degradation({ levels: [...levels], errorRate: () => ({ rate, calls: 100, failures: 100 * rate }), holdMs, clock });
+  const controller = degradation({
+    levels: [...levels],
+    errorRate: () => ({ rate, calls: 100, failures: 100 * rate }),
+    holdMs,
+    clock,
+  });
   return {
     clock,
     controller,
@@ -34,8 +44,18 @@ function onRate(holdMs = 30_000) {
 describe('degradation', () => {
   it('validates its options, naming the option', () => {
     const errorRate = () => 0;
-    expect(() => degradation({ levels: [] as never, errorRate })).toThrow(/levels must be a non-empty array/);
-    expect(() => degradation({ levels: [{ name: 'normal', flags }, { name: 'bad', enterAt: 1.5 }], errorRate })).toThrow(/levels\[1\].enterAt must be a number between/);
+    expect(() => degradation({ levels: [] as never, errorRate })).toThrow(
+      /levels must be a non-empty array/,
+    );
+    expect(() =>
+      degradation({
+        levels: [
+          { name: 'normal', flags },
+          { name: 'bad', enterAt: 1.5 },
+        ],
+        errorRate,
+      }),
+    ).toThrow(/levels\[1\].enterAt must be a number between/);
     expect(() =>
       degradation({
         levels: [
@@ -46,20 +66,50 @@ describe('degradation', () => {
         errorRate,
       }),
     ).toThrow(/levels\[2\].enterAt must be greater than levels\[1\].enterAt \(0.5\), got 0.3/);
-    expect(() => degradation({ levels: [{ name: 'normal', flags }, { name: 'a', enterAt: 0.2, exitBelow: 0.3 }], errorRate })).toThrow(/levels\[1\].exitBelow must be a number between 0 and 0.2, got 0.3/);
-    expect(() => degradation({ levels: [{ name: 'normal', flags }, { name: 'normal', enterAt: 0.2 }], errorRate })).toThrow(/used twice/);
-    expect(() => degradation({ levels: [{ name: 'normal', flags }] })).toThrow(/needs a monitor .* or an errorRate function/);
-    expect(() => degradation({ levels: [{ name: 'normal', flags }], errorRate, holdMs: -1 })).toThrow(/holdMs must be a number >= 0, got -1/);
-    expect(() => degradation({ levels: [{ name: 'normal', flags }], errorRate, onContextOverflow: () => {} })).toThrow(/onContextOverflow needs a monitor/);
+    expect(() =>
+      degradation({
+        levels: [
+          { name: 'normal', flags },
+          { name: 'a', enterAt: 0.2, exitBelow: 0.3 },
+        ],
+        errorRate,
+      }),
+    ).toThrow(/levels\[1\].exitBelow must be a number between 0 and 0.2, got 0.3/);
+    expect(() =>
+      degradation({
+        levels: [
+          { name: 'normal', flags },
+          { name: 'normal', enterAt: 0.2 },
+        ],
+        errorRate,
+      }),
+    ).toThrow(/used twice/);
+    expect(() => degradation({ levels: [{ name: 'normal', flags }] })).toThrow(
+      /needs a monitor .* or an errorRate function/,
+    );
+    expect(() =>
+      degradation({ levels: [{ name: 'normal', flags }], errorRate, holdMs: -1 }),
+    ).toThrow(/holdMs must be a number >= 0, got -1/);
+    expect(() =>
+      degradation({ levels: [{ name: 'normal', flags }], errorRate, onContextOverflow: () => {} }),
+    ).toThrow(/onContextOverflow needs a monitor/);
   });
 
   it('carries each level’s flags over the healthy level’s, frozen', () => {
     const { controller, set } = onRate();
     expect(controller.flags).toEqual(flags);
     set(0.3);
-    expect(controller.flags).toEqual({ parallelToolCalls: false, maxContextTokens: 200_000, temperature: 0.7 });
+    expect(controller.flags).toEqual({
+      parallelToolCalls: false,
+      maxContextTokens: 200_000,
+      temperature: 0.7,
+    });
     set(0.9);
-    expect(controller.flags).toEqual({ parallelToolCalls: false, maxContextTokens: 50_000, temperature: 0 });
+    expect(controller.flags).toEqual({
+      parallelToolCalls: false,
+      maxContextTokens: 50_000,
+      temperature: 0,
+    });
     expect(Object.isFrozen(controller.flags)).toBe(true);
     expect(controller.levelIndex).toBe(2);
   });
@@ -67,7 +117,9 @@ describe('degradation', () => {
   it('escalates at once, straight to the highest level reached', () => {
     const { controller, set } = onRate();
     expect(set(0.6)).toBe('hard');
-    expect(controller.changes.map((c) => `${c.from}->${c.to}:${c.direction}`)).toEqual(['normal->hard:escalate']);
+    expect(controller.changes.map((c) => `${c.from}->${c.to}:${c.direction}`)).toEqual([
+      'normal->hard:escalate',
+    ]);
   });
 
   it('restores only after the hold time, and only below the level’s exit rate', async () => {
@@ -106,12 +158,23 @@ describe('degradation', () => {
   it('property: whatever the rate does, every restore comes at least holdMs after the previous change, below the exit rate', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ rate: fc.double({ min: 0, max: 1, noNaN: true }), dt: fc.integer({ min: 0, max: 20_000 }) }), { maxLength: 200 }),
+        fc.array(
+          fc.record({
+            rate: fc.double({ min: 0, max: 1, noNaN: true }),
+            dt: fc.integer({ min: 0, max: 20_000 }),
+          }),
+          { maxLength: 200 },
+        ),
         (steps) => {
           let now = 0;
           let rate = 0;
           const holdMs = 30_000;
-          const controller = degradation({ levels: [...levels], errorRate: () => rate, holdMs, clock: { now: () => now, sleep: () => Promise.resolve() } });
+          const controller = degradation({
+            levels: [...levels],
+            errorRate: () => rate,
+            holdMs,
+            clock: { now: () => now, sleep: () => Promise.resolve() },
+          });
           const changes: Array<LevelChange & { rateThen: number }> = [];
           for (const step of steps) {
             now += step.dt;
@@ -143,11 +206,15 @@ describe('degradation', () => {
     const controller = degradation({ monitor, levels: [...levels], holdMs: 30_000, clock });
     const published: unknown[] = [];
     const unsubscribe = subscribe((e) => {
-      if (e.type === 'degradation') published.push({ name: e.name, from: e.from, to: e.to, level: e.level });
+      if (e.type === 'degradation')
+        published.push({ name: e.name, from: e.from, to: e.to, level: e.level });
     });
     const second = async (failing: boolean): Promise<void> => {
       for (let i = 0; i < 10; i++) {
-        monitor.record('llm', failing ? { outcome: 'failure', error: httpError(529) } : { outcome: 'success' });
+        monitor.record(
+          'llm',
+          failing ? { outcome: 'failure', error: httpError(529) } : { outcome: 'success' },
+        );
         await clock.advance(100);
       }
     };
@@ -180,7 +247,13 @@ describe('degradation', () => {
   it('needs minimumCalls of evidence to escalate, and restores when the evidence is gone', async () => {
     const clock = new VirtualClock();
     const monitor = healthMonitor({ clock, windowMs: 10_000 });
-    const controller = degradation({ monitor, levels: [...levels], minimumCalls: 5, holdMs: 5_000, clock });
+    const controller = degradation({
+      monitor,
+      levels: [...levels],
+      minimumCalls: 5,
+      holdMs: 5_000,
+      clock,
+    });
     for (let i = 0; i < 4; i++) monitor.record('a', { outcome: 'failure', error: httpError(500) });
     expect(controller.level).toBe('normal');
     monitor.record('a', { outcome: 'failure', error: httpError(500) });
@@ -202,7 +275,12 @@ describe('degradation', () => {
       await fail(new TypeError('x is undefined'));
     }
     await llm.execute(() => 'ok');
-    expect(monitor.snapshot().dependencies.llm).toMatchObject({ calls: 61, failures: 60, countedFailures: 0, errorRate: 0 });
+    expect(monitor.snapshot().dependencies.llm).toMatchObject({
+      calls: 61,
+      failures: 60,
+      countedFailures: 0,
+      errorRate: 0,
+    });
     expect(controller.level).toBe('normal');
     // …while failures of the dependency do: the fourth 503 against one success reaches 0.8
     for (let i = 0; i < 5; i++) await fail(httpError(503));
@@ -214,7 +292,13 @@ describe('degradation', () => {
   it('watches only the dependencies it is given', () => {
     const clock = new VirtualClock();
     const monitor = healthMonitor({ clock });
-    const controller = degradation({ monitor, dependencies: ['llm'], levels: [...levels], minimumCalls: 1, clock });
+    const controller = degradation({
+      monitor,
+      dependencies: ['llm'],
+      levels: [...levels],
+      minimumCalls: 1,
+      clock,
+    });
     monitor.record('search', { outcome: 'failure', error: httpError(503) });
     expect(controller.level).toBe('normal');
     monitor.record('llm', { outcome: 'failure', error: httpError(503) });
@@ -225,11 +309,25 @@ describe('degradation', () => {
     const clock = new VirtualClock();
     const monitor = healthMonitor({ clock });
     const overflows: string[] = [];
-    const controller = degradation({ monitor, levels: [...levels], clock, onContextOverflow: ({ dependency, error }) => overflows.push(`${dependency}: ${(error as Error).message}`) });
+    const controller = degradation({
+      monitor,
+      levels: [...levels],
+      clock,
+      onContextOverflow: ({ dependency, error }) =>
+        overflows.push(`${dependency}: ${(error as Error).message}`),
+    });
     const detach = monitor.attach();
     const llm = instrument({ name: 'llm', clock });
-    await llm.execute(() => Promise.reject(httpError(400, { message: 'prompt is too long: 212000 tokens > 200000 maximum' }))).catch(() => {});
-    await llm.execute(() => Promise.reject(httpError(400, { message: 'bad tool schema' }))).catch(() => {});
+    await llm
+      .execute(() =>
+        Promise.reject(
+          httpError(400, { message: 'prompt is too long: 212000 tokens > 200000 maximum' }),
+        ),
+      )
+      .catch(() => {});
+    await llm
+      .execute(() => Promise.reject(httpError(400, { message: 'bad tool schema' })))
+      .catch(() => {});
     detach();
     controller.close();
     expect(overflows).toEqual(['llm: prompt is too long: 212000 tokens > 200000 maximum']);

@@ -1,15 +1,24 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { retryBudget } from '../../src/guardrails/retry-budget.js';
-import { constant, isRetriesExhaustedError, RetriesExhaustedError, retry } from '../../src/index.js';
+import {
+  constant,
+  isRetriesExhaustedError,
+  RetriesExhaustedError,
+  retry,
+} from '../../src/index.js';
 import { seededRandom } from '../../src/random/seeded-random.js';
 import { VirtualClock } from '../../src/testing/index.js';
 import { httpError } from '../helpers/http-error.js';
 
 describe('retryBudget', () => {
   it('validates its options, naming the option', () => {
-    expect(() => retryBudget({ ratio: 1.5 })).toThrow(/ratio must be a number between 0 and 1, got 1.5/);
-    expect(() => retryBudget({ minPerSecond: -1 })).toThrow(/minPerSecond must be a number >= 0, got -1/);
+    expect(() => retryBudget({ ratio: 1.5 })).toThrow(
+      /ratio must be a number between 0 and 1, got 1.5/,
+    );
+    expect(() => retryBudget({ minPerSecond: -1 })).toThrow(
+      /minPerSecond must be a number >= 0, got -1/,
+    );
     expect(() => retryBudget({ minPerSecond: Number.POSITIVE_INFINITY })).toThrow(/minPerSecond/);
     expect(() => retryBudget({ windowMs: 0 })).toThrow(/windowMs/);
     expect(() => retry({ budget: {} as never })).toThrow(/budget must be a RetryBudget/);
@@ -18,14 +27,24 @@ describe('retryBudget', () => {
   it('starts with a full floor bucket of minPerSecond, refilled at that rate', async () => {
     const clock = new VirtualClock();
     const budget = retryBudget({ clock, minPerSecond: 3 });
-    expect([budget.tryRetry(), budget.tryRetry(), budget.tryRetry(), budget.tryRetry()]).toEqual([true, true, true, false]);
+    expect([budget.tryRetry(), budget.tryRetry(), budget.tryRetry(), budget.tryRetry()]).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
     await clock.advance(333);
     expect(budget.tryRetry()).toBe(false);
     await clock.advance(1);
     expect(budget.tryRetry()).toBe(true);
     // the bucket holds one second's worth, however long it was idle
     await clock.advance(60_000);
-    expect([budget.tryRetry(), budget.tryRetry(), budget.tryRetry(), budget.tryRetry()]).toEqual([true, true, true, false]);
+    expect([budget.tryRetry(), budget.tryRetry(), budget.tryRetry(), budget.tryRetry()]).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
     expect(budget.stats().denied).toBe(3);
   });
 
@@ -36,7 +55,14 @@ describe('retryBudget', () => {
     let granted = 0;
     while (budget.tryRetry()) granted++;
     expect(granted).toBe(20 + 3);
-    expect(budget.stats()).toMatchObject({ requests: 200, retries: 23, denied: 1, ratio: 0.1, minPerSecond: 3, windowMs: 10_000 });
+    expect(budget.stats()).toMatchObject({
+      requests: 200,
+      retries: 23,
+      denied: 1,
+      ratio: 0.1,
+      minPerSecond: 3,
+      windowMs: 10_000,
+    });
   });
 
   it('credit does not pile up: requests older than the window no longer pay for retries', async () => {
@@ -59,7 +85,13 @@ describe('retryBudget', () => {
       fc.property(
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.double({ min: 0, max: 20, noNaN: true }),
-        fc.array(fc.record({ dt: fc.integer({ min: 0, max: 4_000 }), op: fc.constantFrom('request', 'retry', 'retry', 'retry') }), { maxLength: 400 }),
+        fc.array(
+          fc.record({
+            dt: fc.integer({ min: 0, max: 4_000 }),
+            op: fc.constantFrom('request', 'retry', 'retry', 'retry'),
+          }),
+          { maxLength: 400 },
+        ),
         (ratio, minPerSecond, ops) => {
           let now = 0;
           const clock = { now: () => now, sleep: () => Promise.resolve() };
@@ -73,7 +105,8 @@ describe('retryBudget', () => {
               requests++;
             } else if (budget.tryRetry()) granted++;
           }
-          const floor = (minPerSecond === 0 ? 0 : Math.max(1, minPerSecond)) + (minPerSecond * now) / 1000;
+          const floor =
+            (minPerSecond === 0 ? 0 : Math.max(1, minPerSecond)) + (minPerSecond * now) / 1000;
           expect(granted).toBeLessThanOrEqual(ratio * requests + floor + 1e-6);
         },
       ),
@@ -92,7 +125,8 @@ describe('retryBudget', () => {
           now += 20; // 50 calls per second
           budget.recordRequest();
           // a failed attempt asks for a retry; the retry itself fails 1 % of the time too
-          for (let attempt = 1; attempt < 3 && random() < 0.01; attempt++) expect(budget.tryRetry()).toBe(true);
+          for (let attempt = 1; attempt < 3 && random() < 0.01; attempt++)
+            expect(budget.tryRetry()).toBe(true);
         }
       }),
       { numRuns: 40 },
@@ -101,7 +135,9 @@ describe('retryBudget', () => {
 });
 
 describe('retry with a budget against a dead dependency', () => {
-  async function deadDependency(arrivalEveryMs: number): Promise<{ calls: number; elapsedMs: number; budgetGiveups: number; giveupEvents: number }> {
+  async function deadDependency(
+    arrivalEveryMs: number,
+  ): Promise<{ calls: number; elapsedMs: number; budgetGiveups: number; giveupEvents: number }> {
     const clock = new VirtualClock();
     const budget = retryBudget({ clock, ratio: 0.1, minPerSecond: 3 });
     const policy = retry({ maxAttempts: 3, budget, clock, backoff: constant(100) });
@@ -122,7 +158,9 @@ describe('retry with a budget against a dead dependency', () => {
     await clock.advance(1_000);
     const errors = await Promise.all(results);
     expect(errors.every(isRetriesExhaustedError)).toBe(true);
-    const budgetGiveups = errors.filter((e) => (e as RetriesExhaustedError).reason === 'budget').length;
+    const budgetGiveups = errors.filter(
+      (e) => (e as RetriesExhaustedError).reason === 'budget',
+    ).length;
     return { calls, elapsedMs: clock.now(), budgetGiveups, giveupEvents };
   }
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { retryBudget } from '../../src/guardrails/retry-budget.js';
-import { constant, isRetriesExhaustedError, memoryStore, retry, type Store } from '../../src/index.js';
+import {
+  constant,
+  isRetriesExhaustedError,
+  memoryStore,
+  retry,
+  type Store,
+} from '../../src/index.js';
 import { seededRandom } from '../../src/random/seeded-random.js';
 import type { RetryBudgetStore } from '../../src/store/budget-store.js';
 import { VirtualClock } from '../../src/testing/index.js';
@@ -18,7 +24,8 @@ function controllableStore(inner: Store = memoryStore()) {
       takes.push({ ...take });
       if (mode === 'fail') return Promise.reject(new Error('ECONNREFUSED'));
       const answer = () => inner.budgetTake(name, take, now, limits);
-      if (mode === 'hang') return new Promise((resolve, reject) => hung.push(() => answer().then(resolve, reject)));
+      if (mode === 'hang')
+        return new Promise((resolve, reject) => hung.push(() => answer().then(resolve, reject)));
       return answer();
     },
     budgetGet: (name) => inner.budgetGet(name),
@@ -37,16 +44,24 @@ function controllableStore(inner: Store = memoryStore()) {
 
 describe('retryBudget({ store }): options', () => {
   it('validates the store and the shared options, naming them', () => {
-    expect(() => retryBudget({ store: {} as never })).toThrow(/store must be a RetryBudgetStore .*got/);
+    expect(() => retryBudget({ store: {} as never })).toThrow(
+      /store must be a RetryBudgetStore .*got/,
+    );
     expect(() => retryBudget({ name: 'x' })).toThrow(/name needs a store/);
     expect(() => retryBudget({ storeTimeoutMs: 10 })).toThrow(/storeTimeoutMs needs a store/);
     expect(() => retryBudget({ leaseMs: 10 })).toThrow(/leaseMs needs a store/);
     const store = memoryStore();
     expect(() => retryBudget({ store, name: '' })).toThrow(/name must be a non-empty string/);
-    expect(() => retryBudget({ store, storeTimeoutMs: 0 })).toThrow(/storeTimeoutMs must be a number >= 1, got 0/);
+    expect(() => retryBudget({ store, storeTimeoutMs: 0 })).toThrow(
+      /storeTimeoutMs must be a number >= 1, got 0/,
+    );
     expect(() => retryBudget({ store, leaseMs: Number.NaN })).toThrow(/leaseMs/);
-    expect(() => retryBudget({ store, ratio: 2 })).toThrow(/ratio must be a number between 0 and 1, got 2/);
-    expect(() => retryBudget({ store, nmae: 'x' } as never)).toThrow(/unknown option "nmae" \(did you mean "name"\?\)/);
+    expect(() => retryBudget({ store, ratio: 2 })).toThrow(
+      /ratio must be a number between 0 and 1, got 2/,
+    );
+    expect(() => retryBudget({ store, nmae: 'x' } as never)).toThrow(
+      /unknown option "nmae" \(did you mean "name"\?\)/,
+    );
   });
 
   it('defaults to the wall clock, the name "default", and shows its link to the store in stats()', async () => {
@@ -55,7 +70,12 @@ describe('retryBudget({ store }): options', () => {
     expect(budget.name).toBe('default');
     budget.recordRequest();
     await tick();
-    expect(budget.stats().store).toEqual({ name: 'default', available: true, heldTokens: 1, unreportedRequests: 0 });
+    expect(budget.stats().store).toEqual({
+      name: 'default',
+      available: true,
+      heldTokens: 1,
+      unreportedRequests: 0,
+    });
     const stored = await store.budgetGet('default');
     // Wall-clock time: every process on one scale.
     expect(Math.abs((stored?.refilledAt ?? 0) - Date.now())).toBeLessThan(5_000);
@@ -71,13 +91,25 @@ describe('retryBudget({ store }): one budget for many processes', () => {
     const budgets = Array.from({ length: n }, () =>
       o.shared === false
         ? retryBudget({ clock, ratio: o.ratio ?? 0.1, minPerSecond: o.minPerSecond ?? 3 })
-        : retryBudget({ clock, store, name: 'dep', ratio: o.ratio ?? 0.1, minPerSecond: o.minPerSecond ?? 3 }),
+        : retryBudget({
+            clock,
+            store,
+            name: 'dep',
+            ratio: o.ratio ?? 0.1,
+            minPerSecond: o.minPerSecond ?? 3,
+          }),
     );
     return { clock, store, budgets };
   }
 
   /** Every budget sees `perTick` requests every `stepMs`, each of which fails and asks for 2 retries. */
-  async function deadDependency(budgets: ReturnType<typeof fleet>['budgets'], clock: VirtualClock, ticks: number, perTick: number, stepMs: number) {
+  async function deadDependency(
+    budgets: ReturnType<typeof fleet>['budgets'],
+    clock: VirtualClock,
+    ticks: number,
+    perTick: number,
+    stepMs: number,
+  ) {
     let requests = 0;
     let granted = 0;
     for (let t = 0; t < ticks; t++) {
@@ -205,7 +237,9 @@ describe('retryBudget({ store }): store outage', () => {
     const clock = new VirtualClock(1_700_000_000_000);
     const budget = retryBudget({ clock, store: ctl.store, ratio: 0, minPerSecond: 2 });
     const events: string[] = [];
-    budget.on('store_unavailable', (e) => events.push(`unavailable ${e.name} ${(e.error as Error).name}`));
+    budget.on('store_unavailable', (e) =>
+      events.push(`unavailable ${e.name} ${(e.error as Error).name}`),
+    );
     budget.on('store_recovered', (e) => events.push(`recovered ${e.name} ${e.downMs}`));
     ctl.set('hang');
     budget.recordRequest();

@@ -14,7 +14,16 @@ const dir = mkdtempSync(join(tmpdir(), 'recourse-demo-governor-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** One demo run with its text and its JSON event log. */
-export async function runLogged(backend: DemoBackend, name: string, topics = TOPICS): Promise<{ summary: DemoSummary; text: string; log: Array<Record<string, unknown>>; logText: string }> {
+export async function runLogged(
+  backend: DemoBackend,
+  name: string,
+  topics = TOPICS,
+): Promise<{
+  summary: DemoSummary;
+  text: string;
+  log: Array<Record<string, unknown>>;
+  logText: string;
+}> {
   const path = join(dir, `${name}.jsonl`);
   const log = await eventLogFile(path);
   let text = '';
@@ -25,22 +34,46 @@ export async function runLogged(backend: DemoBackend, name: string, topics = TOP
     await log.close();
   }
   const logText = readFileSync(path, 'utf8');
-  return { summary, text, log: logText.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>), logText };
+  return {
+    summary,
+    text,
+    log: logText
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>),
+    logText,
+  };
 }
 
 /**
  * Checks the summary's hedge and learned-limit numbers against the event log and the printed
  * lines, and that `hedged` did hedge and learned both of its limits.
  */
-export function checkGovernorSummary(run: Awaited<ReturnType<typeof runLogged>>, backend: DemoBackend, hedged: string, o: { hedged: boolean; loserTokens: boolean; won: boolean; firstItemLearned: boolean } = { hedged: true, loserTokens: true, won: true, firstItemLearned: true }): void {
+export function checkGovernorSummary(
+  run: Awaited<ReturnType<typeof runLogged>>,
+  backend: DemoBackend,
+  hedged: string,
+  o: { hedged: boolean; loserTokens: boolean; won: boolean; firstItemLearned: boolean } = {
+    hedged: true,
+    loserTokens: true,
+    won: true,
+    firstItemLearned: true,
+  },
+): void {
   const { summary, text, log } = run;
   const maxExtra = backend.timing.hedge!.maxExtra;
   // Hedges: the numbers are the hedge events' (one per hedged call), path by path.
   for (const [path, tally] of Object.entries(summary.hedges)) {
     const events = log.filter((l) => l.event === 'hedge' && l.dependency === path);
-    expect(tally.started, `${path}: hedged requests`).toBe(events.reduce((n, e) => n + (e.attempt as number) - 1, 0));
-    expect(tally.won, `${path}: hedges won`).toBe(events.filter((e) => typeof e.winner === 'number' && e.winner > 0).length);
-    expect(tally.loserTokens, `${path}: losers' tokens`).toBe(events.reduce((n, e) => n + ((e.loser_tokens as number | undefined) ?? 0), 0));
+    expect(tally.started, `${path}: hedged requests`).toBe(
+      events.reduce((n, e) => n + (e.attempt as number) - 1, 0),
+    );
+    expect(tally.won, `${path}: hedges won`).toBe(
+      events.filter((e) => typeof e.winner === 'number' && e.winner > 0).length,
+    );
+    expect(tally.loserTokens, `${path}: losers' tokens`).toBe(
+      events.reduce((n, e) => n + ((e.loser_tokens as number | undefined) ?? 0), 0),
+    );
     expect(tally.calls + tally.started).toBe(summary.attemptsByPath[path]);
     // The hedge's allowance: extra requests never above maxExtra of the calls.
     expect(tally.started).toBeLessThanOrEqual(maxExtra * tally.calls);
@@ -64,7 +97,8 @@ export function checkGovernorSummary(run: Awaited<ReturnType<typeof runLogged>>,
     const l = summary.learnedLimits.find((x) => x.name === hedged && x.phase === phase);
     expect(l, `${hedged} ${phase}`).toBeDefined();
     const cap = capOf(stall, phase);
-    if (phase === 'idle' || o.firstItemLearned) expect(l!.samples).toBeGreaterThanOrEqual(stall.minSamples);
+    if (phase === 'idle' || o.firstItemLearned)
+      expect(l!.samples).toBeGreaterThanOrEqual(stall.minSamples);
     else expect(l!.samples).toBeGreaterThan(0);
     if (l!.samples < stall.minSamples) expect([l!.limitMs, l!.inUseMs]).toEqual([undefined, cap]);
     else expect(l!.inUseMs).toBe(Math.min(cap, Math.max(stall.floorMs, Math.ceil(l!.limitMs!))));
@@ -82,6 +116,8 @@ export function checkGovernorSummary(run: Awaited<ReturnType<typeof runLogged>>,
   expect(stalls.length).toBe(summary.stallsCaught);
   for (const s of stalls) {
     expect(s.limit_ms as number).toBeGreaterThanOrEqual(stall.floorMs);
-    expect(s.limit_ms as number).toBeLessThanOrEqual(capOf(stall, s.phase === 'first-item' ? 'first-item' : 'idle'));
+    expect(s.limit_ms as number).toBeLessThanOrEqual(
+      capOf(stall, s.phase === 'first-item' ? 'first-item' : 'idle'),
+    );
   }
 }

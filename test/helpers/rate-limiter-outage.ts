@@ -5,14 +5,24 @@ import { VirtualClock } from '../../src/testing/virtual-clock.js';
 import type { RateLimitUpdate } from '../../src/transitions/rate-limit.js';
 
 const T0 = 1_700_000_000_000;
-const take: RateLimitUpdate = { type: 'take', cost: { requests: 1, tokens: 0, inputTokens: 0, outputTokens: 0 }, guess: { requests: 10 }, probeMs: 30_000 };
+const take: RateLimitUpdate = {
+  type: 'take',
+  cost: { requests: 1, tokens: 0, inputTokens: 0, outputTokens: 0 },
+  guess: { requests: 10 },
+  probeMs: 30_000,
+};
 
 /**
  * A shared rateLimiter through an outage of its store's own server (one scenario for every
  * backend): `store` is the limiter's, `other` another process's handle on the same server (with a
  * longer limit), `down()` kills the server, `up()` starts it again.
  */
-export async function rateLimiterThroughOutage(store: RateLimitStore, other: RateLimitStore, down: () => Promise<void>, up: () => Promise<void>): Promise<void> {
+export async function rateLimiterThroughOutage(
+  store: RateLimitStore,
+  other: RateLimitStore,
+  down: () => Promise<void>,
+  up: () => Promise<void>,
+): Promise<void> {
   const clock = new VirtualClock(T0);
   const limiter = rateLimiter({ name: 'claude', clock, store, requestsPerMinute: 10 });
   const events: string[] = [];
@@ -43,7 +53,12 @@ export async function rateLimiterThroughOutage(store: RateLimitStore, other: Rat
   await up();
   // Back (once the limiter's connection works again): the next call is written to the store
   // again, where the other process's 6 still are.
-  for (let i = 0; i < 200 && (await store.rateLimitGet('claude').catch(() => undefined)) === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+  for (
+    let i = 0;
+    i < 200 && (await store.rateLimitGet('claude').catch(() => undefined)) === undefined;
+    i++
+  )
+    await new Promise((r) => setTimeout(r, 50));
   await clock.advance(60_000);
   (await limiter.acquire()).done();
   expect(events).toEqual(['unavailable', 'recovered']);

@@ -15,9 +15,15 @@ export interface BinRun {
  * Runs the built bin in a fresh Node process with a minimal environment (PATH, HOME and `env`),
  * stdin closed, and resolves once it exited.
  */
-export function runBin(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<BinRun> {
+export function runBin(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+): Promise<BinRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

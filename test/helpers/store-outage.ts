@@ -1,5 +1,12 @@
 import { expect } from 'vitest';
-import { Checkpointer, type CircuitBreaker, circuitBreaker, IdempotencyLedger, isCircuitOpenError, isStoreError } from '../../src/index.js';
+import {
+  Checkpointer,
+  type CircuitBreaker,
+  circuitBreaker,
+  IdempotencyLedger,
+  isCircuitOpenError,
+  isStoreError,
+} from '../../src/index.js';
 import type { Store } from '../../src/store/store.js';
 
 /**
@@ -18,7 +25,8 @@ export interface OutageFixture {
 }
 
 /** What {@link storeOutage} shows, as a test title. */
-export const STORE_OUTAGE = 'breakers go on locally with no call over 300 ms, the ledger runs nothing, and after the restart everything re-syncs with nothing lost';
+export const STORE_OUTAGE =
+  'breakers go on locally with no call over 300 ms, the ledger runs nothing, and after the restart everything re-syncs with nothing lost';
 
 const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -33,7 +41,8 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
   return { value, ms: performance.now() - started };
 }
 
-const boom = (): Promise<never> => Promise.reject(Object.assign(new Error('upstream 503'), { status: 503 }));
+const boom = (): Promise<never> =>
+  Promise.reject(Object.assign(new Error('upstream 503'), { status: 503 }));
 
 /**
  * Two stores on one server through a crash of the server and its restart: breakers answer from
@@ -48,12 +57,18 @@ export async function storeOutage(server: OutageFixture): Promise<void> {
   const a: CircuitBreaker = circuitBreaker({ ...options, store: storeA });
   const b: CircuitBreaker = circuitBreaker({ ...options, store: storeB });
   const events: string[] = [];
-  for (const [label, br] of [['a', a], ['b', b]] as const) {
+  for (const [label, br] of [
+    ['a', a],
+    ['b', b],
+  ] as const) {
     br.on('store_unavailable', () => events.push(`${label}:unavailable`));
     br.on('store_recovered', () => events.push(`${label}:recovered`));
   }
   // Recorded before the outage: a ledger result, a checkpoint, an isolated breaker.
-  const ledger = new IdempotencyLedger(storeA, server.leaseMs === undefined ? {} : { leaseMs: server.leaseMs });
+  const ledger = new IdempotencyLedger(
+    storeA,
+    server.leaseMs === undefined ? {} : { leaseMs: server.leaseMs },
+  );
   expect(await ledger.run('charge-1', async () => 'receipt-1')).toBe('receipt-1');
   await new Checkpointer(storeA).save('task-1', 2, { step: 2 });
   await storeB.breakerForce('isolated-dep', 'isolated');
@@ -75,7 +90,9 @@ export async function storeOutage(server: OutageFixture): Promise<void> {
   expect(Math.max(...latencies)).toBeLessThan(300);
   expect(events).toContain('b:unavailable');
   // b tripped on its own during the outage and protects its callers.
-  expect(isCircuitOpenError(await b.execute(async () => 'never').catch((e: unknown) => e))).toBe(true);
+  expect(isCircuitOpenError(await b.execute(async () => 'never').catch((e: unknown) => e))).toBe(
+    true,
+  );
 
   // The ledger fails closed: a StoreError, and the effect does not run.
   let ran = 0;
@@ -94,10 +111,17 @@ export async function storeOutage(server: OutageFixture): Promise<void> {
   await until(() => b.state === 'closed');
   // Nothing recorded was lost.
   expect(await ledger.run('charge-1', async () => 'ran again')).toBe('receipt-1');
-  expect(await new Checkpointer(storeB).recover('task-1')).toEqual({ recovered: true, stepIndex: 2, state: { step: 2 }, resumeFromStep: 3 });
+  expect(await new Checkpointer(storeB).recover('task-1')).toEqual({
+    recovered: true,
+    stepIndex: 2,
+    state: { step: 2 },
+    resumeFromStep: 3,
+  });
   expect((await storeA.breakerGet('isolated-dep'))?.state).toBe('isolated');
   // The ledger works again, and runs the refused effect now (once).
-  expect(await ledger.run('charge-2', async () => `receipt-2 after ${++ran} run`)).toBe('receipt-2 after 1 run');
+  expect(await ledger.run('charge-2', async () => `receipt-2 after ${++ran} run`)).toBe(
+    'receipt-2 after 1 run',
+  );
   // Notifications flow again (the listening connection is back): a trip through b reaches a without a call.
   await until(() => a.state === 'closed');
   for (let i = 0; i < 3; i++) await b.execute(boom).catch(() => {});

@@ -22,7 +22,9 @@ async function reachable(): Promise<string | undefined> {
 
 const problem = await reachable();
 if (problem !== undefined) {
-  console.warn(`${required ? 'FAILING' : 'skipping'} the PostgreSQL tests: ${PG_URL} is not reachable (${problem})`);
+  console.warn(
+    `${required ? 'FAILING' : 'skipping'} the PostgreSQL tests: ${PG_URL} is not reachable (${problem})`,
+  );
 }
 
 /** False when PostgreSQL is unreachable and not required (the tests are skipped, with the reason printed). */
@@ -43,7 +45,10 @@ export function newPool(config: pg.PoolConfig = {}): pg.Pool {
 }
 
 /** A store on a fresh pool; closing the store also ends its pool (so tests hold no idle connections). */
-export function storeOnOwnPool<S extends Store>(make: (pool: pg.Pool) => S, config: pg.PoolConfig = {}): S {
+export function storeOnOwnPool<S extends Store>(
+  make: (pool: pg.Pool) => S,
+  config: pg.PoolConfig = {},
+): S {
   const pool = newPool(config);
   const store = make(pool);
   const close = store.close.bind(store);
@@ -65,7 +70,8 @@ export async function dropSchemas(schemas: Iterable<string>): Promise<void> {
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   try {
-    for (const s of list) await client.query(`DROP SCHEMA IF EXISTS "${s.replaceAll('"', '""')}" CASCADE`);
+    for (const s of list)
+      await client.query(`DROP SCHEMA IF EXISTS "${s.replaceAll('"', '""')}" CASCADE`);
   } finally {
     await client.end();
   }

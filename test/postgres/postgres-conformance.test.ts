@@ -25,7 +25,10 @@ describe.runIf(pgAvailable)('postgres', () => {
       return storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT }));
     },
     { describe, it, expect, beforeEach, afterEach },
-    { openAnother: () => storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT })) },
+    {
+      openAnother: () =>
+        storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT })),
+    },
   );
 
   rateLimitStoreConformance(
@@ -36,6 +39,9 @@ describe.runIf(pgAvailable)('postgres', () => {
       return storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT }));
     },
     { describe, it, expect, beforeEach, afterEach },
-    { openAnother: () => storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT })) },
+    {
+      openAnother: () =>
+        storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT })),
+    },
   );
 });

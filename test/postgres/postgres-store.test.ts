@@ -20,7 +20,11 @@ function fresh(prefix: string): string {
   return s;
 }
 
-function open(pool: pg.Pool, schema: string, extra: Record<string, unknown> = {}): Store & RateLimitStore {
+function open(
+  pool: pg.Pool,
+  schema: string,
+  extra: Record<string, unknown> = {},
+): Store & RateLimitStore {
   const store = postgresStore({ pool, schema, ...extra });
   stores.push(store);
   return store;
@@ -36,7 +40,10 @@ async function rejection(promise: Promise<unknown>): Promise<StoreError> {
   throw new Error('expected a rejection');
 }
 
-async function admin<R extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<R[]> {
+async function admin<R extends pg.QueryResultRow>(
+  sql: string,
+  values: unknown[] = [],
+): Promise<R[]> {
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   try {
@@ -68,10 +75,28 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const store = open(newPool(), schema);
       expect(await admin('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).toEqual([]); // nothing before the first call
       expect(await store.breakerGet('b')).toBeUndefined();
-      const tables = await admin<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema]);
-      expect(tables.map((t) => t.table_name)).toEqual(['breakers', 'budgets', 'checkpoints', 'escalations', 'ledger', 'migrations', 'rate_limits', 'saga_leases', 'saga_log']);
-      expect(await admin(`SELECT version, description FROM "${schema}".migrations ORDER BY version`)).toEqual([
-        { version: 1, description: 'breakers, ledger, checkpoints, saga leases and logs, escalations' },
+      const tables = await admin<{ table_name: string }>(
+        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1',
+        [schema],
+      );
+      expect(tables.map((t) => t.table_name)).toEqual([
+        'breakers',
+        'budgets',
+        'checkpoints',
+        'escalations',
+        'ledger',
+        'migrations',
+        'rate_limits',
+        'saga_leases',
+        'saga_log',
+      ]);
+      expect(
+        await admin(`SELECT version, description FROM "${schema}".migrations ORDER BY version`),
+      ).toEqual([
+        {
+          version: 1,
+          description: 'breakers, ledger, checkpoints, saga leases and logs, escalations',
+        },
         { version: 2, description: 'retry budgets' },
         { version: 3, description: 'row versions for compare-and-swap transitions' },
         { version: 4, description: 'rate limiters' },
@@ -81,22 +106,52 @@ describe.runIf(pgAvailable)('postgresStore', () => {
     it('upgrades a version 1 schema (before retry budgets, row versions and rate limiters) in place, keeping its data', async () => {
       const schema = fresh('v1');
       const old = open(newPool(), schema);
-      await old.saveCheckpoint({ taskId: 't', stepIndex: 4, state: '{}', checksum: 'c'.repeat(64), savedAt: 1.5 });
+      await old.saveCheckpoint({
+        taskId: 't',
+        stepIndex: 4,
+        state: '{}',
+        checksum: 'c'.repeat(64),
+        savedAt: 1.5,
+      });
       await old.ledgerClaim('k', 'a', T0, 1000);
       await old.breakerForce('b', 'isolated');
       // Back to what version 1 created: no budgets or rate limits table, no version columns.
-      await admin(`DROP TABLE "${schema}".budgets; DROP TABLE "${schema}".rate_limits; DELETE FROM "${schema}".migrations WHERE version > 1`);
-      for (const t of ['breakers', 'ledger', 'saga_leases', 'escalations']) await admin(`ALTER TABLE "${schema}".${t} DROP COLUMN version`);
+      await admin(
+        `DROP TABLE "${schema}".budgets; DROP TABLE "${schema}".rate_limits; DELETE FROM "${schema}".migrations WHERE version > 1`,
+      );
+      for (const t of ['breakers', 'ledger', 'saga_leases', 'escalations'])
+        await admin(`ALTER TABLE "${schema}".${t} DROP COLUMN version`);
       const store = open(newPool(), schema);
       expect((await store.loadCheckpoint('t'))?.stepIndex).toBe(4);
-      expect(await store.ledgerClaim('k', 'b', T0 + 1, 1000)).toEqual({ kind: 'held', leaseUntil: T0 + 1000 });
+      expect(await store.ledgerClaim('k', 'b', T0 + 1, 1000)).toEqual({
+        kind: 'held',
+        leaseUntil: T0 + 1000,
+      });
       expect(await store.ledgerComplete('k', 'a', '"done"', T0 + 2, T0 + 10_000)).toBe(true);
       expect((await store.breakerForce('b', 'closed')).epoch).toBe(2);
       const limits = { ratio: 0.1, minPerSecond: 2, windowMs: 10_000 };
-      expect((await store.budgetTake('b', { requests: 0, returned: 0, returnedAt: 0, want: 5 }, T0, limits)).granted).toBe(2);
-      const take = { type: 'take' as const, cost: { requests: 1, tokens: 0, inputTokens: 0, outputTokens: 0 }, guess: { requests: 50 }, probeMs: 30_000 };
+      expect(
+        (
+          await store.budgetTake(
+            'b',
+            { requests: 0, returned: 0, returnedAt: 0, want: 5 },
+            T0,
+            limits,
+          )
+        ).granted,
+      ).toBe(2);
+      const take = {
+        type: 'take' as const,
+        cost: { requests: 1, tokens: 0, inputTokens: 0, outputTokens: 0 },
+        guess: { requests: 50 },
+        probeMs: 30_000,
+      };
       expect((await store.rateLimitUpdate('claude', take, T0)).kind).toBe('go');
-      expect(await admin(`SELECT version, description FROM "${schema}".migrations WHERE version > 1 ORDER BY version`)).toEqual([
+      expect(
+        await admin(
+          `SELECT version, description FROM "${schema}".migrations WHERE version > 1 ORDER BY version`,
+        ),
+      ).toEqual([
         { version: 2, description: 'retry budgets' },
         { version: 3, description: 'row versions for compare-and-swap transitions' },
         { version: 4, description: 'rate limiters' },
@@ -107,22 +162,45 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const schema = fresh('v3');
       const old = open(newPool(), schema);
       await old.ledgerClaim('k', 'a', T0, 1000);
-      await admin(`DROP TABLE "${schema}".rate_limits; DELETE FROM "${schema}".migrations WHERE version > 3`);
+      await admin(
+        `DROP TABLE "${schema}".rate_limits; DELETE FROM "${schema}".migrations WHERE version > 3`,
+      );
       const store = open(newPool(), schema);
       expect(await store.rateLimitGet('claude')).toBeUndefined();
-      const take = { type: 'take' as const, cost: { requests: 1, tokens: 0, inputTokens: 0, outputTokens: 0 }, guess: { requests: 50 }, probeMs: 30_000 };
-      expect(await store.rateLimitUpdate('claude', take, T0)).toMatchObject({ kind: 'go', sendAt: T0, waitMs: 0 });
-      expect((await store.rateLimitGet('claude'))?.buckets.requests).toEqual({ limit: 50, level: 49 });
-      expect(await store.ledgerClaim('k', 'b', T0 + 1, 1000)).toEqual({ kind: 'held', leaseUntil: T0 + 1000 });
-      expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([{ n: 4 }]);
+      const take = {
+        type: 'take' as const,
+        cost: { requests: 1, tokens: 0, inputTokens: 0, outputTokens: 0 },
+        guess: { requests: 50 },
+        probeMs: 30_000,
+      };
+      expect(await store.rateLimitUpdate('claude', take, T0)).toMatchObject({
+        kind: 'go',
+        sendAt: T0,
+        waitMs: 0,
+      });
+      expect((await store.rateLimitGet('claude'))?.buckets.requests).toEqual({
+        limit: 50,
+        level: 49,
+      });
+      expect(await store.ledgerClaim('k', 'b', T0 + 1, 1000)).toEqual({
+        kind: 'held',
+        leaseUntil: T0 + 1000,
+      });
+      expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([
+        { n: 4 },
+      ]);
     });
 
     it('is created once when 12 stores on separate pools start at the same moment', async () => {
       const schema = fresh('race');
       const racers = Array.from({ length: 12 }, () => open(newPool({ max: 1 }), schema));
-      const answers = await Promise.all(racers.map((s, i) => s.ledgerClaim('k', `o${i}`, T0, 1000)));
+      const answers = await Promise.all(
+        racers.map((s, i) => s.ledgerClaim('k', `o${i}`, T0, 1000)),
+      );
       expect(answers.filter((a) => a.kind === 'claimed').length).toBe(1);
-      expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([{ n: 4 }]);
+      expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([
+        { n: 4 },
+      ]);
     });
 
     it('refuses a schema written by a newer recourse, naming both versions', async () => {
@@ -131,7 +209,9 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       await admin(`INSERT INTO "${schema}".migrations (version, description) VALUES (7, 'future')`);
       const error = await rejection(open(newPool(), schema).ledgerGet('k'));
       expect(error.code).toBe('schema_too_new');
-      expect(error.message).toContain('version 7, newer than this version of recourse understands (4)');
+      expect(error.message).toContain(
+        'version 7, newer than this version of recourse understands (4)',
+      );
     });
 
     it('names the owner and the grant when the schema belongs to another role', async () => {
@@ -148,12 +228,17 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         const pool = newPool({ connectionString: url.toString() });
         const error = await rejection(open(pool, schema).ledgerClaim('k', 'a', T0, 1000));
         expect(error.code).toBe('open_failed');
-        expect(error.message).toContain(`schema "${schema}" belongs to role "${owner}" and cannot be used by "${user}"`);
+        expect(error.message).toContain(
+          `schema "${schema}" belongs to role "${owner}" and cannot be used by "${user}"`,
+        );
         expect(error.message).toContain(`GRANT USAGE, CREATE ON SCHEMA "${schema}" TO "${user}"`);
         // Granted, the same store works on the next call (a failed schema check is not remembered).
         await admin(`GRANT USAGE, CREATE ON SCHEMA "${schema}" TO ${user}`);
         const store = stores.at(-1)!;
-        expect(await store.ledgerClaim('k', 'a', T0, 1000)).toEqual({ kind: 'claimed', takeover: false });
+        expect(await store.ledgerClaim('k', 'a', T0, 1000)).toEqual({
+          kind: 'claimed',
+          takeover: false,
+        });
         await store.close();
         await pool.end();
       } finally {
@@ -167,23 +252,49 @@ describe.runIf(pgAvailable)('postgresStore', () => {
   describe('bad input and unreachable servers', () => {
     it('checks its options', () => {
       const pool = newPool();
-      expect(() => postgresStore({ pool: {} as never })).toThrow('pool must be a connection pool with connect() (new pg.Pool(...)), got {}');
-      expect(() => postgresStore({ pool, schema: '' })).toThrow('schema must be a non-empty string of at most 63 bytes');
+      expect(() => postgresStore({ pool: {} as never })).toThrow(
+        'pool must be a connection pool with connect() (new pg.Pool(...)), got {}',
+      );
+      expect(() => postgresStore({ pool, schema: '' })).toThrow(
+        'schema must be a non-empty string of at most 63 bytes',
+      );
       expect(() => postgresStore({ pool, schema: 'x'.repeat(64) })).toThrow('of at most 63 bytes');
       expect(() => postgresStore({ pool, breakerTimeoutMs: 0 })).toThrow('breakerTimeoutMs');
       expect(() => postgresStore({ pool, shema: 'x' } as never)).toThrow('unknown option "shema"');
     });
 
     it('says what is wrong with a wrong port, database or user', async () => {
-      const port = await rejection(open(newPool({ connectionString: 'postgres://postgres@127.0.0.1:1/test' }), 'x').ledgerClaim('k', 'a', T0, 1000));
+      const port = await rejection(
+        open(
+          newPool({ connectionString: 'postgres://postgres@127.0.0.1:1/test' }),
+          'x',
+        ).ledgerClaim('k', 'a', T0, 1000),
+      );
       expect(port.code).toBe('unavailable');
-      expect(port.message).toMatch(/ECONNREFUSED 127\.0\.0\.1:1 \(is the server running, and are the host and port of the pool right\?\)/);
-      const db = await rejection(open(newPool({ connectionString: PG_URL.replace(/\/test$/, '/no_such_db_recourse') }), 'x').ledgerGet('k'));
-      expect([db.code, db.message]).toEqual(['open_failed', expect.stringContaining('database "no_such_db_recourse" does not exist (the database named in the connection settings does not exist)')]);
+      expect(port.message).toMatch(
+        /ECONNREFUSED 127\.0\.0\.1:1 \(is the server running, and are the host and port of the pool right\?\)/,
+      );
+      const db = await rejection(
+        open(
+          newPool({ connectionString: PG_URL.replace(/\/test$/, '/no_such_db_recourse') }),
+          'x',
+        ).ledgerGet('k'),
+      );
+      expect([db.code, db.message]).toEqual([
+        'open_failed',
+        expect.stringContaining(
+          'database "no_such_db_recourse" does not exist (the database named in the connection settings does not exist)',
+        ),
+      ]);
       const url = new URL(PG_URL);
       url.username = 'no_such_role_recourse';
-      const role = await rejection(open(newPool({ connectionString: url.toString() }), 'x').breakerGet('b'));
-      expect([role.code, role.message]).toEqual(['open_failed', expect.stringContaining('role "no_such_role_recourse" does not exist')]);
+      const role = await rejection(
+        open(newPool({ connectionString: url.toString() }), 'x').breakerGet('b'),
+      );
+      expect([role.code, role.message]).toEqual([
+        'open_failed',
+        expect.stringContaining('role "no_such_role_recourse" does not exist'),
+      ]);
     });
 
     it('times out against a server that accepts connections and never answers, and frees the caller', async () => {
@@ -192,7 +303,11 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
       const { port } = silent.address() as { port: number };
       try {
-        const store = open(newPool({ connectionString: `postgres://postgres@127.0.0.1:${port}/test` }), 'x', { timeoutMs: 300, breakerTimeoutMs: 120 });
+        const store = open(
+          newPool({ connectionString: `postgres://postgres@127.0.0.1:${port}/test` }),
+          'x',
+          { timeoutMs: 300, breakerTimeoutMs: 120 },
+        );
         const started = performance.now();
         const breaker = await rejection(store.breakerGet('b'));
         const breakerMs = performance.now() - started;
@@ -216,7 +331,11 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         await holder.query(`SELECT * FROM "${schema}".ledger FOR UPDATE`);
         const started = performance.now();
         const error = await rejection(store.ledgerRenew('k', 'a', T0 + 1, 1000));
-        expect([error.code, error.key, performance.now() - started < 1000]).toEqual(['timeout', 'k', true]);
+        expect([error.code, error.key, performance.now() - started < 1000]).toEqual([
+          'timeout',
+          'k',
+          true,
+        ]);
         // A read needs no lock: the store still answers meanwhile.
         expect((await store.ledgerGet('k'))?.leaseUntil).toBe(T0 + 1000);
         await holder.query('ROLLBACK');
@@ -255,7 +374,12 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const heard: Array<[string, BreakerRecord]> = [];
       listening.breakerSubscribe!((name, record) => heard.push([name, record]));
       const listenerPid = async (): Promise<number | undefined> =>
-        (await admin<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'", [app]))[0]?.pid;
+        (
+          await admin<{ pid: number }>(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'",
+            [app],
+          )
+        )[0]?.pid;
       await until(async () => (await listenerPid()) !== undefined);
       await writer.breakerForce('before', 'isolated');
       await until(() => heard.length === 1);
@@ -272,7 +396,10 @@ describe.runIf(pgAvailable)('postgresStore', () => {
 
     it('ignores foreign or malformed payloads on its channel, and a throwing subscriber does not stop the others', async () => {
       const schema = fresh('garbage');
-      const store = open(newPool({ application_name: `recourse-garbage-${schema.slice(-8)}` }), schema);
+      const store = open(
+        newPool({ application_name: `recourse-garbage-${schema.slice(-8)}` }),
+        schema,
+      );
       const heard: string[] = [];
       const warnings: string[] = [];
       const onWarning = (w: Error): void => {
@@ -283,8 +410,23 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         throw new Error('subscriber bug');
       });
       store.breakerSubscribe!((name) => heard.push(name));
-      await until(async () => (await admin("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'", [`recourse-garbage-${schema.slice(-8)}`])).length === 1);
-      for (const payload of ['garbage', '[]', '["open",1,0,0,0]', '["weird",1,0,0,0,"x"]', '{"a":1}', '["#",5]']) {
+      await until(
+        async () =>
+          (
+            await admin(
+              "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'",
+              [`recourse-garbage-${schema.slice(-8)}`],
+            )
+          ).length === 1,
+      );
+      for (const payload of [
+        'garbage',
+        '[]',
+        '["open",1,0,0,0]',
+        '["weird",1,0,0,0,"x"]',
+        '{"a":1}',
+        '["#",5]',
+      ]) {
         await admin('SELECT pg_notify($1, $2)', [`${schema}_breakers`, payload]);
       }
       await store.breakerForce('real', 'isolated');
@@ -322,14 +464,15 @@ describe.runIf(pgAvailable)('postgresStore', () => {
           await store.ledgerComplete(`old-${i}`, 'a', '"r"', T0, T0 + 10);
         }),
       );
-      const count = async (): Promise<number> => (await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".ledger`))[0]!.n;
+      const count = async (): Promise<number> =>
+        (await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".ledger`))[0]!.n;
       expect(await count()).toBe(300);
       // 300 claims above; the sweep after claim 512 runs at T0 + 20, past every expiry.
       for (let i = 0; i < 212; i++) await store.ledgerClaim(`new-${i}`, 'b', T0 + 20, 1000);
       await until(async () => (await count()) === 212);
     });
 
-    // Issue 12: 100,000 breaker names stay small (one row each on the server, nothing kept in this process).
+    // ARCHITECTURE.md §state.bounded: 100,000 breaker names stay small (one row each on the server, nothing kept in this process).
     it('keeps many breaker names small: one row of about 240 bytes each, nothing in the process', async () => {
       const schema = fresh('many');
       // Size, not speed, is measured here: a generous limit keeps a loaded machine from failing writes.
@@ -377,7 +520,10 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const store = open(pool, schema);
       try {
         await Promise.all([store.breakerGet('a'), store.breakerGet('b')]);
-        await admin('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [app]);
+        await admin(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+          [app],
+        );
         await wait(100);
         expect(await store.breakerGet('a')).toBeUndefined();
       } finally {

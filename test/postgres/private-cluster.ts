@@ -47,7 +47,16 @@ export class PrivateCluster {
       chmodSync(dir, 0o700);
     }
     const cluster = new PrivateCluster(dir, await freePort(), bin, asUser);
-    await cluster.#pg('initdb', ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
+    await cluster.#pg('initdb', [
+      '-D',
+      join(dir, 'data'),
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '--no-sync',
+      '-E',
+      'UTF8',
+    ]);
     await cluster.start();
     return cluster;
   }
@@ -58,7 +67,18 @@ export class PrivateCluster {
 
   async start(): Promise<void> {
     const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c shared_buffers=16MB -c max_connections=60`;
-    await this.#pg('pg_ctl', ['-D', join(this.dir, 'data'), '-o', options, '-l', join(this.dir, 'log'), '-w', '-t', '30', 'start']);
+    await this.#pg('pg_ctl', [
+      '-D',
+      join(this.dir, 'data'),
+      '-o',
+      options,
+      '-l',
+      join(this.dir, 'log'),
+      '-w',
+      '-t',
+      '30',
+      'start',
+    ]);
   }
 
   /** Stops the server at once, like a crash: no checkpoint, open connections cut (`-m immediate`). */
@@ -67,13 +87,19 @@ export class PrivateCluster {
   }
 
   async destroy(): Promise<void> {
-    await this.#pg('pg_ctl', ['-D', join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop']).catch(() => {});
+    await this.#pg('pg_ctl', ['-D', join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop']).catch(
+      () => {},
+    );
     rmSync(this.dir, { recursive: true, force: true });
   }
 
   async #pg(tool: string, args: string[]): Promise<void> {
     const path = join(this.#bin, tool);
     if (this.#asUser === undefined) await run(path, args, { timeout: 60_000 });
-    else await run('runuser', ['-u', this.#asUser, '--', path, ...args], { timeout: 60_000, cwd: this.dir });
+    else
+      await run('runuser', ['-u', this.#asUser, '--', path, ...args], {
+        timeout: 60_000,
+        cwd: this.dir,
+      });
   }
 }

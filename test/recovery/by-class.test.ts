@@ -18,8 +18,13 @@ import {
 import { VirtualClock } from '../../src/testing/index.js';
 import { httpError } from '../helpers/http-error.js';
 
-const overflow = () => httpError(400, { message: 'prompt is too long: 212000 tokens > 200000 maximum' });
-const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+const overflow = () =>
+  httpError(400, { message: 'prompt is too long: 212000 tokens > 200000 maximum' });
+const rejection = async (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 afterEach(() => {
   vi.useRealTimers();
@@ -48,7 +53,10 @@ describe('byClass: each class goes down its own road', () => {
 
   it('transient: once retries give up, the failure goes on to fallback (the ladder’s next path serves)', async () => {
     const clock = new VirtualClock();
-    const primary = byClass({ name: 'deep', transient: retry({ maxAttempts: 2, backoff: constant(100), clock }) });
+    const primary = byClass({
+      name: 'deep',
+      transient: retry({ maxAttempts: 2, backoff: constant(100), clock }),
+    });
     const routes: string[] = [];
     primary.on('route', (e) => routes.push(`${e.kind}:${e.route}`));
     let deepCalls = 0;
@@ -75,17 +83,29 @@ describe('byClass: each class goes down its own road', () => {
   it('persistent: a 401 is never retried and alerts once per dependency per cool-down, however many calls fail', async () => {
     const clock = new VirtualClock(1_000);
     const alerts: AlertInfo[] = [];
-    const policy = pipeline({ name: 'claude' }, byClass({ alert: (a) => void alerts.push(a), alertCooldownMs: 60_000, clock }));
+    const policy = pipeline(
+      { name: 'claude' },
+      byClass({ alert: (a) => void alerts.push(a), alertCooldownMs: 60_000, clock }),
+    );
     let calls = 0;
     const unauthorized = () => {
       calls++;
-      throw httpError(401, { message: 'invalid x-api-key: sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
+      throw httpError(401, {
+        message: 'invalid x-api-key: sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      });
     };
-    const errors = await Promise.all(Array.from({ length: 50 }, () => rejection(policy.execute(unauthorized))));
+    const errors = await Promise.all(
+      Array.from({ length: 50 }, () => rejection(policy.execute(unauthorized))),
+    );
     expect(calls).toBe(50); // one call each: never retried
     for (const e of errors) expect((e as { status?: number }).status).toBe(401);
     expect(alerts).toHaveLength(1);
-    expect(alerts[0]).toMatchObject({ name: 'claude', kind: 'persistent', reason: 'unauthorized', suppressed: 0 });
+    expect(alerts[0]).toMatchObject({
+      name: 'claude',
+      kind: 'persistent',
+      reason: 'unauthorized',
+      suppressed: 0,
+    });
     expect(alerts[0]!.explain).toContain('[REDACTED]');
     expect(alerts[0]!.explain).not.toContain('AAAAAAAAAAAAAAAA');
     // Within the cool-down: still one. After it: one more, counting what was held back.
@@ -126,26 +146,43 @@ describe('byClass: each class goes down its own road', () => {
     );
     expect(replan).toMatchObject({ reason: 'context_overflow', dependency: 'claude', attempts: 1 });
     expect((replan.cause as { status: number }).status).toBe(400);
-    expect(classify(replan)).toEqual({ kind: 'logical', retryable: false, countsForBreaker: false, reason: 'replan_required' });
+    expect(classify(replan)).toEqual({
+      kind: 'logical',
+      retryable: false,
+      countsForBreaker: false,
+      reason: 'replan_required',
+    });
     expect(replans).toEqual(['context_overflow']);
   });
 
   it('logical: the summary is redacted and bounded, whatever the error says', async () => {
     const secret = `sk-ant-api03-${'x'.repeat(40)}`;
     const error = (await rejection(
-      byClass().execute(() => Promise.reject(httpError(400, { message: `tool rejected api_key=${secret} ${'and then a very long explanation '.repeat(40)}` }))),
+      byClass().execute(() =>
+        Promise.reject(
+          httpError(400, {
+            message: `tool rejected api_key=${secret} ${'and then a very long explanation '.repeat(40)}`,
+          }),
+        ),
+      ),
     )) as ReplanRequiredError;
     expect(error.summary).not.toContain('xxxxxxxxxx');
     expect(error.summary).toContain('[REDACTED]');
     expect(error.summary.length).toBeLessThan(600);
-    expect(error.summary).toMatch(/^The call failed: the request was rejected as invalid \[HTTP 400\] \("tool rejected api_key=\[REDACTED\] and then/);
+    expect(error.summary).toMatch(
+      /^The call failed: the request was rejected as invalid \[HTTP 400\] \("tool rejected api_key=\[REDACTED\] and then/,
+    );
   });
 
   it('logical: an enclosing retry does not retry a re-plan, and an enclosing byClass passes it on unchanged', async () => {
     const clock = new VirtualClock();
     let calls = 0;
     const inner = byClass({ name: 'inner' });
-    const outer = pipeline(retry({ clock, backoff: constant(1) }), byClass({ name: 'outer' }), inner);
+    const outer = pipeline(
+      retry({ clock, backoff: constant(1) }),
+      byClass({ name: 'outer' }),
+      inner,
+    );
     const error = await rejection(
       outer.execute(() => {
         calls++;
@@ -158,7 +195,10 @@ describe('byClass: each class goes down its own road', () => {
 
   it('logical: the summary tells what was tried when retries or a ladder ran first', async () => {
     const clock = new VirtualClock();
-    const policy = pipeline(byClass({ name: 'research' }), retry({ maxAttempts: 3, clock, backoff: constant(10) }));
+    const policy = pipeline(
+      byClass({ name: 'research' }),
+      retry({ maxAttempts: 3, clock, backoff: constant(10) }),
+    );
     let n = 0;
     const done = rejection(
       policy.execute(() => {
@@ -180,7 +220,9 @@ describe('byClass: each class goes down its own road', () => {
         ]).execute(),
       ),
     );
-    expect((ladderError as ReplanRequiredError).summary).toContain('Tried 2 way(s): opus (context_overflow), sonnet (context_overflow).');
+    expect((ladderError as ReplanRequiredError).summary).toContain(
+      'Tried 2 way(s): opus (context_overflow), sonnet (context_overflow).',
+    );
   });
 
   it('fatal: a TypeError stops the run once, drains the calls in flight, runs the steps once, and no call starts after it', async () => {
@@ -249,7 +291,9 @@ describe('byClass: each class goes down its own road', () => {
     );
     await clock.advance(10);
     const errors = await Promise.all(bugs);
-    expect(errors.map((e) => (e as Error).message)).toEqual(Array.from({ length: 10 }, (_, i) => `bug ${i}`));
+    expect(errors.map((e) => (e as Error).message)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `bug ${i}`),
+    );
     expect(steps).toBe(1);
   });
 
@@ -273,13 +317,21 @@ describe('byClass: each class goes down its own road', () => {
     expect(signals[0]!.aborted).toBe(true);
     expect(isRunStoppedError(signals[0]!.reason)).toBe(true);
     expect(await bug).toBeInstanceOf(TypeError);
-    expect(classify(stopped)).toMatchObject({ kind: 'cancelled', retryable: false, countsForBreaker: false, reason: 'run_stopped' });
+    expect(classify(stopped)).toMatchObject({
+      kind: 'cancelled',
+      retryable: false,
+      countsForBreaker: false,
+      reason: 'run_stopped',
+    });
   });
 
   it('fatal: a retry running inside a call starts no further attempt once the run is stopping', async () => {
     const clock = new VirtualClock();
     const run = shutdown({ drainMs: 10_000, clock });
-    const policy = pipeline(byClass({ shutdown: run, transient: 'fail' }), retry({ maxAttempts: 5, backoff: constant(100), clock }));
+    const policy = pipeline(
+      byClass({ shutdown: run, transient: 'fail' }),
+      retry({ maxAttempts: 5, backoff: constant(100), clock }),
+    );
     let attempts = 0;
     const flaky = rejection(
       policy.execute(() => {
@@ -319,7 +371,12 @@ describe('byClass: every road is replaceable', () => {
     const clock = new VirtualClock();
     let key = 'old';
     const policy = byClass({
-      persistent: retry({ maxAttempts: 2, retryOn: (_e, c) => c.status === 401, backoff: constant(0), clock }),
+      persistent: retry({
+        maxAttempts: 2,
+        retryOn: (_e, c) => c.status === 401,
+        backoff: constant(0),
+        clock,
+      }),
       alert: () => {
         key = 'new';
       },
@@ -351,7 +408,10 @@ describe('byClass: every road is replaceable', () => {
     const clock = new VirtualClock();
     const alerts: string[] = [];
     const routes: string[] = [];
-    const policy = byClass({ transient: retry({ maxAttempts: 5, backoff: constant(10), clock }), alert: (a) => void alerts.push(a.reason) });
+    const policy = byClass({
+      transient: retry({ maxAttempts: 5, backoff: constant(10), clock }),
+      alert: (a) => void alerts.push(a.reason),
+    });
     policy.on('route', (e) => routes.push(`${e.kind}:${e.route}`));
     let n = 0;
     const done = rejection(
@@ -395,8 +455,17 @@ describe('byClass: what passes through, and the alert hook', () => {
   it('a caller abort is not routed: no retry, no alert', async () => {
     const alerts: string[] = [];
     const controller = new AbortController();
-    const policy = byClass({ alertOn: ['persistent', 'transient', 'fatal', 'logical'], alert: (a) => void alerts.push(a.reason) });
-    const p = policy.execute((ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))), { signal: controller.signal });
+    const policy = byClass({
+      alertOn: ['persistent', 'transient', 'fatal', 'logical'],
+      alert: (a) => void alerts.push(a.reason),
+    });
+    const p = policy.execute(
+      (ctx) =>
+        new Promise((_r, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+        ),
+      { signal: controller.signal },
+    );
     controller.abort(new Error('user left'));
     expect(((await rejection(p)) as Error).message).toBe('user left');
     expect(alerts).toEqual([]);
@@ -449,11 +518,21 @@ describe('byClass: what passes through, and the alert hook', () => {
   });
 
   it('refuses bad options at once, naming them', () => {
-    expect(() => byClass({ transient: 'replan' as never })).toThrow(/^transient must be one of 'fail', got "replan"/);
-    expect(() => byClass({ logical: 5 as never })).toThrow(/^logical must be a policy or one of 'replan', 'fail', got 5/);
-    expect(() => byClass({ fatal: fallback([{ name: 'x', run: () => 1 }]) as never })).toThrow(/fatal is a fallback\(\.\.\.\) ladder, not a policy/);
-    expect(() => byClass({ alertOn: ['sometimes'] as never })).toThrow(/^alertOn\[0\] must be one of/);
-    expect(() => byClass({ shutdown: {} as never })).toThrow(/^shutdown must be a shutdown\(\{ … \}\), got \{\}/);
+    expect(() => byClass({ transient: 'replan' as never })).toThrow(
+      /^transient must be one of 'fail', got "replan"/,
+    );
+    expect(() => byClass({ logical: 5 as never })).toThrow(
+      /^logical must be a policy or one of 'replan', 'fail', got 5/,
+    );
+    expect(() => byClass({ fatal: fallback([{ name: 'x', run: () => 1 }]) as never })).toThrow(
+      /fatal is a fallback\(\.\.\.\) ladder, not a policy/,
+    );
+    expect(() => byClass({ alertOn: ['sometimes'] as never })).toThrow(
+      /^alertOn\[0\] must be one of/,
+    );
+    expect(() => byClass({ shutdown: {} as never })).toThrow(
+      /^shutdown must be a shutdown\(\{ … \}\), got \{\}/,
+    );
     expect(() => byClass({ alertCooldownMs: -1 })).toThrow(/^alertCooldownMs must be/);
     expect(() => byClass({ retry: 3 } as never)).toThrow(/^byClass: unknown option "retry"/);
   });

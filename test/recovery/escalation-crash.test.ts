@@ -23,7 +23,8 @@ function files(): { db: string; effects: string; store: string } {
   return { db, effects, store: `sqlite:${db}` };
 }
 
-const effectsIn = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+const effectsIn = (file: string): string[] =>
+  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
 
 /** Starts an agent whose transfer fails; resolves with the escalation id once it waits, then kills it. */
 async function escalatedThenKilled(db: string, effects: string, ttlMs: number): Promise<string> {
@@ -44,7 +45,17 @@ describe('an escalation survives a crash', () => {
     expect(listed.stdout).toContain(`${id}  transfer  pending`);
     expect(listed.stdout).toContain('"apiKey":"[REDACTED]"');
     expect(listed.stdout).not.toContain('abcdefghijklmnop');
-    const approved = await runBin(['escalations', 'approve', id, '--store', store, '--by', 'alice', '--note', 'bank is back']);
+    const approved = await runBin([
+      'escalations',
+      'approve',
+      id,
+      '--store',
+      store,
+      '--by',
+      'alice',
+      '--note',
+      'bank is back',
+    ]);
     expect(approved.code).toBe(0);
     // Two agents restart at the same moment: one transfer.
     const a = spawnFixture(WORKER, [db, effects, 'resume', '60000']);
@@ -58,13 +69,19 @@ describe('an escalation survives a crash', () => {
     expect(await later.line('DONE ')).toBe(ra);
     expect(effectsIn(effects)).toHaveLength(1);
     const shown = await runBin(['escalations', 'show', id, '--store', store, '--json']);
-    expect(JSON.parse(shown.stdout)).toMatchObject({ state: 'approved', decidedBy: 'alice', note: 'bank is back' });
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      state: 'approved',
+      decidedBy: 'alice',
+      note: 'bank is back',
+    });
   });
 
   it('denied from the CLI while the agent was down: after a restart the transfer never runs', async () => {
     const { db, effects, store } = files();
     const id = await escalatedThenKilled(db, effects, 60_000);
-    expect((await runBin(['escalations', 'deny', id, '--store', store, '--by', 'bob'])).code).toBe(0);
+    expect((await runBin(['escalations', 'deny', id, '--store', store, '--by', 'bob'])).code).toBe(
+      0,
+    );
     const again = spawnFixture(WORKER, [db, effects, 'resume', '60000']);
     expect(await again.line('DENIED ')).toBe('denied bob');
     expect(effectsIn(effects)).toEqual([]);
@@ -76,7 +93,11 @@ describe('an escalation survives a crash', () => {
     await new Promise((r) => setTimeout(r, 1_100));
     const late = await runBin(['escalations', 'approve', id, '--store', store, '--by', 'alice']);
     expect(late.code).toBe(1);
-    expect(late.stderr).toMatch(new RegExp(`^recourse escalations approve: escalation ${id} expired undecided at .*Z; a decision is final\\n$`));
+    expect(late.stderr).toMatch(
+      new RegExp(
+        `^recourse escalations approve: escalation ${id} expired undecided at .*Z; a decision is final\\n$`,
+      ),
+    );
     const again = spawnFixture(WORKER, [db, effects, 'resume', '1000']);
     expect(await again.line('DENIED ')).toBe('expired -');
     expect(effectsIn(effects)).toEqual([]);

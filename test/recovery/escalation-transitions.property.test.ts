@@ -21,9 +21,22 @@ type Op =
 const PEOPLE = ['alice', 'bob', 'mallory'];
 const op: fc.Arbitrary<Op> = fc.oneof(
   // Few distinct durations, so times often land exactly on a deadline or a keep time.
-  fc.record({ kind: fc.constant('open' as const), ttl: fc.constantFrom(5, 10, 20), keep: fc.constantFrom(0, 10, 50), deciders: fc.subarray(['alice', 'bob']) }),
-  fc.record({ kind: fc.constant('decide' as const), state: fc.constantFrom('approved' as const, 'denied' as const), by: fc.constantFrom(...PEOPLE) }),
-  fc.record({ kind: fc.constant('reopen' as const), round: fc.integer({ min: 1, max: 4 }), ttl: fc.constantFrom(5, 10, 20) }),
+  fc.record({
+    kind: fc.constant('open' as const),
+    ttl: fc.constantFrom(5, 10, 20),
+    keep: fc.constantFrom(0, 10, 50),
+    deciders: fc.subarray(['alice', 'bob']),
+  }),
+  fc.record({
+    kind: fc.constant('decide' as const),
+    state: fc.constantFrom('approved' as const, 'denied' as const),
+    by: fc.constantFrom(...PEOPLE),
+  }),
+  fc.record({
+    kind: fc.constant('reopen' as const),
+    round: fc.integer({ min: 1, max: 4 }),
+    ttl: fc.constantFrom(5, 10, 20),
+  }),
   fc.record({ kind: fc.constant('advance' as const), ms: fc.constantFrom(0, 1, 5, 10) }),
 );
 
@@ -61,13 +74,21 @@ describe('escalation transitions (property)', () => {
             else expect(record).toEqual(escalationView(before!, now));
             if (write !== undefined) row = write;
           } else if (o.kind === 'decide') {
-            const { result, write } = escalationDecideTransition(row, { state: o.state, by: o.by }, now);
+            const { result, write } = escalationDecideTransition(
+              row,
+              { state: o.state, by: o.by },
+              now,
+            );
             if (write !== undefined) row = write;
             if (result.kind === 'decided') {
               expect(before?.state).toBe('pending');
               expect(before!.expiresAt).toBeGreaterThan(now);
               expect(before!.deciders.length === 0 || before!.deciders.includes(o.by)).toBe(true);
-              expect(result.record).toMatchObject({ state: o.state, decidedBy: o.by, decidedAt: now });
+              expect(result.record).toMatchObject({
+                state: o.state,
+                decidedBy: o.by,
+                decidedAt: now,
+              });
             } else if (result.kind === 'not_allowed') {
               expect(before!.deciders).not.toContain(o.by);
               expect(row).toEqual(before);
@@ -75,7 +96,14 @@ describe('escalation transitions (property)', () => {
               expect(before!.state !== 'pending' || before!.expiresAt <= now).toBe(true);
             } else expect(before).toBeUndefined();
           } else {
-            const { record, write } = escalationReopenTransition(row, o.round, 'again', now, now + o.ttl, now + o.ttl + 100);
+            const { record, write } = escalationReopenTransition(
+              row,
+              o.round,
+              'again',
+              now,
+              now + o.ttl,
+              now + o.ttl + 100,
+            );
             if (write !== undefined) {
               expect(before).toMatchObject({ state: 'approved', round: o.round });
               expect(write).toMatchObject({ state: 'pending', round: o.round + 1 });
@@ -89,7 +117,8 @@ describe('escalation transitions (property)', () => {
             expect(row.decidedAt!).toBeLessThan(row.expiresAt);
             expect(row.deciders.length === 0 || row.deciders.includes(row.decidedBy!)).toBe(true);
           }
-          if (row.state === 'expired') expect([row.decidedAt, row.decidedBy]).toEqual([row.expiresAt, undefined]);
+          if (row.state === 'expired')
+            expect([row.decidedAt, row.decidedBy]).toEqual([row.expiresAt, undefined]);
           const view = escalationView(row, now);
           if (view.state === 'pending') expect(view.expiresAt).toBeGreaterThan(now);
           if (row.state !== 'pending') {

@@ -3,7 +3,11 @@ import { isRunStoppedError, pipeline, retry, shutdown, constant } from '../../sr
 import { AlertThrottle } from '../../src/recovery/alert-throttle.js';
 import { VirtualClock } from '../../src/testing/index.js';
 
-const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+const rejection = async (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 describe('shutdown', () => {
   it('as a policy: lets calls through, counts them in flight, refuses every call after stop()', async () => {
@@ -23,7 +27,13 @@ describe('shutdown', () => {
     expect(isRunStoppedError(refused) && (refused.cause as Error).message).toBe('SIGTERM');
     await clock.advance(300);
     expect(await slow).toBe('late but fine');
-    expect(await report).toEqual({ reason: new Error('SIGTERM'), inFlight: 1, aborted: 0, steps: [], durationMs: 300 });
+    expect(await report).toEqual({
+      reason: new Error('SIGTERM'),
+      inFlight: 1,
+      aborted: 0,
+      steps: [],
+      durationMs: 300,
+    });
   });
 
   it('with nothing in flight the steps run at once; stop() twice is one stop', async () => {
@@ -72,11 +82,19 @@ describe('shutdown', () => {
       ['fine', 'done'],
     ]);
     expect((r.steps[0]!.error as Error).message).toBe('disk full');
-    expect((r.steps[1]!.error as Error).message).toBe('shutdown step "hangs" did not finish within 100 ms');
+    expect((r.steps[1]!.error as Error).message).toBe(
+      'shutdown step "hangs" did not finish within 100 ms',
+    );
     expect(r.steps[1]!.durationMs).toBe(100);
     expect(lateSignal?.aborted).toBe(true);
     expect(order).toEqual(['rejects', 'fine']);
-    expect(events).toEqual([expect.objectContaining({ failedSteps: ['throws', 'hangs', 'rejects'], inFlight: 0, aborted: 0 })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        failedSteps: ['throws', 'hangs', 'rejects'],
+        inFlight: 0,
+        aborted: 0,
+      }),
+    ]);
   });
 
   it('refuses bad options and bad steps, naming them', () => {

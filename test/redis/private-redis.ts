@@ -35,15 +35,32 @@ export class PrivateRedis {
 
   /** Starts the server (again) and resolves once it answers PING. */
   async start(): Promise<void> {
-    const persistence = this.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', ...persistence];
+    const persistence = this.persistent
+      ? ['--appendonly', 'yes', '--appendfsync', 'always']
+      : ['--appendonly', 'no'];
+    const args = [
+      '--port',
+      String(this.port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      this.dir,
+      '--save',
+      '',
+      ...persistence,
+    ];
     const child = spawn('redis-server', args, { stdio: 'ignore' });
     this.#child = child;
-    const admin = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const admin = new Redis(this.url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     admin.on('error', () => {});
     try {
       for (const end = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 20))) {
-        if (child.exitCode !== null) throw new Error(`redis-server on port ${this.port} exited with ${child.exitCode}`);
+        if (child.exitCode !== null)
+          throw new Error(`redis-server on port ${this.port} exited with ${child.exitCode}`);
         try {
           await admin.connect();
           await admin.ping();

@@ -1,7 +1,13 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storeConformance } from '../../src/store/conformance.js';
 import { rateLimitStoreConformance } from '../../src/store/rate-limit-conformance.js';
-import { type ClientKind, deletePrefixes, redisAvailable, storeOnOwnClient, uniquePrefix } from './redis-helpers.js';
+import {
+  type ClientKind,
+  deletePrefixes,
+  redisAvailable,
+  storeOnOwnClient,
+  uniquePrefix,
+} from './redis-helpers.js';
 
 // The whole Store contract on the machine's Redis, once through each supported client. The suite
 // checks what the store does, not how fast: breaker calls get the ledger's limit instead of 250 ms,

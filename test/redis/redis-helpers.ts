@@ -12,7 +12,12 @@ export const REDIS_URL = process.env.RECOURSE_REDIS_URL ?? 'redis://127.0.0.1:63
 const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
 
 async function reachable(): Promise<string | undefined> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+  const client = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 2000,
+  });
   client.on('error', () => {});
   try {
     await client.connect();
@@ -27,7 +32,9 @@ async function reachable(): Promise<string | undefined> {
 
 const problem = await reachable();
 if (problem !== undefined) {
-  console.warn(`${required ? 'FAILING' : 'skipping'} the Redis tests: ${REDIS_URL} is not reachable (${problem})`);
+  console.warn(
+    `${required ? 'FAILING' : 'skipping'} the Redis tests: ${REDIS_URL} is not reachable (${problem})`,
+  );
 }
 
 /** False when Redis is unreachable and not required (the tests are skipped, with the reason printed). */
@@ -41,7 +48,10 @@ export function uniquePrefix(label = 't'): string {
 export type ClientKind = 'ioredis' | 'redis';
 
 /** A client of either kind on `url`; `end()` closes it. */
-export async function newClient(kind: ClientKind, url = REDIS_URL): Promise<{ client: RedisStoreOptions['client']; end: () => Promise<void> }> {
+export async function newClient(
+  kind: ClientKind,
+  url = REDIS_URL,
+): Promise<{ client: RedisStoreOptions['client']; end: () => Promise<void> }> {
   if (kind === 'ioredis') {
     const client = new Redis(url);
     client.on('error', () => {});
@@ -54,7 +64,12 @@ export async function newClient(kind: ClientKind, url = REDIS_URL): Promise<{ cl
 }
 
 /** A store of `kind` on its own client under `prefix`; closing the store also ends its client. */
-export async function storeOnOwnClient(kind: ClientKind, prefix: string, extra: Partial<RedisStoreOptions> = {}, url = REDIS_URL): Promise<Store & RateLimitStore> {
+export async function storeOnOwnClient(
+  kind: ClientKind,
+  prefix: string,
+  extra: Partial<RedisStoreOptions> = {},
+  url = REDIS_URL,
+): Promise<Store & RateLimitStore> {
   const { client, end } = await newClient(kind, url);
   const store = redisStore({ client, prefix, ...extra });
   const close = store.close.bind(store);

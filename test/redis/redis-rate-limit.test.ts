@@ -7,15 +7,34 @@ import type { Store } from '../../src/store/store.js';
 import type { RateLimitCost, RateLimitUpdate } from '../../src/transitions/rate-limit.js';
 import { rateLimiterThroughOutage } from '../helpers/rate-limiter-outage.js';
 import { PrivateRedis, redisServerInstalled } from './private-redis.js';
-import { deletePrefixes, REDIS_URL, redisAvailable, storeOnOwnClient, uniquePrefix } from './redis-helpers.js';
+import {
+  deletePrefixes,
+  REDIS_URL,
+  redisAvailable,
+  storeOnOwnClient,
+  uniquePrefix,
+} from './redis-helpers.js';
 
 const T0 = 1_700_000_000_000;
 const HOUR = 3_600_000;
-const cost = (requests = 1): RateLimitCost => ({ requests, tokens: 0, inputTokens: 0, outputTokens: 0 });
-const take = (guess: Partial<RateLimitCost> = { requests: 10 }): RateLimitUpdate => ({ type: 'take', cost: cost(), guess, probeMs: 30_000 });
+const cost = (requests = 1): RateLimitCost => ({
+  requests,
+  tokens: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+});
+const take = (guess: Partial<RateLimitCost> = { requests: 10 }): RateLimitUpdate => ({
+  type: 'take',
+  cost: cost(),
+  guess,
+  probeMs: 30_000,
+});
 
 /** An ioredis client that counts the commands sent, and can run something of its own before each one. */
-function countingClient(real: Redis, before: (command: string, args: string[]) => Promise<void> = async () => {}) {
+function countingClient(
+  real: Redis,
+  before: (command: string, args: string[]) => Promise<void> = async () => {},
+) {
   const sent: string[] = [];
   const client = {
     call: async (command: string, ...args: string[]) => {
@@ -51,7 +70,10 @@ describe.runIf(redisAvailable)('redisStore rate limiters on the shared server', 
     const key = `${prefix}rate-limit:claude`;
     await store.rateLimitUpdate('claude', take(), T0);
     expect(await admin.hget(key, 'v')).toBe('1');
-    expect(JSON.parse((await admin.hget(key, 'r')) as string)).toMatchObject({ at: T0, buckets: { requests: { limit: 10, level: 9 } } });
+    expect(JSON.parse((await admin.hget(key, 'r')) as string)).toMatchObject({
+      at: T0,
+      buckets: { requests: { limit: 10, level: 9 } },
+    });
     const pttl = await admin.pttl(key);
     expect(pttl).toBeGreaterThan(HOUR - 5_000);
     expect(pttl).toBeLessThanOrEqual(HOUR);
@@ -62,7 +84,19 @@ describe.runIf(redisAvailable)('redisStore rate limiters on the shared server', 
     expect(queuedUntil - T0).toBeGreaterThan(600_000);
     expect(await admin.pttl(key)).toBeGreaterThan(HOUR + (queuedUntil - T0) - 5_000);
     // An unbounded pause (a Retry-After of Infinity) is kept as it is, and the record with it.
-    await store.rateLimitUpdate('claude', { type: 'observe', sentAt: T0, marks: cost(1), readings: undefined, answered: true, limited: true, retryAfterMs: Number.POSITIVE_INFINITY }, T0);
+    await store.rateLimitUpdate(
+      'claude',
+      {
+        type: 'observe',
+        sentAt: T0,
+        marks: cost(1),
+        readings: undefined,
+        answered: true,
+        limited: true,
+        retryAfterMs: Number.POSITIVE_INFINITY,
+      },
+      T0,
+    );
     expect((await store.rateLimitGet('claude'))?.pausedUntil).toBe(Number.POSITIVE_INFINITY);
     expect(await admin.pttl(key)).toBeGreaterThan(1e12);
   });
@@ -79,7 +113,9 @@ describe.runIf(redisAvailable)('redisStore rate limiters on the shared server', 
       await store.rateLimitUpdate('claude', take(), T0);
       expect(sent).toEqual(['HMGET', 'EVALSHA']);
       sent.length = 0;
-      const answers = await Promise.all(Array.from({ length: 100 }, () => store.rateLimitUpdate('claude', take(), T0)));
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, () => store.rateLimitUpdate('claude', take(), T0)),
+      );
       expect(new Set(answers.map((a) => (a.kind === 'go' ? a.marks.requests : 0))).size).toBe(100);
       expect(sent.filter((c) => c === 'EVALSHA').length).toBeLessThanOrEqual(3);
     } finally {
@@ -127,31 +163,56 @@ describe.runIf(redisAvailable)('redisStore rate limiters on the shared server', 
     await admin.hset(`${prefix}rate-limit:claude`, 'r', '{"at":1}', 'v', '3');
     const error = await store.rateLimitGet('claude').catch((e: unknown) => e);
     expect(isStoreError(error)).toBe(true);
-    expect((error as Error).message).toMatch(/rateLimitGet .*"claude".* not a rate limiter's record/);
-    await expect(store.rateLimitUpdate('claude', take(), T0)).rejects.toThrow(/not a rate limiter's record/);
+    expect((error as Error).message).toMatch(
+      /rateLimitGet .*"claude".* not a rate limiter's record/,
+    );
+    await expect(store.rateLimitUpdate('claude', take(), T0)).rejects.toThrow(
+      /not a rate limiter's record/,
+    );
   });
 });
 
 const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
-if (!redisServerInstalled) console.warn(`${required ? 'FAILING' : 'skipping'} the Redis rate limiter outage test: no redis-server on PATH`);
+if (!redisServerInstalled)
+  console.warn(
+    `${required ? 'FAILING' : 'skipping'} the Redis rate limiter outage test: no redis-server on PATH`,
+  );
 
-describe.runIf(redisServerInstalled || required)('a shared rateLimiter through an outage of its own Redis', () => {
-  let server: PrivateRedis;
-  beforeAll(async () => {
-    server = await PrivateRedis.create();
-  }, 30_000);
-  afterAll(async () => {
-    await server?.destroy();
-  });
+describe.runIf(redisServerInstalled || required)(
+  'a shared rateLimiter through an outage of its own Redis',
+  () => {
+    let server: PrivateRedis;
+    beforeAll(async () => {
+      server = await PrivateRedis.create();
+    }, 30_000);
+    afterAll(async () => {
+      await server?.destroy();
+    });
 
-  it('decides from its own process’s record while the server is down, and writes to the store again once it is back', async () => {
-    const store = await storeOnOwnClient('ioredis', 'outage:', { breakerTimeoutMs: 200 }, server.url);
-    const other = await storeOnOwnClient('ioredis', 'outage:', { breakerTimeoutMs: 2000 }, server.url);
-    try {
-      await rateLimiterThroughOutage(store, other, () => server.kill(), () => server.start());
-    } finally {
-      await store.close();
-      await other.close();
-    }
-  }, 30_000);
-});
+    it('decides from its own process’s record while the server is down, and writes to the store again once it is back', async () => {
+      const store = await storeOnOwnClient(
+        'ioredis',
+        'outage:',
+        { breakerTimeoutMs: 200 },
+        server.url,
+      );
+      const other = await storeOnOwnClient(
+        'ioredis',
+        'outage:',
+        { breakerTimeoutMs: 2000 },
+        server.url,
+      );
+      try {
+        await rateLimiterThroughOutage(
+          store,
+          other,
+          () => server.kill(),
+          () => server.start(),
+        );
+      } finally {
+        await store.close();
+        await other.close();
+      }
+    }, 30_000);
+  },
+);

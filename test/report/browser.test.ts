@@ -15,13 +15,15 @@ const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, '.tmp');
 const required = process.env.RECOURSE_REQUIRE_SERVICES === '1';
 const ready = existsSync(CHROMIUM) && existsSync(BIN);
-if (!ready) console.warn(`${required ? 'FAILING' : 'skipping'} the browser tests: needs ${CHROMIUM} (apt-get install chromium) and ${BIN} (npm run build)`);
+if (!ready)
+  console.warn(
+    `${required ? 'FAILING' : 'skipping'} the browser tests: needs ${CHROMIUM} (apt-get install chromium) and ${BIN} (npm run build)`,
+  );
 
 const KEY = 'sk-ant-api03-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210';
 
 let dir = '';
 let context: BrowserContext;
-
 
 interface Opened {
   page: Page;
@@ -53,7 +55,16 @@ beforeAll(async () => {
   context = await chromium.launchPersistentContext(join(dir, 'profile'), {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1400, height: 1000 },
   });
 }, 60_000);
@@ -85,7 +96,9 @@ describe.skipIf(!ready && !required)('a report of a demo run in headless Chromiu
     // calls (its first plan, re-planned), and each is one row
     const ids = new Set(lines.map((l) => l.call_id));
     ids.delete(undefined);
-    const topics = lines.filter((l) => l.event === 'call' && (l.dependency === 'research' || l.dependency === 'editor')).length;
+    const topics = lines.filter(
+      (l) => l.event === 'call' && (l.dependency === 'research' || l.dependency === 'editor'),
+    ).length;
     expect(ids.size).toBe(topics);
     const expected = topics;
     expect(await handle(page, (h) => h.rows)).toBe(expected);
@@ -98,14 +111,19 @@ describe.skipIf(!ready && !required)('a report of a demo run in headless Chromiu
 
   it('draws an open band where the log has the breaker open', async () => {
     const { page, problems } = await open(report);
-    const t0 = (await page.evaluate(`JSON.parse(document.getElementById('report-data').textContent).t0`)) as number;
+    const t0 = (await page.evaluate(
+      `JSON.parse(document.getElementById('report-data').textContent).t0`,
+    )) as number;
     const opened = lines.find((l) => l.event === 'state' && l.to === 'open');
     expect(opened).toBeDefined();
     const openedAt = Date.parse(opened!.timestamp as string) - t0;
     const bands = await handle(page, (h) => h.bands());
     const band = bands.find((b) => b.dependency === opened!.dependency && b.state === 'open');
     expect(band).toBeDefined();
-    const expectedX = await handle(page, new Function('h', `return h.xOf(${openedAt})`) as (h: PageHandle) => number);
+    const expectedX = await handle(
+      page,
+      new Function('h', `return h.xOf(${openedAt})`) as (h: PageHandle) => number,
+    );
     expect(Math.abs(band!.x - expectedX)).toBeLessThan(1.5);
     // and it is really painted: the pixel in its middle has the open colour
     const at = { x: band!.x + Math.min(band!.w / 2, 3), y: band!.y + band!.h / 2 };
@@ -140,7 +158,7 @@ describe.skipIf(!ready && !required)('a report of a demo run in headless Chromiu
     const text = (await page.textContent('#tooltip')) ?? '';
     expect(text).toContain(`retry · ${lines[retryLine]!.dependency as string}`);
     expect(text).toContain(`log line ${retryLine + 1}`);
-    expect(text).toContain(((lines[retryLine]!.error as { message: string }).message).slice(0, 40));
+    expect(text).toContain((lines[retryLine]!.error as { message: string }).message.slice(0, 40));
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -151,10 +169,25 @@ describe.skipIf(!ready && !required)('a report of a damaged log in headless Chro
     // A real failing ladder, logged by the real jsonLogger; the error message carries an API key.
     const written: string[] = [];
     const stop = subscribe(jsonLogger({ write: (l: string) => written.push(l.trimEnd()) }));
-    const leaky = () => Promise.reject(Object.assign(new Error(`401 invalid x-api-key ${KEY}`), { status: 401 }));
+    const leaky = () =>
+      Promise.reject(Object.assign(new Error(`401 invalid x-api-key ${KEY}`), { status: 401 }));
     const ladder = fallback([
-      { name: 'primary', run: leaky, policy: pipeline(instrument({ name: 'primary' }), retry({ name: 'primary', maxAttempts: 2 })) },
-      { name: 'secondary', run: () => Promise.reject(Object.assign(new Error('503 unavailable'), { status: 503 })), policy: pipeline(instrument({ name: 'secondary' }), retry({ name: 'secondary', maxAttempts: 2, backoff: { delay: () => 5 } })) },
+      {
+        name: 'primary',
+        run: leaky,
+        policy: pipeline(
+          instrument({ name: 'primary' }),
+          retry({ name: 'primary', maxAttempts: 2 }),
+        ),
+      },
+      {
+        name: 'secondary',
+        run: () => Promise.reject(Object.assign(new Error('503 unavailable'), { status: 503 })),
+        policy: pipeline(
+          instrument({ name: 'secondary' }),
+          retry({ name: 'secondary', maxAttempts: 2, backoff: { delay: () => 5 } }),
+        ),
+      },
     ]);
     await expect(instrument({ name: 'task' }).execute(() => ladder.execute())).rejects.toThrow();
     stop();
@@ -162,9 +195,25 @@ describe.skipIf(!ready && !required)('a report of a damaged log in headless Chro
     const lines = [...written];
     lines.unshift(lines.pop()!); // the last event first: out of time order
     lines.splice(2, 0, '{"timestamp": "2026-01-01T00:00:00.000Z", "event": "retry", "oops'); // line 3, cut off
-    lines.push(JSON.stringify({ timestamp: new Date().toISOString(), level: 'info', event: 'teleported', msg: 'from the future' }));
+    lines.push(
+      JSON.stringify({
+        timestamp: new Date().toISOString(),
+        level: 'info',
+        event: 'teleported',
+        msg: 'from the future',
+      }),
+    );
     // and a key that reached the log some other way (another logger, an old version)
-    lines.push(JSON.stringify({ timestamp: new Date().toISOString(), level: 'warn', event: 'retry', dependency: 'primary', delay_ms: 1, error: { type: 'Error', message: `raw key ${KEY}` } }));
+    lines.push(
+      JSON.stringify({
+        timestamp: new Date().toISOString(),
+        level: 'warn',
+        event: 'retry',
+        dependency: 'primary',
+        delay_ms: 1,
+        error: { type: 'Error', message: `raw key ${KEY}` },
+      }),
+    );
     const log = join(dir, 'damaged.jsonl');
     await writeFile(log, `${lines.join('\n')}\n`);
     const r = await runBin(['report', log, '-o', join(dir, 'damaged.html')]);
@@ -192,7 +241,12 @@ describe.skipIf(!ready && !required)('a report of a damaged log in headless Chro
       return data.calls.status.findIndex((s, r) => data.statuses[s] === 'failed' && data.strings[data.calls.name[r]] === 'task');
     })()`);
     expect(rowIndex).toBeGreaterThanOrEqual(0);
-    const box = (await page.evaluate(`window.recourseReport.rowBox(${rowIndex as number})`)) as { x: number; y: number; w: number; h: number };
+    const box = (await page.evaluate(`window.recourseReport.rowBox(${rowIndex as number})`)) as {
+      x: number;
+      y: number;
+      w: number;
+      h: number;
+    };
     await page.mouse.click(box.x + 300, box.y + box.h / 2);
     await page.waitForSelector('#explain:not([hidden])');
     const why = (await page.textContent('#explain-text')) ?? '';

@@ -11,7 +11,13 @@ const rowsOf = (text: string) => {
   const log = parseEventLog(text);
   return { log, rows: groupCalls(log.events).map((g) => buildCallRow(log.events, g)) };
 };
-const itemsOf = (row: ReturnType<typeof buildCallRow>) => row.items.map((i): [string, number, number, string | undefined] => [i.kind, i.start - BASE, i.end - BASE, i.dependency]);
+const itemsOf = (row: ReturnType<typeof buildCallRow>) =>
+  row.items.map((i): [string, number, number, string | undefined] => [
+    i.kind,
+    i.start - BASE,
+    i.end - BASE,
+    i.dependency,
+  ]);
 
 describe('report: one row per logical call', () => {
   it('draws a degraded ladder: attempts cut at each retry, the backoff, the hop, the path that served it', () => {
@@ -70,26 +76,84 @@ describe('report: one row per logical call', () => {
     const explain = {
       type: 'AllPathsFailedError',
       message: 'all 1 path(s) failed',
-      children: [{ label: 'path "a"', type: 'TimeoutError', message: 'timed out after 50 ms', details: { timeoutMs: 50 }, children: [] }],
+      children: [
+        {
+          label: 'path "a"',
+          type: 'TimeoutError',
+          message: 'timed out after 50 ms',
+          details: { timeoutMs: 50 },
+          children: [],
+        },
+      ],
     };
     const { log, rows } = rowsOf(
       [
-        logLine({ at: 0, event: 'call', dependency: 'a', call_id: 'x', outcome: 'failure', duration_ms: 50, error: { type: 'TimeoutError', message: 'timed out' } }),
-        logLine({ at: 1, event: 'call', dependency: 'outer', call_id: 'x', outcome: 'failure', duration_ms: 51, error: { type: 'AllPathsFailedError', message: 'all' }, explain }),
+        logLine({
+          at: 0,
+          event: 'call',
+          dependency: 'a',
+          call_id: 'x',
+          outcome: 'failure',
+          duration_ms: 50,
+          error: { type: 'TimeoutError', message: 'timed out' },
+        }),
+        logLine({
+          at: 1,
+          event: 'call',
+          dependency: 'outer',
+          call_id: 'x',
+          outcome: 'failure',
+          duration_ms: 51,
+          error: { type: 'AllPathsFailedError', message: 'all' },
+          explain,
+        }),
       ].join('\n'),
     );
     expect(rows).toHaveLength(1);
     expect(rows[0]!.status).toBe('failed');
-    expect(callExplain(log.events, rows[0]!)).toBe('AllPathsFailedError: all 1 path(s) failed\n└─ path "a": TimeoutError: timed out after 50 ms  [timeoutMs 50]');
+    expect(callExplain(log.events, rows[0]!)).toBe(
+      'AllPathsFailedError: all 1 path(s) failed\n└─ path "a": TimeoutError: timed out after 50 ms  [timeoutMs 50]',
+    );
   });
 
   it('uses attempt events as the attempts when the log has them (instrument per attempt)', () => {
     const { rows } = rowsOf(
       [
-        logLine({ at: 100, event: 'attempt', dependency: 's', call_id: 'k', outcome: 'failure', duration_ms: 100, attempt: 1, error: err500 }),
-        logLine({ at: 100, event: 'retry', dependency: 's', call_id: 'k', delay_ms: 30, error: { ...err500, attempt: 1 } }),
-        logLine({ at: 180, event: 'attempt', dependency: 's', call_id: 'k', outcome: 'success', duration_ms: 50, attempt: 2 }),
-        logLine({ at: 181, event: 'call', dependency: 's', call_id: 'k', outcome: 'success', duration_ms: 181 }),
+        logLine({
+          at: 100,
+          event: 'attempt',
+          dependency: 's',
+          call_id: 'k',
+          outcome: 'failure',
+          duration_ms: 100,
+          attempt: 1,
+          error: err500,
+        }),
+        logLine({
+          at: 100,
+          event: 'retry',
+          dependency: 's',
+          call_id: 'k',
+          delay_ms: 30,
+          error: { ...err500, attempt: 1 },
+        }),
+        logLine({
+          at: 180,
+          event: 'attempt',
+          dependency: 's',
+          call_id: 'k',
+          outcome: 'success',
+          duration_ms: 50,
+          attempt: 2,
+        }),
+        logLine({
+          at: 181,
+          event: 'call',
+          dependency: 's',
+          call_id: 'k',
+          outcome: 'success',
+          duration_ms: 181,
+        }),
       ].join('\n'),
     );
     expect(itemsOf(rows[0]!).filter(([k]) => k !== 'path')).toEqual([
@@ -119,7 +183,14 @@ describe('report: the run lanes and the summary', () => {
   it('bands each breaker state from its change to the next one', () => {
     const log = parseEventLog(ladderLog().join('\n'));
     const end = log.events.at(-1)!.at;
-    expect(breakerBands(log.events, BASE + 1100, end).map((b) => [b.dependency, b.state, b.from - BASE, b.to - BASE])).toEqual([
+    expect(
+      breakerBands(log.events, BASE + 1100, end).map((b) => [
+        b.dependency,
+        b.state,
+        b.from - BASE,
+        b.to - BASE,
+      ]),
+    ).toEqual([
       ['deep-research', 'closed', 1100, 1200],
       ['deep-research', 'open', 1200, 3000],
       ['deep-research', 'half-open', 3000, 3100],
@@ -138,9 +209,28 @@ describe('report: the run lanes and the summary', () => {
 
   it('sums calls, outcomes, retries, requests and per-dependency latency (refusals left out)', () => {
     const report = buildReport(parseEventLog(ladderLog().join('\n')), 'ladder');
-    expect(report.summary.calls).toEqual({ calls: 3, success: 1, degraded: 1, failed: 1, cancelled: 0, unknown: 0, retries: 2, stalls: 0, requests: 6 });
+    expect(report.summary.calls).toEqual({
+      calls: 3,
+      success: 1,
+      degraded: 1,
+      failed: 1,
+      cancelled: 0,
+      unknown: 0,
+      retries: 2,
+      stalls: 0,
+      requests: 6,
+    });
     const deep = report.summary.dependencies.find((d) => d.dependency === 'deep-research')!;
-    expect(deep).toMatchObject({ calls: 3, failures: 2, retries: 1, rejects: 1, opened: 1, requests: 3, okMs: [100], failedMs: [300] });
+    expect(deep).toMatchObject({
+      calls: 3,
+      failures: 2,
+      retries: 1,
+      rejects: 1,
+      opened: 1,
+      requests: 3,
+      okMs: [100],
+      failedMs: [300],
+    });
     const quick = report.summary.dependencies.find((d) => d.dependency === 'quick-search')!;
     expect(quick).toMatchObject({ calls: 2, failures: 1, requests: 3, p50: 198, p99: 199 });
   });
@@ -155,7 +245,12 @@ describe('report: the run lanes and the summary', () => {
     // c3: its path, the attempt, the breaker it closed (the probe), the answer
     expect(data.calls.items.length / 5).toBe(9 + 7 + 4);
     expect(data.events.t).toHaveLength(22);
-    expect(data.bands.map((b) => data.states[b.state])).toEqual(['closed', 'open', 'half-open', 'closed']);
+    expect(data.bands.map((b) => data.states[b.state])).toEqual([
+      'closed',
+      'open',
+      'half-open',
+      'closed',
+    ]);
     expect(data.maxLevel).toBe(1);
     expect(data.calls.explain.map((e) => e >= 0)).toEqual([false, true, false]);
   });

@@ -46,9 +46,19 @@ describe('reading an event log', () => {
     ]);
   });
 
-  it('reads every event type recourse emits, the governor\'s and the ledger\'s too: none is skipped as unknown', () => {
-    const types = ['rate_limit_wait', 'rate_limit_learned', 'probe_late', 'ledger_takeover', 'ledger_unrecorded', 'spend_rate_exceeded', 'hedge'];
-    const log = parseEventLog(types.map((event, i) => logLine({ at: i, event, dependency: 'a' })).join('\n'));
+  it("reads every event type recourse emits, the governor's and the ledger's too: none is skipped as unknown", () => {
+    const types = [
+      'rate_limit_wait',
+      'rate_limit_learned',
+      'probe_late',
+      'ledger_takeover',
+      'ledger_unrecorded',
+      'spend_rate_exceeded',
+      'hedge',
+    ];
+    const log = parseEventLog(
+      types.map((event, i) => logLine({ at: i, event, dependency: 'a' })).join('\n'),
+    );
     expect(log.skipped.unknownTypes).toEqual([]);
     expect(log.events.map((e) => e.type)).toEqual(types);
   });
@@ -63,8 +73,16 @@ describe('reading an event log', () => {
         outcome: 'failure',
         duration_ms: 3,
         msg: `call a failure: 401 invalid x-api-key ${KEY}`,
-        error: { type: 'AuthenticationError', message: `401 {"error":"invalid key ${KEY}"}`, status: 401 },
-        explain: { type: 'AuthenticationError', message: `Authorization: Bearer ${KEY}`, children: [] },
+        error: {
+          type: 'AuthenticationError',
+          message: `401 {"error":"invalid key ${KEY}"}`,
+          status: 401,
+        },
+        explain: {
+          type: 'AuthenticationError',
+          message: `Authorization: Bearer ${KEY}`,
+          children: [],
+        },
         request: { headers: { 'x-api-key': 'abc-not-shaped-like-a-key' }, note: `key ${KEY}` },
       }),
     );
@@ -78,7 +96,10 @@ describe('reading an event log', () => {
   it('reads a log of only garbage into an empty report that still renders', () => {
     const log = parseEventLog('nope\n{}\n');
     expect(log.events).toEqual([]);
-    const html = renderReportHtml(buildReport(log, 'junk.jsonl'), { version: '9.9.9', source: 'junk.jsonl' });
+    const html = renderReportHtml(buildReport(log, 'junk.jsonl'), {
+      version: '9.9.9',
+      source: 'junk.jsonl',
+    });
     expect(html).toContain('The log has no events to draw.');
     expect(html).toContain('1 line(s) that are not JSON (line 1)');
     expect(html).not.toContain('no call ids');
@@ -87,10 +108,15 @@ describe('reading an event log', () => {
 
 describe('the report page', () => {
   it('is self-contained: no URL it would fetch, a CSP that forbids fetching, data and script inline', () => {
-    const html = renderReportHtml(buildReport(parseEventLog(ladderLog().join('\n')), 'ladder.jsonl'), { version: '9.9.9', source: 'ladder.jsonl' });
+    const html = renderReportHtml(
+      buildReport(parseEventLog(ladderLog().join('\n')), 'ladder.jsonl'),
+      { version: '9.9.9', source: 'ladder.jsonl' },
+    );
     expect(html).not.toMatch(/<(link|img|iframe)\b/);
     expect(html).not.toMatch(/\b(src|href)=/);
-    expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"`);
+    expect(html).toContain(
+      `content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"`,
+    );
     expect(html).toContain('<script type="application/json" id="report-data">');
     expect(html).toContain('function pageMain(doc, win, data)');
     expect(html).toContain('<table id="summary-calls">');
@@ -100,7 +126,19 @@ describe('the report page', () => {
   it('cannot be broken out of: a log text with markup stays text, in the data and in the tables', () => {
     const evil = '</script><script>alert(1)</script><!--';
     const html = renderReportHtml(
-      buildReport(parseEventLog(logLine({ at: 0, event: 'call', dependency: evil, call_id: evil, outcome: 'success', duration_ms: 1 })), evil),
+      buildReport(
+        parseEventLog(
+          logLine({
+            at: 0,
+            event: 'call',
+            dependency: evil,
+            call_id: evil,
+            outcome: 'success',
+            duration_ms: 1,
+          }),
+        ),
+        evil,
+      ),
       { version: '1', source: 'x' },
     );
     expect(html).not.toContain('<script>alert(1)');
@@ -110,8 +148,18 @@ describe('the report page', () => {
   });
 
   it('keeps an API key out of the page', () => {
-    const line = logLine({ at: 0, event: 'retry', dependency: 'a', call_id: 'k', delay_ms: 1, error: { type: 'Error', message: `bad key ${KEY}` } });
-    const html = renderReportHtml(buildReport(parseEventLog(line), 't'), { version: '1', source: 'x' });
+    const line = logLine({
+      at: 0,
+      event: 'retry',
+      dependency: 'a',
+      call_id: 'k',
+      delay_ms: 1,
+      error: { type: 'Error', message: `bad key ${KEY}` },
+    });
+    const html = renderReportHtml(buildReport(parseEventLog(line), 't'), {
+      version: '1',
+      source: 'x',
+    });
     expect(html).not.toContain(KEY);
     expect(html).toContain('bad key [REDACTED]');
   });

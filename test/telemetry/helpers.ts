@@ -1,5 +1,9 @@
 /** Collects what a sink writes, line by line. */
-export function lines(): { write(line: string): boolean; lines: string[]; parsed(): Array<Record<string, unknown>> } {
+export function lines(): {
+  write(line: string): boolean;
+  lines: string[];
+  parsed(): Array<Record<string, unknown>>;
+} {
   const out: string[] = [];
   return {
     write(line: string) {

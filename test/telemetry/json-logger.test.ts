@@ -9,7 +9,9 @@ import { lines } from './helpers.js';
 
 describe('jsonLogger', () => {
   it('validates its arguments', () => {
-    expect(() => jsonLogger({} as never)).toThrow(/^out must be an object with a write\(line\) method, e.g. process.stderr, got {}$/);
+    expect(() => jsonLogger({} as never)).toThrow(
+      /^out must be an object with a write\(line\) method, e.g. process.stderr, got {}$/,
+    );
     expect(() => jsonLogger(lines(), { level: 'loud' as never })).toThrow(/level must be one of/);
   });
 
@@ -19,7 +21,10 @@ describe('jsonLogger', () => {
     const seen: string[] = [];
     const stopCount = subscribe((e) => seen.push(e.type));
     const stop = subscribe(jsonLogger(out));
-    const policy = pipeline(instrument({ name: 'search', clock }), retry({ name: 'search', maxAttempts: 3, clock, backoff: constant(250) }));
+    const policy = pipeline(
+      instrument({ name: 'search', clock }),
+      retry({ name: 'search', maxAttempts: 3, clock, backoff: constant(250) }),
+    );
     let attempt = 0;
     const p = policy.execute(async () => {
       await clock.sleep(100);
@@ -42,7 +47,16 @@ describe('jsonLogger', () => {
       dependency: 'search',
       call_id: expect.stringMatching(/^\d+\.\d+$/),
       msg: 'retry search: attempt 1 of 3 failed, next in 250 ms: Error: overloaded',
-      error: { type: 'Error', message: 'overloaded', kind: 'transient', reason: 'overloaded', retryable: true, status: 529, attempt: 1, maxAttempts: 3 },
+      error: {
+        type: 'Error',
+        message: 'overloaded',
+        kind: 'transient',
+        reason: 'overloaded',
+        retryable: true,
+        status: 529,
+        attempt: 1,
+        maxAttempts: 3,
+      },
       delay_ms: 250,
     });
     expect(callLine).toEqual({
@@ -64,20 +78,47 @@ describe('jsonLogger', () => {
     const out = lines();
     const stop = subscribe(jsonLogger(out, { fields: { service: 'orchestrator' } }));
     const breaker = circuitBreaker({ name: 'tools', failureThreshold: 1, clock });
-    const policy = pipeline(breaker, retry({ name: 'tools', maxAttempts: 1, clock }), validate((v: string) => v.length > 0 || 'empty answer'));
+    const policy = pipeline(
+      breaker,
+      retry({ name: 'tools', maxAttempts: 1, clock }),
+      validate((v: string) => v.length > 0 || 'empty answer'),
+    );
     await policy.execute(() => '').catch(() => {});
     await policy.execute(() => 'x').catch(() => {});
     stop();
     const parsed = out.parsed();
-    expect(parsed.map((l) => `${String(l.level)} ${String(l.event)}`)).toEqual(['warn invalid', 'error giveup', 'error state', 'warn reject']);
-    expect(parsed[0]).toMatchObject({ operation: 'validate', reason: 'empty answer', value: '', service: 'orchestrator' });
+    expect(parsed.map((l) => `${String(l.level)} ${String(l.event)}`)).toEqual([
+      'warn invalid',
+      'error giveup',
+      'error state',
+      'warn reject',
+    ]);
+    expect(parsed[0]).toMatchObject({
+      operation: 'validate',
+      reason: 'empty answer',
+      value: '',
+      service: 'orchestrator',
+    });
     expect(parsed[1]).toMatchObject({
       operation: 'retry',
       dependency: 'tools',
       reason: 'attempts',
-      error: { type: 'InvalidResultError', message: 'invalid result: empty answer', kind: 'logical', reason: 'invalid_result', attempt: 1, maxAttempts: 1 },
+      error: {
+        type: 'InvalidResultError',
+        message: 'invalid result: empty answer',
+        kind: 'logical',
+        reason: 'invalid_result',
+        attempt: 1,
+        maxAttempts: 1,
+      },
     });
-    expect(parsed[2]).toMatchObject({ operation: 'circuit-breaker', dependency: 'tools', from: 'closed', to: 'open', msg: 'circuit tools closed → open' });
+    expect(parsed[2]).toMatchObject({
+      operation: 'circuit-breaker',
+      dependency: 'tools',
+      from: 'closed',
+      to: 'open',
+      msg: 'circuit tools closed → open',
+    });
     expect(parsed[3]).toMatchObject({ dependency: 'tools', retry_after_ms: 30_000 });
   });
 
@@ -91,8 +132,17 @@ describe('jsonLogger', () => {
     await policy.execute(() => Promise.reject(httpError(500))).catch(() => {});
     stop();
     await new Promise((r) => setImmediate(r));
-    const parsed = chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const parsed = chunks
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(parsed).toHaveLength(1);
-    expect(parsed[0]).toMatchObject({ level: 'error', event: 'call', outcome: 'failure', error: { status: 500, reason: 'server_error' } });
+    expect(parsed[0]).toMatchObject({
+      level: 'error',
+      event: 'call',
+      outcome: 'failure',
+      error: { status: 500, reason: 'server_error' },
+    });
   });
 });

@@ -1,8 +1,28 @@
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type Context, type ContextManager, context, ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  type Context,
+  type ContextManager,
+  context,
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import { afterAll, describe, expect, it } from 'vitest';
-import { circuitBreaker, constant, fallback, pipeline, retry, timeout, watch } from '../../src/index.js';
+import {
+  circuitBreaker,
+  constant,
+  fallback,
+  pipeline,
+  retry,
+  timeout,
+  watch,
+} from '../../src/index.js';
 import { stopSpanEvents, traced } from '../../src/otel/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
 import { httpError } from '../helpers/http-error.js';
@@ -21,9 +41,15 @@ afterAll(() => stopSpanEvents());
 describe('agent-recourse/otel', () => {
   it('validates its options', () => {
     expect(() => traced({ name: '' })).toThrow(/name must be a non-empty string/);
-    expect(() => traced({ name: 'x', per: 'span' as never })).toThrow(/per must be one of 'call', 'attempt', got "span"/);
-    expect(() => traced({ name: 'x', spanName: 3 as never })).toThrow(/spanName must be a non-empty string, got 3/);
-    expect(() => traced({ name: 'x', tracer: {} as never })).toThrow(/tracer must be an OpenTelemetry Tracer/);
+    expect(() => traced({ name: 'x', per: 'span' as never })).toThrow(
+      /per must be one of 'call', 'attempt', got "span"/,
+    );
+    expect(() => traced({ name: 'x', spanName: 3 as never })).toThrow(
+      /spanName must be a non-empty string, got 3/,
+    );
+    expect(() => traced({ name: 'x', tracer: {} as never })).toThrow(
+      /tracer must be an OpenTelemetry Tracer/,
+    );
   });
 
   it('parent/child spans for a fallback over a pipeline with two retries, with span events', async () => {
@@ -35,17 +61,31 @@ describe('agent-recourse/otel', () => {
       retry({ name: 'deep-research', maxAttempts: 3, clock, backoff: constant(100) }),
       traced({ tracer, name: 'deep-research', per: 'attempt' }),
     );
-    const quick = pipeline(traced({ tracer, name: 'quick-search' }), traced({ tracer, name: 'quick-search', per: 'attempt' }));
+    const quick = pipeline(
+      traced({ tracer, name: 'quick-search' }),
+      traced({ tracer, name: 'quick-search', per: 'attempt' }),
+    );
     const ladder = fallback([
-      { name: 'deep-research', run: () => Promise.reject(httpError(529, { message: 'overloaded' })), policy: deep },
+      {
+        name: 'deep-research',
+        run: () => Promise.reject(httpError(529, { message: 'overloaded' })),
+        policy: deep,
+      },
       { name: 'quick-search', run: () => 'quick answer', policy: quick },
     ]);
-    const p = traced({ tracer, name: 'research', attributes: { 'app.task': 't-1' } }).execute(() => ladder.execute());
+    const p = traced({ tracer, name: 'research', attributes: { 'app.task': 't-1' } }).execute(() =>
+      ladder.execute(),
+    );
     await clock.advance(1_000);
-    await expect(p).resolves.toMatchObject({ value: 'quick answer', servedBy: 'quick-search', degraded: true });
+    await expect(p).resolves.toMatchObject({
+      value: 'quick answer',
+      servedBy: 'quick-search',
+      degraded: true,
+    });
 
     const spans = exporter.getFinishedSpans();
-    const find = (name: string, dependency: string) => spans.filter((s) => s.name === name && s.attributes['recourse.dependency'] === dependency);
+    const find = (name: string, dependency: string) =>
+      spans.filter((s) => s.name === name && s.attributes['recourse.dependency'] === dependency);
     const [root] = find('recourse.call', 'research');
     const [deepSpan] = find('recourse.call', 'deep-research');
     const deepAttempts = find('recourse.attempt', 'deep-research');
@@ -80,7 +120,13 @@ describe('agent-recourse/otel', () => {
       'recourse.to': 'quick-search',
       'exception.type': 'RetriesExhaustedError',
     });
-    expect(eventNames(deepSpan!)).toEqual(['recourse.retry', 'recourse.retry', 'recourse.giveup', 'recourse.state', 'exception']);
+    expect(eventNames(deepSpan!)).toEqual([
+      'recourse.retry',
+      'recourse.retry',
+      'recourse.giveup',
+      'recourse.state',
+      'exception',
+    ]);
     expect(deepSpan!.events[0]!.attributes).toMatchObject({
       'recourse.policy': 'retry',
       'recourse.dependency': 'deep-research',
@@ -92,7 +138,10 @@ describe('agent-recourse/otel', () => {
       'recourse.error.kind': 'transient',
       'recourse.error.status': 529,
     });
-    expect(deepSpan!.events[3]!.attributes).toMatchObject({ 'recourse.from': 'closed', 'recourse.to': 'open' });
+    expect(deepSpan!.events[3]!.attributes).toMatchObject({
+      'recourse.from': 'closed',
+      'recourse.to': 'open',
+    });
     expect(deepSpan!.status.code).toBe(SpanStatusCode.ERROR);
     expect(quickSpan!.status.code).toBe(SpanStatusCode.UNSET);
   });
@@ -124,7 +173,12 @@ describe('agent-recourse/otel', () => {
       .catch(() => {});
     const [span] = exporter.getFinishedSpans();
     expect(eventNames(span!)).toEqual(['recourse.stall', 'exception']);
-    expect(span!.events[0]!.attributes).toMatchObject({ 'recourse.policy': 'watch', 'recourse.phase': 'idle', 'recourse.limit_ms': 15, 'recourse.items': 1 });
+    expect(span!.events[0]!.attributes).toMatchObject({
+      'recourse.policy': 'watch',
+      'recourse.phase': 'idle',
+      'recourse.limit_ms': 15,
+      'recourse.items': 1,
+    });
   });
 
   it('events outside any recourse span are not attached anywhere, and spans of plain values end at once', async () => {
@@ -134,17 +188,24 @@ describe('agent-recourse/otel', () => {
       .catch(() => {});
     expect(exporter.getFinishedSpans()).toHaveLength(0);
     await expect(traced({ tracer, name: 'sync' }).execute(() => 42)).resolves.toBe(42);
-    expect(exporter.getFinishedSpans().map((s) => [s.name, s.attributes['recourse.outcome']])).toEqual([['recourse.call', 'success']]);
+    expect(
+      exporter.getFinishedSpans().map((s) => [s.name, s.attributes['recourse.outcome']]),
+    ).toEqual([['recourse.call', 'success']]);
     // 'execute' is the deprecated name of per: 'call' (one vocabulary with instrument's `per`).
     await traced({ tracer, name: 'old', per: 'execute' }).execute(() => 1);
     await traced({ tracer, name: 'new', per: 'call' }).execute(() => 1);
-    expect(exporter.getFinishedSpans().slice(1).map((s) => [s.name, s.attributes['recourse.dependency']])).toEqual([
+    expect(
+      exporter
+        .getFinishedSpans()
+        .slice(1)
+        .map((s) => [s.name, s.attributes['recourse.dependency']]),
+    ).toEqual([
       ['recourse.call', 'old'],
       ['recourse.call', 'new'],
     ]);
   });
 
-  it('a timeout fired by the shared deadline timer is an event on its own call\'s span', async () => {
+  it("a timeout fired by the shared deadline timer is an event on its own call's span", async () => {
     const { exporter, tracer } = setup();
     const clock = new VirtualClock();
     const hang = () => new Promise<never>(() => {});
@@ -156,14 +217,23 @@ describe('agent-recourse/otel', () => {
     ].map((p) => p.catch(() => {}));
     await clock.advance(400);
     await Promise.all(calls);
-    const byName = Object.fromEntries(exporter.getFinishedSpans().map((s) => [String(s.attributes['recourse.dependency']), s]));
-    for (const [name, ms] of [['a', 100], ['b', 300], ['c', 200]] as const) {
+    const byName = Object.fromEntries(
+      exporter.getFinishedSpans().map((s) => [String(s.attributes['recourse.dependency']), s]),
+    );
+    for (const [name, ms] of [
+      ['a', 100],
+      ['b', 300],
+      ['c', 200],
+    ] as const) {
       expect(eventNames(byName[name]!)).toEqual(['recourse.timeout', 'exception']);
-      expect(byName[name]!.events[0]!.attributes).toMatchObject({ 'recourse.timeout_ms': ms, 'recourse.dependency': name });
+      expect(byName[name]!.events[0]!.attributes).toMatchObject({
+        'recourse.timeout_ms': ms,
+        'recourse.dependency': name,
+      });
     }
   });
 
-  it('with a context manager registered, the attempt after a timed-out one runs in its own call\'s context', async () => {
+  it("with a context manager registered, the attempt after a timed-out one runs in its own call's context", async () => {
     // A minimal AsyncLocalStorage context manager (what @opentelemetry/context-async-hooks does).
     const store = new AsyncLocalStorage<Context>();
     const manager: ContextManager = {
@@ -182,7 +252,13 @@ describe('agent-recourse/otel', () => {
       const { exporter, tracer } = setup();
       const clock = new VirtualClock();
       // retry right over timeout: an expired attempt is handed to retry without another promise.
-      const policy = (name: string) => pipeline({ name }, traced({ tracer }), retry({ maxAttempts: 2, clock, backoff: constant(0) }), timeout(100, { clock }));
+      const policy = (name: string) =>
+        pipeline(
+          { name },
+          traced({ tracer }),
+          retry({ maxAttempts: 2, clock, backoff: constant(0) }),
+          timeout(100, { clock }),
+        );
       // `a` arms the shared deadline timer (inside a's span) and finishes; b's first attempt hangs,
       // so its expiry is fired by that timer, and b's retry starts its second attempt from there.
       const a = policy('a').execute(() => clock.sleep(50).then(() => 'a'));
@@ -195,7 +271,9 @@ describe('agent-recourse/otel', () => {
       await clock.advance(200);
       await expect(a).resolves.toBe('a');
       await expect(b).resolves.toBe('b');
-      const bSpan = exporter.getFinishedSpans().find((s) => s.attributes['recourse.dependency'] === 'b')!;
+      const bSpan = exporter
+        .getFinishedSpans()
+        .find((s) => s.attributes['recourse.dependency'] === 'b')!;
       expect(seen).toEqual([idOf(bSpan), idOf(bSpan)]);
       expect(eventNames(bSpan)).toEqual(['recourse.timeout', 'recourse.retry']);
     } finally {

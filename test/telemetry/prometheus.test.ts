@@ -2,7 +2,16 @@ import { readFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { degradation } from '../../src/guardrails/degradation.js';
-import { BreakerRegistry, constant, fallback, pipeline, retry, timeout, validate, watch } from '../../src/index.js';
+import {
+  BreakerRegistry,
+  constant,
+  fallback,
+  pipeline,
+  retry,
+  timeout,
+  validate,
+  watch,
+} from '../../src/index.js';
 import { METRICS, type MetricSpec, prometheusMetrics } from '../../src/prometheus/index.js';
 import { instrument } from '../../src/telemetry/instrument.js';
 import { VirtualClock } from '../../src/testing/index.js';
@@ -10,14 +19,22 @@ import { httpError } from '../helpers/http-error.js';
 
 type Labels = Record<string, string | number>;
 
-async function metricValue(registry: Registry, name: string, labels: Labels): Promise<number | undefined> {
+async function metricValue(
+  registry: Registry,
+  name: string,
+  labels: Labels,
+): Promise<number | undefined> {
   const metrics = await registry.getMetricsAsJSON();
   for (const m of metrics) {
     for (const v of m.values as Array<{ labels: Labels; value: number; metricName?: string }>) {
       const metricName = v.metricName ?? m.name;
       if (metricName !== name) continue;
       const keys = Object.keys(labels);
-      if (keys.length === Object.keys(v.labels).length && keys.every((k) => String(v.labels[k]) === String(labels[k]))) return v.value;
+      if (
+        keys.length === Object.keys(v.labels).length &&
+        keys.every((k) => String(v.labels[k]) === String(labels[k]))
+      )
+        return v.value;
     }
   }
   return undefined;
@@ -27,7 +44,9 @@ async function metricValue(registry: Registry, name: string, labels: Labels): Pr
 function documentedMetrics(): Map<string, { type: string; labels: string[] }> {
   const doc = readFileSync(new URL('../../docs/observability.md', import.meta.url), 'utf8');
   const rows = new Map<string, { type: string; labels: string[] }>();
-  for (const m of doc.matchAll(/^\| `(recourse_[a-z_]+)` \| (counter|gauge|histogram) \| ([^|]*) \|/gm)) {
+  for (const m of doc.matchAll(
+    /^\| `(recourse_[a-z_]+)` \| (counter|gauge|histogram) \| ([^|]*) \|/gm,
+  )) {
     rows.set(m[1]!, { type: m[2]!, labels: [...m[3]!.matchAll(/`([a-z_]+)`/g)].map((l) => l[1]!) });
   }
   return rows;
@@ -43,7 +62,10 @@ describe('agent-recourse/prometheus', () => {
     expect([...documented.keys()].sort()).toEqual([...registered.keys()].sort());
     for (const [name, row] of documented) {
       expect(registered.get(name), name).toBe(row.type);
-      expect((METRICS as Record<string, MetricSpec>)[name.replace(/^recourse_/, '')]?.labels, name).toEqual(row.labels);
+      expect(
+        (METRICS as Record<string, MetricSpec>)[name.replace(/^recourse_/, '')]?.labels,
+        name,
+      ).toEqual(row.labels);
     }
   });
 
@@ -92,11 +114,23 @@ describe('agent-recourse/prometheus', () => {
     ]);
     await expect(ladder.execute()).resolves.toMatchObject({ servedBy: 'backup' });
     // an invalid result, attributed to the instrumented call it happened in
-    await pipeline(instrument({ name: 'writer', clock }), validate(() => 'empty'))
+    await pipeline(
+      instrument({ name: 'writer', clock }),
+      validate(() => 'empty'),
+    )
       .execute(() => '')
       .catch(() => {});
     // a degradation controller escalating
-    const mode = degradation({ name: 'agent', clock, errorRate: () => 0.9, levels: [{ name: 'normal', flags: {} }, { name: 'degraded', enterAt: 0.2 }, { name: 'hard', enterAt: 0.5 }] });
+    const mode = degradation({
+      name: 'agent',
+      clock,
+      errorRate: () => 0.9,
+      levels: [
+        { name: 'normal', flags: {} },
+        { name: 'degraded', enterAt: 0.2 },
+        { name: 'hard', enterAt: 0.5 },
+      ],
+    });
     expect(mode.level).toBe('hard');
     // a stall (real timers: attributed through the instrumented call's async context)
     async function* silent(): AsyncGenerator<number> {
@@ -121,8 +155,16 @@ describe('agent-recourse/prometheus', () => {
       ['recourse_call_duration_seconds_sum', { dependency: 'search', outcome: 'success' }, 0.3],
       ['recourse_call_duration_seconds_count', { dependency: 'search', outcome: 'failure' }, 3],
       ['recourse_call_duration_seconds_sum', { dependency: 'search', outcome: 'failure' }, 1.3],
-      ['recourse_call_duration_seconds_bucket', { dependency: 'search', outcome: 'failure', le: 0.05 }, 2],
-      ['recourse_call_duration_seconds_bucket', { dependency: 'search', outcome: 'failure', le: 2.5 }, 3],
+      [
+        'recourse_call_duration_seconds_bucket',
+        { dependency: 'search', outcome: 'failure', le: 0.05 },
+        2,
+      ],
+      [
+        'recourse_call_duration_seconds_bucket',
+        { dependency: 'search', outcome: 'failure', le: 2.5 },
+        3,
+      ],
       ['recourse_attempts_total', { dependency: 'search', outcome: 'success' }, 1],
       ['recourse_attempts_total', { dependency: 'search', outcome: 'failure' }, 4],
       ['recourse_attempt_duration_seconds_sum', { dependency: 'search', outcome: 'success' }, 0.15],
@@ -139,7 +181,11 @@ describe('agent-recourse/prometheus', () => {
       ['recourse_breaker_state', { dependency: 'idle-dependency' }, 0],
       ['recourse_breaker_transitions_total', { dependency: 'search', to: 'open' }, 1],
       ['recourse_degradation_level', { controller: 'agent' }, 2],
-      ['recourse_degradation_changes_total', { controller: 'agent', to: 'hard', direction: 'escalate' }, 1],
+      [
+        'recourse_degradation_changes_total',
+        { controller: 'agent', to: 'hard', direction: 'escalate' },
+        1,
+      ],
     ];
     for (const [name, labels, expected] of expectations) {
       const value = await metricValue(registry, name, labels);
@@ -167,8 +213,12 @@ describe('agent-recourse/prometheus', () => {
     second.stop();
     await fail();
     expect(await metricValue(registry, 'agent_retries_total', { dependency: 'x' })).toBe(2);
-    expect(() => prometheusMetrics({ registry, prefix: 'bad prefix' })).toThrow(/prefix must be a valid metric name prefix/);
-    expect(() => prometheusMetrics({ registry, buckets: [] })).toThrow(/buckets must be a non-empty array/);
+    expect(() => prometheusMetrics({ registry, prefix: 'bad prefix' })).toThrow(
+      /prefix must be a valid metric name prefix/,
+    );
+    expect(() => prometheusMetrics({ registry, buckets: [] })).toThrow(
+      /buckets must be a non-empty array/,
+    );
   });
 
   it('caps the distinct values of each label: later names are counted as `other`, with one warning (issue 9.15)', async () => {
@@ -182,21 +232,30 @@ describe('agent-recourse/prometheus', () => {
     try {
       // a careless caller names the dependency after each request
       for (let i = 0; i < 10; i++) await instrument({ name: `tool-call-${i}` }).execute(() => 'ok');
-      for (let i = 0; i < 3; i++) await instrument({ name: `tool-call-${i}` }).execute(() => 'again');
+      for (let i = 0; i < 3; i++)
+        await instrument({ name: `tool-call-${i}` }).execute(() => 'again');
       await new Promise((r) => setImmediate(r));
     } finally {
       process.off('warning', onWarning);
       metrics.stop();
     }
-    const series = (await registry.getMetricsAsJSON()).find((m) => m.name === 'recourse_calls_total')!.values;
+    const series = (await registry.getMetricsAsJSON()).find(
+      (m) => m.name === 'recourse_calls_total',
+    )!.values;
     expect(series.map((v) => [v.labels.dependency, v.value]).sort()).toEqual([
       ['other', 7],
       ['tool-call-0', 2],
       ['tool-call-1', 2],
       ['tool-call-2', 2],
     ]);
-    expect(warnings).toEqual([expect.stringMatching(/^recourse\/prometheus: label "dependency" reached 3 distinct values; further values are counted as "other"/)]);
-    expect(() => prometheusMetrics({ registry: new Registry(), maxLabelValues: 0 })).toThrow(/^maxLabelValues must be an integer >= 1, got 0$/);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^agent-recourse\/prometheus: label "dependency" reached 3 distinct values; further values are counted as "other"/,
+      ),
+    ]);
+    expect(() => prometheusMetrics({ registry: new Registry(), maxLabelValues: 0 })).toThrow(
+      /^maxLabelValues must be an integer >= 1, got 0$/,
+    );
   });
 
   it('a breaker that left the list it reads (evicted when idle) leaves the state gauge at the next scrape', async () => {
@@ -209,8 +268,12 @@ describe('agent-recourse/prometheus', () => {
     metrics.stop();
     expect(await metricValue(registry, 'recourse_breaker_state', { dependency: 'gone' })).toBe(0);
     list.pop();
-    expect(await metricValue(registry, 'recourse_breaker_state', { dependency: 'gone' })).toBeUndefined();
+    expect(
+      await metricValue(registry, 'recourse_breaker_state', { dependency: 'gone' }),
+    ).toBeUndefined();
     expect(await metricValue(registry, 'recourse_breaker_state', { dependency: 'kept' })).toBe(0);
-    expect(() => prometheusMetrics({ registry: new Registry(), breakers: 5 as never })).toThrow(/^breakers must be a BreakerRegistry or a list of circuit breakers, got 5$/);
+    expect(() => prometheusMetrics({ registry: new Registry(), breakers: 5 as never })).toThrow(
+      /^breakers must be a BreakerRegistry or a list of circuit breakers, got 5$/,
+    );
   });
 });

@@ -10,13 +10,25 @@ import { memoryStore } from '../../src/store/memory-store.js';
 describe('types that flow (issue 11.4)', () => {
   it('Saga.run resolves with a tuple typed by the chained steps', async () => {
     const saga = new Saga('order', { store: memoryStore() })
-      .step('reserve', async () => ({ reservationId: 'r1' }), async (r) => {
-        expectTypeOf(r).toEqualTypeOf<{ reservationId: string }>();
-      })
-      .step('charge', async () => 1200, async (amount) => {
-        expectTypeOf(amount).toEqualTypeOf<number>();
-      })
-      .step('notify', async () => undefined, async () => {});
+      .step(
+        'reserve',
+        async () => ({ reservationId: 'r1' }),
+        async (r) => {
+          expectTypeOf(r).toEqualTypeOf<{ reservationId: string }>();
+        },
+      )
+      .step(
+        'charge',
+        async () => 1200,
+        async (amount) => {
+          expectTypeOf(amount).toEqualTypeOf<number>();
+        },
+      )
+      .step(
+        'notify',
+        async () => undefined,
+        async () => {},
+      );
     const results = await saga.run();
     expectTypeOf(results).toEqualTypeOf<[{ reservationId: string }, number, undefined]>();
     const [reservation, charged] = results;
@@ -45,14 +57,19 @@ describe('types that flow (issue 11.4)', () => {
     const first = async (s: { a: number }) => ({ b: String(s.a) });
     const second = async (s: { a: number }) => s;
     // @ts-expect-error the second step must accept what the first returns ({ b: string })
-    await runSteps('wrong', [first, second], { checkpointer, initialState: { a: 1 } }).catch(() => {});
+    await runSteps('wrong', [first, second], { checkpointer, initialState: { a: 1 } }).catch(
+      () => {},
+    );
 
+    const badInitial = { checkpointer, initialState: { b: 1 } };
     // @ts-expect-error the initial state must be what the first step takes
-    await runSteps('bad-initial', [async (s: { a: number }) => s], { checkpointer, initialState: { b: 1 } }).catch(() => {});
+    await runSteps('bad-initial', [async (s: { a: number }) => s], badInitial).catch(() => {});
 
     // A list built elsewhere keeps one state type (any length).
     const same: Array<Step<{ n: number }>> = [async (s) => ({ n: s.n + 1 })];
-    expectTypeOf(await runSteps('same', same, { checkpointer, initialState: { n: 0 } })).toEqualTypeOf<{ n: number }>();
+    expectTypeOf(
+      await runSteps('same', same, { checkpointer, initialState: { n: 0 } }),
+    ).toEqualTypeOf<{ n: number }>();
   });
 
   it("reconcile's result has the operation's type", async () => {

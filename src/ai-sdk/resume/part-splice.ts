@@ -67,7 +67,12 @@ export class PartSplice {
       const buffered = this.#buffer;
       this.#buffer = undefined;
       for (const p of buffered) this.#emit(p);
-    } else if (type === 'stream-start' || type === 'response-metadata' || type === 'raw' || type === 'custom') {
+    } else if (
+      type === 'stream-start' ||
+      type === 'response-metadata' ||
+      type === 'raw' ||
+      type === 'custom'
+    ) {
       this.#out(part);
     } else {
       // tool input, tool calls, reasoning, sources, files: whole or not at all
@@ -82,25 +87,46 @@ export class PartSplice {
 
   #textStart(part: StreamPart & { id: string }): void {
     if (this.#buffer === undefined && this.#mergeInto !== undefined) {
-      this.#texts.set(part.id, { start: part, shown: this.#mergeInto, held: '', skip: '', stripped: false });
+      this.#texts.set(part.id, {
+        start: part,
+        shown: this.#mergeInto,
+        held: '',
+        skip: '',
+        stripped: false,
+      });
       this.#mergeInto = undefined;
       return;
     }
     this.#closeMerged();
     if (this.#buffer !== undefined) {
       const id = this.#attempt === 0 ? part.id : `${part.id}-r${this.#attempt}`;
-      this.#texts.set(part.id, { start: part, buffered: id, shown: undefined, held: '', skip: '', stripped: false });
+      this.#texts.set(part.id, {
+        start: part,
+        buffered: id,
+        shown: undefined,
+        held: '',
+        skip: '',
+        stripped: false,
+      });
       this.#buffer.push({ ...part, id } as StreamPart);
       return;
     }
     const first = this.#texts.size === 0;
-    this.#texts.set(part.id, { start: part, shown: undefined, held: '', skip: first ? this.#skip : '', stripped: false });
+    this.#texts.set(part.id, {
+      start: part,
+      shown: undefined,
+      held: '',
+      skip: first ? this.#skip : '',
+      stripped: false,
+    });
   }
 
   #textDelta(part: StreamPart & { id: string; delta: string }): void {
     const state = this.#texts.get(part.id);
     if (state === undefined || state.buffered !== undefined) {
-      this.#out(state?.buffered === undefined ? part : ({ ...part, id: state.buffered } as StreamPart));
+      this.#out(
+        state?.buffered === undefined ? part : ({ ...part, id: state.buffered } as StreamPart),
+      );
       return;
     }
     let text = part.delta;
@@ -123,7 +149,9 @@ export class PartSplice {
   #textEnd(part: StreamPart & { id: string }): void {
     const state = this.#texts.get(part.id);
     if (state === undefined || state.buffered !== undefined) {
-      this.#out(state?.buffered === undefined ? part : ({ ...part, id: state.buffered } as StreamPart));
+      this.#out(
+        state?.buffered === undefined ? part : ({ ...part, id: state.buffered } as StreamPart),
+      );
       return;
     }
     if (state.held !== '') {
@@ -166,7 +194,10 @@ export class PartSplice {
     const usage = part.usage as { outputTokens?: { total?: number | undefined } } | undefined;
     if (usage?.outputTokens === undefined) return part;
     const total = (usage.outputTokens.total ?? 0) + this.#priorOutput;
-    return { ...part, usage: { ...part.usage, outputTokens: { ...usage.outputTokens, total } } } as FinishPart;
+    return {
+      ...part,
+      usage: { ...part.usage, outputTokens: { ...usage.outputTokens, total } },
+    } as FinishPart;
   }
 
   /** The current request broke: what it cost (estimated), and the text to prefill the next one with. */

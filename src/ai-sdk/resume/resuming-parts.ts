@@ -24,7 +24,9 @@ const events = new Emitter('ai-sdk');
  */
 export function takesPrefill(model: ModelObject, params: CallOptions): boolean {
   if (!/anthropic/i.test(model.provider)) return false;
-  const thinking = (params.providerOptions?.anthropic as { thinking?: { type?: unknown } } | undefined)?.thinking?.type;
+  const thinking = (
+    params.providerOptions?.anthropic as { thinking?: { type?: unknown } } | undefined
+  )?.thinking?.type;
   return thinking !== 'enabled' && thinking !== 'adaptive';
 }
 
@@ -35,7 +37,10 @@ export function takesPrefill(model: ModelObject, params: CallOptions): boolean {
  * on as it is (the parts the caller has cannot be taken back: its retry starts over) and the
  * `resume` event says `restart`.
  */
-export function resumingParts(first: StreamAttempt, ctx: PartResumeContext): ReadableStream<StreamPart> {
+export function resumingParts(
+  first: StreamAttempt,
+  ctx: PartResumeContext,
+): ReadableStream<StreamPart> {
   const queue: StreamPart[] = [];
   const splice = new PartSplice((part) => queue.push(part));
   const prefill = takesPrefill(ctx.model, ctx.params);
@@ -43,19 +48,34 @@ export function resumingParts(first: StreamAttempt, ctx: PartResumeContext): Rea
   let resumes = 0;
 
   /** A new reader continuing the stream, or `undefined` when the break must be passed on. */
-  async function reopen(error: unknown): Promise<ReadableStreamDefaultReader<StreamPart> | undefined> {
+  async function reopen(
+    error: unknown,
+  ): Promise<ReadableStreamDefaultReader<StreamPart> | undefined> {
     for (;;) {
       const verdict = classify(error);
-      if (resumes >= ctx.settings.maxResumes || !splice.began || verdict.kind !== 'transient') return undefined;
+      if (resumes >= ctx.settings.maxResumes || !splice.began || verdict.kind !== 'transient')
+        return undefined;
       resumes++;
       if (!prefill) {
-        emit(ctx, { attempt: resumes, keptChars: 0, reason: verdict.reason, mode: 'restart', error });
+        emit(ctx, {
+          attempt: resumes,
+          keptChars: 0,
+          reason: verdict.reason,
+          mode: 'restart',
+          error,
+        });
         return undefined;
       }
       const kept = splice.broken();
       const params = continuation(ctx.params, kept.text);
       if (params === undefined) return undefined;
-      emit(ctx, { attempt: resumes, keptChars: kept.chars, reason: verdict.reason, mode: 'continue', error });
+      emit(ctx, {
+        attempt: resumes,
+        keptChars: kept.chars,
+        reason: verdict.reason,
+        mode: 'continue',
+        error,
+      });
       try {
         const attempt = await new StreamAttempt(ctx.model, params, ctx.limits).open(undefined);
         return attempt.readable().getReader();
@@ -106,13 +126,20 @@ function continuation(params: CallOptions, text: string): CallOptions | undefine
   const prompt = [...params.prompt];
   const last = prompt.at(-1);
   const part = { type: 'text' as const, text };
-  if (last?.role === 'assistant') prompt[prompt.length - 1] = { ...last, content: [...last.content, part] };
+  if (last?.role === 'assistant')
+    prompt[prompt.length - 1] = { ...last, content: [...last.content, part] };
   else prompt.push({ role: 'assistant', content: [part] });
   return { ...params, prompt, ...(max === undefined ? {} : { maxOutputTokens: max }) };
 }
 
-function emit(ctx: PartResumeContext, e: { attempt: number; keptChars: number; reason: string; mode: ResumeMode; error: unknown }): void {
-  const event: RecourseEventMap['resume'] = { name: ctx.settings.name ?? ctx.name ?? ctx.model.modelId, ...e };
+function emit(
+  ctx: PartResumeContext,
+  e: { attempt: number; keptChars: number; reason: string; mode: ResumeMode; error: unknown },
+): void {
+  const event: RecourseEventMap['resume'] = {
+    name: ctx.settings.name ?? ctx.name ?? ctx.model.modelId,
+    ...e,
+  };
   if (ctx.settings.onResume !== undefined) {
     try {
       ctx.settings.onResume(event);

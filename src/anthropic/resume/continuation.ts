@@ -25,7 +25,12 @@ export function continuation(body: Params, kept: Kept): Params | undefined {
   const messages = [...body.messages];
   const last = messages.at(-1);
   if (last?.role === 'assistant') {
-    const own = typeof last.content === 'string' ? (last.content === '' ? [] : [{ type: 'text' as const, text: last.content }]) : last.content;
+    const own =
+      typeof last.content === 'string'
+        ? last.content === ''
+          ? []
+          : [{ type: 'text' as const, text: last.content }]
+        : last.content;
     messages[messages.length - 1] = { ...last, content: [...own, ...kept.blocks] };
   } else {
     messages.push({ role: 'assistant', content: [...kept.blocks] });

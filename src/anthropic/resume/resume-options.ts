@@ -1,5 +1,11 @@
 import type { RecourseEventMap } from '../../events/event-types.js';
-import { checkFunction, checkInteger, checkName, checkOptions, type OptionKeys } from '../../options/validate-options.js';
+import {
+  checkFunction,
+  checkInteger,
+  checkName,
+  checkOptions,
+  type OptionKeys,
+} from '../../options/validate-options.js';
 import { textOf } from '../../text/safe-text.js';
 
 /**
@@ -25,10 +31,17 @@ export interface ResumeSettings {
   readonly onResume: ((event: RecourseEventMap['resume']) => void) | undefined;
 }
 
-const RESUME_KEYS: OptionKeys<StreamResumeOptions> = { maxResumes: true, name: true, onResume: true };
+const RESUME_KEYS: OptionKeys<StreamResumeOptions> = {
+  maxResumes: true,
+  name: true,
+  onResume: true,
+};
 
 /** @internal `undefined` / `false`: no resumption. `owner` names the options object in errors. */
-export function checkResume(value: unknown, owner = 'streamMessage resume'): ResumeSettings | undefined {
+export function checkResume(
+  value: unknown,
+  owner = 'streamMessage resume',
+): ResumeSettings | undefined {
   if (value === undefined || value === false) return undefined;
   if (value === true) return { maxResumes: 2, name: undefined, onResume: undefined };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -14,7 +14,11 @@ type Params = Anthropic.MessageStreamParams;
 /** @internal What {@link resumingStream} needs of `streamMessage`. */
 export interface ResumeContext {
   /** Runs one request under `watch` (its own limits when given). */
-  readonly run: (request: Params, handle: (event: Event) => void, limits?: WatchLimits<Event>) => Promise<Message>;
+  readonly run: (
+    request: Params,
+    handle: (event: Event) => void,
+    limits?: WatchLimits<Event>,
+  ) => Promise<Message>;
   readonly limits: WatchLimits<Event>;
   readonly settings: ResumeSettings;
   readonly onEvent: (event: Event) => void;
@@ -37,7 +41,10 @@ export async function resumingStream(body: Params, ctx: ResumeContext): Promise<
   let request = body;
   for (let attempt = 0; ; attempt++) {
     // One totalMs for the whole message, however many requests it takes.
-    const watch = limits.totalMs === undefined ? limits : { ...limits, totalMs: Math.max(1, limits.totalMs - (clock.now() - startedAt)) };
+    const watch =
+      limits.totalMs === undefined
+        ? limits
+        : { ...limits, totalMs: Math.max(1, limits.totalMs - (clock.now() - startedAt)) };
     try {
       return splice.finish(await run(request, (event) => splice.accept(event), watch));
     } catch (error) {

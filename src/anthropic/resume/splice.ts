@@ -136,8 +136,12 @@ export class Splice {
         // caller must see one message_delta.
         this.#buffer ??= [];
         this.#closeMerged();
-        const usage = { ...event.usage, output_tokens: this.#prior.output + event.usage.output_tokens };
-        if (event.usage.input_tokens !== null && event.usage.input_tokens !== undefined) usage.input_tokens = this.#prior.input + event.usage.input_tokens;
+        const usage = {
+          ...event.usage,
+          output_tokens: this.#prior.output + event.usage.output_tokens,
+        };
+        if (event.usage.input_tokens !== null && event.usage.input_tokens !== undefined)
+          usage.input_tokens = this.#prior.input + event.usage.input_tokens;
         this.#out({ ...event, usage });
         return;
       }
@@ -165,7 +169,15 @@ export class Splice {
     if (this.#buffer === undefined && event.content_block.type !== 'text') this.#buffer = [];
     if (this.#buffer === undefined && i === 0 && this.#mergeInto !== undefined) {
       // The continuation of the open text block: the caller saw its start already.
-      this.#blocks.set(i, { kind: 'text', start: event, shown: this.#mergeInto, out: this.#mergeOut, held: '', skip: '', stripped: false });
+      this.#blocks.set(i, {
+        kind: 'text',
+        start: event,
+        shown: this.#mergeInto,
+        out: this.#mergeOut,
+        held: '',
+        skip: '',
+        stripped: false,
+      });
       this.#mergeInto = undefined;
       return;
     }
@@ -177,7 +189,15 @@ export class Splice {
       this.#buffer.push({ ...event, index: out });
       return;
     }
-    this.#blocks.set(i, { kind: 'text', start: event, shown: undefined, out: undefined, held: '', skip: i === 0 ? this.#skip : '', stripped: false });
+    this.#blocks.set(i, {
+      kind: 'text',
+      start: event,
+      shown: undefined,
+      out: undefined,
+      held: '',
+      skip: i === 0 ? this.#skip : '',
+      stripped: false,
+    });
   }
 
   #delta(event: Extract<Event, { type: 'content_block_delta' }>): void {
@@ -225,7 +245,11 @@ export class Splice {
     if (block.held !== '') {
       this.#show(block);
       block.shown!.text += block.held;
-      this.#emit({ type: 'content_block_delta', index: block.out!, delta: { type: 'text_delta', text: block.held } });
+      this.#emit({
+        type: 'content_block_delta',
+        index: block.out!,
+        delta: { type: 'text_delta', text: block.held },
+      });
       block.held = '';
     }
     // A block that was only the whitespace the caller had seen already is no block at all.
@@ -259,7 +283,8 @@ export class Splice {
 
   #count(delta: Extract<Event, { type: 'content_block_delta' }>['delta']): void {
     const d = delta as { text?: unknown; partial_json?: unknown; thinking?: unknown };
-    for (const part of [d.text, d.partial_json, d.thinking]) if (typeof part === 'string') this.#chars += part.length;
+    for (const part of [d.text, d.partial_json, d.thinking])
+      if (typeof part === 'string') this.#chars += part.length;
   }
 
   /**
@@ -306,12 +331,22 @@ export class Splice {
       ...final.usage,
       input_tokens: this.#prior.input + final.usage.input_tokens,
       output_tokens: this.#prior.output + final.usage.output_tokens,
-      cache_creation_input_tokens: sum(this.#prior.cacheCreation, final.usage.cache_creation_input_tokens),
+      cache_creation_input_tokens: sum(
+        this.#prior.cacheCreation,
+        final.usage.cache_creation_input_tokens,
+      ),
       cache_read_input_tokens: sum(this.#prior.cacheRead, final.usage.cache_read_input_tokens),
     };
     if (this.#restart) return { ...final, usage };
-    const content = this.#shown.map((s): ContentBlock => (s.kind === 'text' ? textBlock(s.text) : final.content[s.at]!));
-    return { ...final, ...(this.#first === undefined ? {} : { id: this.#first.id, model: this.#first.model }), content, usage };
+    const content = this.#shown.map(
+      (s): ContentBlock => (s.kind === 'text' ? textBlock(s.text) : final.content[s.at]!),
+    );
+    return {
+      ...final,
+      ...(this.#first === undefined ? {} : { id: this.#first.id, model: this.#first.model }),
+      content,
+      usage,
+    };
   }
 
   /**
@@ -324,7 +359,13 @@ export class Splice {
     this.#emit({
       type: 'message_delta',
       delta: { stop_reason: 'max_tokens', stop_sequence: null },
-      usage: { output_tokens: output, input_tokens: null, cache_creation_input_tokens: null, cache_read_input_tokens: null, server_tool_use: null },
+      usage: {
+        output_tokens: output,
+        input_tokens: null,
+        cache_creation_input_tokens: null,
+        cache_read_input_tokens: null,
+        server_tool_use: null,
+      },
     } as Event);
     this.#emit({ type: 'message_stop' });
     const first = this.#first!;

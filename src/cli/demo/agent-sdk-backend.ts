@@ -37,28 +37,44 @@ export async function agentSdkBackend(o: AgentSdkBackendOptions): Promise<DemoBa
   let chaos: ChaosServer | undefined;
   const home = mkdtempSync(join(tmpdir(), 'recourse-demo-'));
   if (!o.live) chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed) });
-  if (o.live && !process.env.ANTHROPIC_API_KEY) throw new TypeError('--live needs ANTHROPIC_API_KEY in the environment');
+  if (o.live && !process.env.ANTHROPIC_API_KEY)
+    throw new TypeError('--live needs ANTHROPIC_API_KEY in the environment');
   const base: Options = {
-    env: agentEnv({ home, ...(chaos ? { baseUrl: chaos.url } : { apiKey: process.env.ANTHROPIC_API_KEY! }) }),
+    env: agentEnv({
+      home,
+      ...(chaos ? { baseUrl: chaos.url } : { apiKey: process.env.ANTHROPIC_API_KEY! }),
+    }),
     cwd: home,
     persistSession: false,
     settingSources: [],
     maxTurns: 2,
   };
   // The CLI is quiet while it waits on the API: its gaps are longer than a raw stream's.
-  const stall = o.live ? demoStallLimits(10_000, 30_000, 60_000) : demoStallLimits(2_000, 4_000, 10_000);
+  const stall = o.live
+    ? demoStallLimits(10_000, 30_000, 60_000)
+    : demoStallLimits(2_000, 4_000, 10_000);
   const hedge = demoHedge(o.live);
   const subagent =
     (name: string, definition: AgentDefinition): Subagent =>
     async (topic, ctx) => {
       const result = await runQuery(
         { prompt: `Research this topic: ${topic}`, options: agentOptions(name, definition, base) },
-        { signal: ctx.signal, firstItemMs: 'adaptive', idleMs: 'adaptive', adaptive: stall.options(name) },
+        {
+          signal: ctx.signal,
+          firstItemMs: 'adaptive',
+          idleMs: 'adaptive',
+          adaptive: stall.options(name),
+        },
       );
-      return { text: result.result, sources: [`${name} via Claude Agent SDK (${result.session_id})`] };
+      return {
+        text: result.result,
+        sources: [`${name} via Claude Agent SDK (${result.session_id})`],
+      };
     };
   return {
-    title: o.live ? 'the real Claude Agent SDK against the Anthropic API' : 'the real Claude Agent SDK (native CLI) against the embedded chaos server',
+    title: o.live
+      ? 'the real Claude Agent SDK against the Anthropic API'
+      : 'the real Claude Agent SDK (native CLI) against the embedded chaos server',
     details: [
       ...(chaos ? [seedScenarioLine({ deep: DEEP_MODEL, quick: QUICK_MODEL }, chaos.url)] : []),
       `${governorLine(stall, hedge)} (the CLI's own watchdog waits at least 300 s) · CLAUDE_CODE_MAX_RETRIES=0`,
@@ -68,7 +84,14 @@ export async function agentSdkBackend(o: AgentSdkBackendOptions): Promise<DemoBa
       quick: subagent('quick-search', agent('quick-search', QUICK_MODEL)),
     },
     stallLimits: stall,
-    timing: { hedge, failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 5_000, backoffBaseMs: o.live ? 1_000 : 200, backoffMaxMs: o.live ? 10_000 : 1_000 },
+    timing: {
+      hedge,
+      failureThreshold: 3,
+      probeTimeoutMs: o.live ? 120_000 : 10_000,
+      cooldownMs: o.live ? 30_000 : 5_000,
+      backoffBaseMs: o.live ? 1_000 : 200,
+      backoffMaxMs: o.live ? 10_000 : 1_000,
+    },
     concurrency: 2,
     ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
     close: async () => {

@@ -14,7 +14,8 @@ export interface AiSdkBackendOptions {
   live: boolean;
 }
 
-const system = (role: string) => `You are the ${role} subagent of a research orchestrator. Answer in three sentences.`;
+const system = (role: string) =>
+  `You are the ${role} subagent of a research orchestrator. Answer in three sentences.`;
 
 /**
  * Subagents on the real Vercel AI SDK (`ai` with `@ai-sdk/anthropic`), against the embedded chaos
@@ -45,7 +46,12 @@ export async function aiSdkBackend(o: AiSdkBackendOptions): Promise<DemoBackend>
   const totalMs = o.live ? 120_000 : 10_000;
   const deepModel = wrapLanguageModel({
     model: provider(DEEP_MODEL),
-    middleware: recourseMiddleware({ name: 'deep-research', firstItemMs: 'adaptive', idleMs: 'adaptive', adaptive: stall.options('deep-research') }),
+    middleware: recourseMiddleware({
+      name: 'deep-research',
+      firstItemMs: 'adaptive',
+      idleMs: 'adaptive',
+      adaptive: stall.options('deep-research'),
+    }),
   });
   const quickModel = wrapLanguageModel({
     model: provider(QUICK_MODEL),
@@ -69,7 +75,10 @@ export async function aiSdkBackend(o: AiSdkBackendOptions): Promise<DemoBackend>
       if (part.type === 'error') throw part.error;
       if (part.type === 'text-delta') text += part.text;
     }
-    return { text, sources: [`${DEEP_MODEL} via AI SDK streamText (${(await result.response).id})`] };
+    return {
+      text,
+      sources: [`${DEEP_MODEL} via AI SDK streamText (${(await result.response).id})`],
+    };
   };
   const quick: Subagent = async (topic, ctx) => {
     const result = await generateText({
@@ -80,18 +89,30 @@ export async function aiSdkBackend(o: AiSdkBackendOptions): Promise<DemoBackend>
       maxRetries: 0,
       abortSignal: ctx.signal,
     });
-    return { text: result.text, sources: [`${QUICK_MODEL} via AI SDK generateText (${result.response.id})`] };
+    return {
+      text: result.text,
+      sources: [`${QUICK_MODEL} via AI SDK generateText (${result.response.id})`],
+    };
   };
 
   return {
-    title: o.live ? 'the real Anthropic API (Vercel AI SDK, @ai-sdk/anthropic)' : 'the real Vercel AI SDK (@ai-sdk/anthropic) against the embedded chaos server',
+    title: o.live
+      ? 'the real Anthropic API (Vercel AI SDK, @ai-sdk/anthropic)'
+      : 'the real Vercel AI SDK (@ai-sdk/anthropic) against the embedded chaos server',
     details: [
       ...(chaos ? [seedScenarioLine({ deep: DEEP_MODEL, quick: QUICK_MODEL }, chaos.url)] : []),
       `recourseMiddleware: streamText under ${governorLine(stall, hedge)} (the SDK has no idle timeout), generateText totalMs ${totalMs} · SDK retries off (maxRetries: 0)`,
     ],
     subagents: { deep, quick },
     stallLimits: stall,
-    timing: { hedge, failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
+    timing: {
+      hedge,
+      failureThreshold: 3,
+      probeTimeoutMs: o.live ? 120_000 : 10_000,
+      cooldownMs: o.live ? 30_000 : 500,
+      backoffBaseMs: o.live ? 1_000 : 100,
+      backoffMaxMs: o.live ? 10_000 : 800,
+    },
     concurrency: 2,
     ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
     close: async () => {

@@ -38,7 +38,9 @@ export async function anthropicBackend(o: AnthropicBackendOptions): Promise<Demo
     client = new Anthropic(anthropicClientOptions({ apiKey }));
   } else {
     chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed) });
-    client = new Anthropic(anthropicClientOptions({ apiKey: 'sk-ant-demo-offline', baseURL: chaos.url }));
+    client = new Anthropic(
+      anthropicClientOptions({ apiKey: 'sk-ant-demo-offline', baseURL: chaos.url }),
+    );
   }
   const stall = demoStreamStallLimits(o.live);
   const hedge = demoHedge(o.live);
@@ -53,14 +55,23 @@ export async function anthropicBackend(o: AnthropicBackendOptions): Promise<Demo
           system: `You are the ${role} subagent of a research orchestrator. Answer in three sentences.`,
           messages: [{ role: 'user', content: `Research this topic: ${topic}` }],
         },
-        { signal: ctx.signal, firstItemMs: 'adaptive', idleMs: 'adaptive', adaptive: stall.options(role) },
+        {
+          signal: ctx.signal,
+          firstItemMs: 'adaptive',
+          idleMs: 'adaptive',
+          adaptive: stall.options(role),
+        },
       );
       return { text: textOf(message.content), sources: [`${model} (${message.id})`] };
     };
   return {
-    title: o.live ? 'the real Anthropic API (@anthropic-ai/sdk)' : 'the real @anthropic-ai/sdk against the embedded chaos server',
+    title: o.live
+      ? 'the real Anthropic API (@anthropic-ai/sdk)'
+      : 'the real @anthropic-ai/sdk against the embedded chaos server',
     details: o.live
-      ? [`deep-research: ${DEEP_MODEL} · quick-search: ${QUICK_MODEL} · ${governorLine(stall, hedge)}`]
+      ? [
+          `deep-research: ${DEEP_MODEL} · quick-search: ${QUICK_MODEL} · ${governorLine(stall, hedge)}`,
+        ]
       : [
           seedScenarioLine({ deep: DEEP_MODEL, quick: QUICK_MODEL }, chaos!.url),
           `${governorLine(stall, hedge)} (the SDK has no idle timeout once headers arrive) · SDK retries off (maxRetries: 0)`,
@@ -70,7 +81,14 @@ export async function anthropicBackend(o: AnthropicBackendOptions): Promise<Demo
       quick: subagent(QUICK_MODEL, 'quick-search', 512),
     },
     stallLimits: stall,
-    timing: { hedge, failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
+    timing: {
+      hedge,
+      failureThreshold: 3,
+      probeTimeoutMs: o.live ? 120_000 : 10_000,
+      cooldownMs: o.live ? 30_000 : 500,
+      backoffBaseMs: o.live ? 1_000 : 100,
+      backoffMaxMs: o.live ? 10_000 : 800,
+    },
     concurrency: 2,
     ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
     close: async () => {

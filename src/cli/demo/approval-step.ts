@@ -17,7 +17,9 @@ export interface ApprovalSetup {
 }
 
 /** How the approval step ended. */
-export type ApprovalOutcome = { published: true; by: string; id: string } | { published: false; why: string; id: string };
+export type ApprovalOutcome =
+  | { published: true; by: string; id: string }
+  | { published: false; why: string; id: string };
 
 /**
  * The orchestrator's high-risk tool call: publishing the brief to customers. It does not run until
@@ -28,7 +30,11 @@ export type ApprovalOutcome = { published: true; by: string; id: string } | { pu
  * @example
  * await askToPublish(process.stdout, brief, { store: '/tmp/demo/escalations.db', publishTo: '/tmp/demo/published.md' })
  */
-export async function askToPublish(out: CliOutput, brief: string, setup: ApprovalSetup): Promise<ApprovalOutcome> {
+export async function askToPublish(
+  out: CliOutput,
+  brief: string,
+  setup: ApprovalSetup,
+): Promise<ApprovalOutcome> {
   // Prose keeps to a terminal's width; the commands stay whole lines, to be copied as they are.
   const width = out.isTTY === true && out.columns !== undefined ? out.columns - 1 : undefined;
   const w = (s: string) => out.write(`${wrapLine(s, width, '    ')}\n`);
@@ -36,7 +42,11 @@ export async function askToPublish(out: CliOutput, brief: string, setup: Approva
   const store = sqliteStore({ path: setup.store });
   try {
     const risky = escalate({ store, ttlMs: setup.ttlMs ?? 600_000, pollMs: setup.pollMs ?? 500 });
-    const request = { action: 'publish_brief', args: { channel: '#customers', file: setup.publishTo, characters: brief.length }, key: `demo-publish:${setup.publishTo}` };
+    const request = {
+      action: 'publish_brief',
+      args: { channel: '#customers', file: setup.publishTo, characters: brief.length },
+      key: `demo-publish:${setup.publishTo}`,
+    };
     const reason = 'publishing to customers is a high-risk action: a person approves it first';
     w('');
     w('approval — a high-risk tool call waits for a person (escalate().ask)');
@@ -44,7 +54,9 @@ export async function askToPublish(out: CliOutput, brief: string, setup: Approva
     const id = verdict.record.id;
     if (verdict.decision === 'pending') {
       w(`  publish_brief → #customers is waiting for approval: escalation ${id}`);
-      w(`  approve it from a second terminal (until ${new Date(verdict.record.expiresAt).toISOString()}):`);
+      w(
+        `  approve it from a second terminal (until ${new Date(verdict.record.expiresAt).toISOString()}):`,
+      );
       command(`    recourse escalations approve ${id} --store sqlite:${setup.store}`);
       w('  or deny it:');
       command(`    recourse escalations deny ${id} --store sqlite:${setup.store}`);

@@ -41,7 +41,12 @@ function clusterScenario(seed: number): Scenario {
   return {
     seed,
     rules: [
-      { name: 'deep-outage', match: { model: DEEP_MODEL }, fault: { kind: 'status', status: 529 }, times: 5 },
+      {
+        name: 'deep-outage',
+        match: { model: DEEP_MODEL },
+        fault: { kind: 'status', status: 529 },
+        times: 5,
+      },
       { name: 'deep-latency', match: { model: DEEP_MODEL }, fault: { kind: 'latency', ms: 150 } },
       { name: 'quick-latency', match: { model: QUICK_MODEL }, fault: { kind: 'latency', ms: 60 } },
     ],
@@ -60,7 +65,10 @@ async function checkStore(spec: StoreSpec, breakerName: string): Promise<void> {
       await close();
     }
   } catch (error) {
-    throw new Error(`cannot use the store ${describeStore(spec)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `cannot use the store ${describeStore(spec)}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -68,9 +76,12 @@ async function checkSdk(): Promise<void> {
   try {
     await import('@anthropic-ai/sdk');
   } catch (error) {
-    throw new Error('recourse demo --workers needs the package "@anthropic-ai/sdk", which is not installed (recourse leaves the SDKs to you): npm install @anthropic-ai/sdk', {
-      cause: error,
-    });
+    throw new Error(
+      'recourse demo --workers needs the package "@anthropic-ai/sdk", which is not installed (recourse leaves the SDKs to you): npm install @anthropic-ai/sdk',
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -115,7 +126,9 @@ export async function runClusterDemo(o: ClusterDemoOptions): Promise<ClusterDemo
         durationMs,
         intervalMs: INTERVAL_MS,
       };
-      const child = fork(script, [JSON.stringify(config)], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+      const child = fork(script, [JSON.stringify(config)], {
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      });
       children.push(child);
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (d: string) => {
@@ -132,7 +145,13 @@ export async function runClusterDemo(o: ClusterDemoOptions): Promise<ClusterDemo
             const started = fleet.apply(index, m);
             view.event(index, m, started);
           });
-          child.on('exit', () => reject(new Error(`worker ${index} exited before it was ready${stderr ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`)));
+          child.on('exit', () =>
+            reject(
+              new Error(
+                `worker ${index} exited before it was ready${stderr ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`,
+              ),
+            ),
+          );
         }),
       );
       finished.push(new Promise((resolve) => child.on('exit', () => resolve())));
@@ -141,9 +160,14 @@ export async function runClusterDemo(o: ClusterDemoOptions): Promise<ClusterDemo
     const startAt = Date.now() + 300;
     view.start(startAt);
     for (const child of children) child.send({ t: 'go', startAt } satisfies ClusterGo);
-    await withTimeout(Promise.all(finished), durationMs + 30_000, 'the workers did not finish in time');
+    await withTimeout(
+      Promise.all(finished),
+      durationMs + 30_000,
+      'the workers did not finish in time',
+    );
   } finally {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await chaos.close();
     view.stop();
   }
@@ -152,8 +176,15 @@ export async function runClusterDemo(o: ClusterDemoOptions): Promise<ClusterDemo
   // Every deep-research call the breaker let through from the moment all workers knew of the trip
   // to the last close: the probes, and nothing else. (Counted where the calls start: a request
   // admitted just before a copy opened may reach the server a little after.)
-  const known = opened === undefined || opened.seenAt.size < o.workers ? undefined : Math.max(...opened.seenAt.values());
-  const deepWhileOpen = known === undefined ? 0 : fleet.deepStarts.filter((at) => at > known && (closed === undefined || at < closed.at)).length;
+  const known =
+    opened === undefined || opened.seenAt.size < o.workers
+      ? undefined
+      : Math.max(...opened.seenAt.values());
+  const deepWhileOpen =
+    known === undefined
+      ? 0
+      : fleet.deepStarts.filter((at) => at > known && (closed === undefined || at < closed.at))
+          .length;
   const ok =
     problems.length === 0 &&
     opened !== undefined &&
@@ -171,7 +202,10 @@ export async function runClusterDemo(o: ClusterDemoOptions): Promise<ClusterDemo
 async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -124,7 +124,13 @@ export class Fleet {
       return undefined;
     }
     if (last === undefined && to === 'closed') return undefined;
-    const episode: FleetEpisode = { to, at, first: index, seenAt: new Map([[index, at]]), skippedAt: new Map() };
+    const episode: FleetEpisode = {
+      to,
+      at,
+      first: index,
+      seenAt: new Map([[index, at]]),
+      skippedAt: new Map(),
+    };
     this.episodes.push(episode);
     return episode;
   }

@@ -4,7 +4,17 @@ import type { ClusterWorkerMessage } from './cluster-messages.js';
 
 const CODES = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
 
-const COLUMNS = ['worker', 'pid', 'calls', 'deep', 'skipped', 'failed', 'quick', 'probes', 'deep-research'] as const;
+const COLUMNS = [
+  'worker',
+  'pid',
+  'calls',
+  'deep',
+  'skipped',
+  'failed',
+  'quick',
+  'probes',
+  'deep-research',
+] as const;
 
 /**
  * The cluster demo's live view. A terminal gets a table of the workers redrawn in place with the
@@ -60,10 +70,15 @@ export class ClusterView {
     const f = this.#fleet;
     const out: string[] = ['', ...this.#table().map((l) => `  ${l}`), ''];
     const trip = f.episodes.find((e) => e.to === 'open');
-    if (trip === undefined) out.push('  deep-research never opened (the outage was too short for the threshold)');
+    if (trip === undefined)
+      out.push('  deep-research never opened (the outage was too short for the threshold)');
     else {
-      const others = [...trip.skippedAt.entries()].filter(([i]) => i !== trip.first).sort(([a], [b]) => a - b);
-      const seen = [...trip.seenAt.entries()].filter(([i]) => i !== trip.first).map(([, at]) => at - trip.at);
+      const others = [...trip.skippedAt.entries()]
+        .filter(([i]) => i !== trip.first)
+        .sort(([a], [b]) => a - b);
+      const seen = [...trip.seenAt.entries()]
+        .filter(([i]) => i !== trip.first)
+        .map(([, at]) => at - trip.at);
       out.push(
         `  trip: w${trip.first} saw deep-research open first at ${this.#offset(trip.at)}; the other ${f.workers.length - 1} heard it ` +
           `${seen.length > 0 ? `within ${Math.max(...seen)} ms` : '(not yet)'} and skipped it from their next call on ` +
@@ -74,12 +89,16 @@ export class ClusterView {
       out.push(
         `  probes: ${f.probes.length} for the whole fleet of ${f.workers.length}, ${overlaps === 0 ? 'one at a time' : `${overlaps} overlapping`} (${probes.join(', ') || 'none'})`,
       );
-      out.push(`  deep-research calls let through once every worker knew of the trip, until it closed: ${o.deepWhileOpen} (the probes: ${f.probes.length})`);
+      out.push(
+        `  deep-research calls let through once every worker knew of the trip, until it closed: ${o.deepWhileOpen} (the probes: ${f.probes.length})`,
+      );
       const close = f.episodes.findLast((e) => e.to === 'closed');
       const good = f.probes.findLast((p) => p.ok);
       if (close !== undefined && good !== undefined) {
         const follow = [...close.seenAt.values()].map((at) => at - good.endedAt);
-        out.push(`  closed by w${good.worker}'s probe at ${this.#offset(good.endedAt)}; every worker's copy closed within ${Math.max(...follow)} ms of it`);
+        out.push(
+          `  closed by w${good.worker}'s probe at ${this.#offset(good.endedAt)}; every worker's copy closed within ${Math.max(...follow)} ms of it`,
+        );
       }
     }
     for (const p of o.problems) out.push(`  ${this.#paint('red', `problem: ${p}`)}`);
@@ -91,14 +110,19 @@ export class ClusterView {
     this.#out.write(`${out.join('\n')}\n`);
   }
 
-  #describe(index: number, m: ClusterWorkerMessage, started: FleetEpisode | undefined): string | undefined {
+  #describe(
+    index: number,
+    m: ClusterWorkerMessage,
+    started: FleetEpisode | undefined,
+  ): string | undefined {
     switch (m.t) {
       case 'ready':
         return `ready (pid ${m.pid})`;
       case 'state': {
         if (m.to === 'half-open') return undefined;
         const label = m.to === 'open' ? this.#paint('red', 'open') : this.#paint('green', m.to);
-        if (started !== undefined) return `deep-research ${m.from} → ${label}${m.to === 'open' && m.from === 'closed' ? ' (a trip: failures counted across the fleet)' : ''}`;
+        if (started !== undefined)
+          return `deep-research ${m.from} → ${label}${m.to === 'open' && m.from === 'closed' ? ' (a trip: failures counted across the fleet)' : ''}`;
         const episode = this.#fleet.episodes.at(-1);
         return `deep-research ${label} here too, ${episode === undefined ? '' : `+${m.at - episode.at} ms after w${episode.first}`} (no call of its own needed)`;
       }
@@ -107,13 +131,17 @@ export class ClusterView {
       case 'call':
         if (m.outcome === 'skipped') {
           const open = this.#fleet.episodes.findLast((e) => e.to === 'open');
-          if (open?.skippedAt.get(index) === m.at) return 'skips deep-research (open) → served by quick-search';
+          if (open?.skippedAt.get(index) === m.at)
+            return 'skips deep-research (open) → served by quick-search';
         }
-        if (m.outcome === 'failed') return `deep-research ${this.#paint('yellow', 'failed')} → served by quick-search`;
+        if (m.outcome === 'failed')
+          return `deep-research ${this.#paint('yellow', 'failed')} → served by quick-search`;
         if (m.outcome === 'lost') return this.#paint('red', 'both paths failed');
         return undefined;
       case 'store':
-        return m.available ? 'store answers again: re-syncing' : this.#paint('yellow', 'store unavailable: going on from the local copy');
+        return m.available
+          ? 'store answers again: re-syncing'
+          : this.#paint('yellow', 'store unavailable: going on from the local copy');
       case 'fatal':
         return this.#paint('red', m.message);
       default:
@@ -134,8 +162,16 @@ export class ClusterView {
       `${w.state}${w.storeDown ? ' (store down)' : ''}`,
     ]);
     const widths = COLUMNS.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.length)));
-    const line = (cells: readonly string[]): string => cells.map((c, i) => (i < 2 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-    return [this.#paint('dim', line(COLUMNS)), ...rows.map((r) => this.#paintState(line(r), r.at(-1)!))];
+    const line = (cells: readonly string[]): string =>
+      cells
+        .map((c, i) =>
+          i < 2 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!),
+        )
+        .join('  ');
+    return [
+      this.#paint('dim', line(COLUMNS)),
+      ...rows.map((r) => this.#paintState(line(r), r.at(-1)!)),
+    ];
   }
 
   #draw(): void {
@@ -157,7 +193,9 @@ export class ClusterView {
   }
 
   #offset(at: number): string {
-    return this.#startAt === 0 ? '' : `${at < this.#startAt ? '−' : '+'}${(Math.abs(at - this.#startAt) / 1000).toFixed(2)} s`;
+    return this.#startAt === 0
+      ? ''
+      : `${at < this.#startAt ? '−' : '+'}${(Math.abs(at - this.#startAt) / 1000).toFixed(2)} s`;
   }
 
   #paint(color: keyof typeof CODES, text: string): string {

@@ -18,9 +18,14 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 async function main(config: ClusterWorkerConfig): Promise<void> {
   const { default: Anthropic } = await import('@anthropic-ai/sdk');
-  const client = new Anthropic(anthropicClientOptions({ apiKey: 'sk-ant-demo-offline', baseURL: config.chaosUrl }));
+  const client = new Anthropic(
+    anthropicClientOptions({ apiKey: 'sk-ant-demo-offline', baseURL: config.chaosUrl }),
+  );
   // A demo runs on laptops under load: a store answer slower than 250 ms is not an outage here.
-  const { store, close } = await openStore(config.store, { connections: 4, breakerTimeoutMs: STORE_TIMEOUT_MS });
+  const { store, close } = await openStore(config.store, {
+    connections: 4,
+    breakerTimeoutMs: STORE_TIMEOUT_MS,
+  });
   const breaker = circuitBreaker({
     name: config.breakerName,
     store,
@@ -34,7 +39,11 @@ async function main(config: ClusterWorkerConfig): Promise<void> {
   breaker.on('store_recovered', () => send({ t: 'store', at: Date.now(), available: true }));
   const ask = async (model: string, signal: AbortSignal | undefined): Promise<string> => {
     const message = await client.messages.create(
-      { model, max_tokens: 128, messages: [{ role: 'user', content: `Worker ${config.index}: research one topic.` }] },
+      {
+        model,
+        max_tokens: 128,
+        messages: [{ role: 'user', content: `Worker ${config.index}: research one topic.` }],
+      },
       signal === undefined ? {} : { signal },
     );
     return message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
@@ -61,7 +70,9 @@ async function main(config: ClusterWorkerConfig): Promise<void> {
     { name: 'quick-search', run: (ctx) => ask(config.quickModel, ctx.signal) },
   ]);
   await breaker.execute(async () => undefined); // the first admission waits for the stored record
-  const go = new Promise<number>((resolve) => process.once('message', (m: ClusterGo) => resolve(m.startAt)));
+  const go = new Promise<number>((resolve) =>
+    process.once('message', (m: ClusterGo) => resolve(m.startAt)),
+  );
   send({ t: 'ready', pid: process.pid });
   const startAt = await go;
   await sleep(startAt - Date.now());

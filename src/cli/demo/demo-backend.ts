@@ -29,7 +29,9 @@ export interface DemoBackend {
  * @example
  * chaosFaultCounts(chaos.requests) // { requests: 28, stall: 2, status: 6 }
  */
-export function chaosFaultCounts(requests: readonly { fault: string | null }[]): Record<string, number> {
+export function chaosFaultCounts(
+  requests: readonly { fault: string | null }[],
+): Record<string, number> {
   const counts: Record<string, number> = { requests: requests.length };
   for (const r of requests) if (r.fault) counts[r.fault] = (counts[r.fault] ?? 0) + 1;
   return counts;

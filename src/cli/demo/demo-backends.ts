@@ -33,28 +33,54 @@ export const DEMO_BACKENDS = {
     defaultTopics: 20,
     canGoLive: true,
     liveKey: 'ANTHROPIC_API_KEY',
-    create: async (o) => (await loadBackend('anthropic', ['@anthropic-ai/sdk'], () => import('./anthropic-backend.js'))).anthropicBackend(o),
+    create: async (o) =>
+      (
+        await loadBackend(
+          'anthropic',
+          ['@anthropic-ai/sdk'],
+          () => import('./anthropic-backend.js'),
+        )
+      ).anthropicBackend(o),
   },
   'ai-sdk': {
-    summary: 'the real Vercel AI SDK (ai, @ai-sdk/anthropic) through recourseMiddleware against the embedded chaos server',
+    summary:
+      'the real Vercel AI SDK (ai, @ai-sdk/anthropic) through recourseMiddleware against the embedded chaos server',
     defaultTopics: 20,
     canGoLive: true,
     liveKey: 'ANTHROPIC_API_KEY',
-    create: async (o) => (await loadBackend('ai-sdk', ['ai', '@ai-sdk/anthropic'], () => import('./ai-sdk-backend.js'))).aiSdkBackend(o),
+    create: async (o) =>
+      (
+        await loadBackend(
+          'ai-sdk',
+          ['ai', '@ai-sdk/anthropic'],
+          () => import('./ai-sdk-backend.js'),
+        )
+      ).aiSdkBackend(o),
   },
   openai: {
-    summary: 'the real openai SDK (Chat Completions) through streamChat against the embedded chaos server',
+    summary:
+      'the real openai SDK (Chat Completions) through streamChat against the embedded chaos server',
     defaultTopics: 20,
     canGoLive: true,
     liveKey: 'OPENAI_API_KEY',
-    create: async (o) => (await loadBackend('openai', ['openai'], () => import('./openai-backend.js'))).openAIBackend(o),
+    create: async (o) =>
+      (await loadBackend('openai', ['openai'], () => import('./openai-backend.js'))).openAIBackend(
+        o,
+      ),
   },
   'agent-sdk': {
     summary: 'the real Claude Agent SDK (its native CLI) against the embedded chaos server',
     defaultTopics: 6,
     canGoLive: true,
     liveKey: 'ANTHROPIC_API_KEY',
-    create: async (o) => (await loadBackend('agent-sdk', ['@anthropic-ai/claude-agent-sdk'], () => import('./agent-sdk-backend.js'))).agentSdkBackend(o),
+    create: async (o) =>
+      (
+        await loadBackend(
+          'agent-sdk',
+          ['@anthropic-ai/claude-agent-sdk'],
+          () => import('./agent-sdk-backend.js'),
+        )
+      ).agentSdkBackend(o),
   },
   simulated: {
     summary: 'in-process simulated subagents with seeded faults (no SDK, no server)',

@@ -1,4 +1,8 @@
-import { type LearnedStallLimit, type StallLearner, stallLearner } from '../../governor/stall-learner.js';
+import {
+  type LearnedStallLimit,
+  type StallLearner,
+  stallLearner,
+} from '../../governor/stall-learner.js';
 import type { EventedPolicy } from '../../policy/policy.js';
 import type { AdaptiveStallOptions } from '../../watch/adaptive-limits.js';
 
@@ -35,7 +39,11 @@ export interface DemoStallLimits {
  * const stall = demoStallLimits(500, 1_000, 3_000)
  * streamMessage(client, body, { signal: ctx.signal, firstItemMs: 'adaptive', idleMs: 'adaptive', adaptive: stall.options('deep-research') })
  */
-export function demoStallLimits(floorMs: number, capMs: number, firstItemCapMs: number): DemoStallLimits {
+export function demoStallLimits(
+  floorMs: number,
+  capMs: number,
+  firstItemCapMs: number,
+): DemoStallLimits {
   const learner = stallLearner({ minSamples: DEMO_MIN_SAMPLES, quantile: DEMO_QUANTILE });
   return {
     learner,
@@ -79,8 +87,12 @@ export function demoHedge(live: boolean): { afterMs: number | 'p95'; maxExtra: n
  * @example
  * governorLine(stall, hedge) // 'adaptive stall limits (floor 500 ms, cap 1000 ms, first item 3000 ms) · hedge after 1000 ms, at most 15% extra requests'
  */
-export function governorLine(stall: DemoStallLimits, hedge: { afterMs: number | 'p95'; maxExtra: number }): string {
-  const after = typeof hedge.afterMs === 'number' ? `${hedge.afterMs} ms` : `the learned ${hedge.afterMs}`;
+export function governorLine(
+  stall: DemoStallLimits,
+  hedge: { afterMs: number | 'p95'; maxExtra: number },
+): string {
+  const after =
+    typeof hedge.afterMs === 'number' ? `${hedge.afterMs} ms` : `the learned ${hedge.afterMs}`;
   return `adaptive stall limits (floor ${stall.floorMs} ms, cap ${stall.capMs} ms, first item ${stall.firstItemCapMs} ms) · hedge after ${after}, at most ${Math.round(100 * hedge.maxExtra)}% extra requests`;
 }
 
@@ -109,7 +121,9 @@ export interface DemoLearnedLimit extends LearnedStallLimit {
  * const tally = hedgeTally(orchestrator.paths)
  * tally.of('deep-research', attempts) // { calls, started, won, loserTokens }
  */
-export function hedgeTally(paths: ReadonlyArray<{ name: string; hedge: EventedPolicy<'hedge'> | undefined }>) {
+export function hedgeTally(
+  paths: ReadonlyArray<{ name: string; hedge: EventedPolicy<'hedge'> | undefined }>,
+) {
   const seen = new Map<string, Omit<HedgeTally, 'calls'>>();
   for (const { name, hedge } of paths) {
     if (hedge === undefined) continue;
@@ -139,7 +153,13 @@ export function hedgeTally(paths: ReadonlyArray<{ name: string; hedge: EventedPo
 export function learnedLimits(stall: DemoStallLimits): DemoLearnedLimit[] {
   return stall.learner.limits().map((l) => {
     const cap = capOf(stall, l.phase);
-    return { ...l, inUseMs: l.limitMs === undefined ? cap : Math.min(cap, Math.max(stall.floorMs, Math.ceil(l.limitMs))) };
+    return {
+      ...l,
+      inUseMs:
+        l.limitMs === undefined
+          ? cap
+          : Math.min(cap, Math.max(stall.floorMs, Math.ceil(l.limitMs))),
+    };
   });
 }
 
@@ -172,8 +192,14 @@ export function learnedLine(limits: readonly DemoLearnedLimit[], stall: DemoStal
     const l = limits.find((x) => x.phase === p);
     if (l === undefined) return `${label} -`;
     const cap = capOf(stall, p);
-    if (l.limitMs === undefined) return `${label} learning (${l.samples} of ${stall.minSamples} samples; cap ${ms(cap)} in use)`;
-    const clamp = l.inUseMs === stall.floorMs && l.limitMs < stall.floorMs ? `floor; learned ${ms(l.limitMs)}, ` : l.inUseMs === cap && l.limitMs > cap ? `cap; learned ${ms(l.limitMs)}, ` : '';
+    if (l.limitMs === undefined)
+      return `${label} learning (${l.samples} of ${stall.minSamples} samples; cap ${ms(cap)} in use)`;
+    const clamp =
+      l.inUseMs === stall.floorMs && l.limitMs < stall.floorMs
+        ? `floor; learned ${ms(l.limitMs)}, `
+        : l.inUseMs === cap && l.limitMs > cap
+          ? `cap; learned ${ms(l.limitMs)}, `
+          : '';
     return `${label} ${ms(l.inUseMs)} (${clamp}${l.samples} samples)`;
   };
   return `${phase('first-item', 'first item')} · ${phase('idle', 'between items')}`;

@@ -19,7 +19,6 @@ export interface DemoView {
   close(): void;
 }
 
-
 const started = performance.now();
 const clockText = (): string => `${((performance.now() - started) / 1000).toFixed(2).padStart(6)}s`;
 
@@ -75,16 +74,30 @@ function clipTo(text: string, width: number): string {
  * The rows that fit in `room` lines: running rows first, then the latest finished, then waiting;
  * what is left out is counted on one line.
  */
-function visibleRows(rows: readonly TopicRow[], room: number): { shown: TopicRow[]; hidden: string } {
+function visibleRows(
+  rows: readonly TopicRow[],
+  room: number,
+): { shown: TopicRow[]; hidden: string } {
   if (rows.length <= room) return { shown: [...rows], hidden: '' };
   const keep = Math.max(0, room - 1);
-  const rank = (r: TopicRow): number => (r.status === 'running' ? 0 : r.status === 'waiting' ? 2 : 1);
-  const order = rows.map((r, i) => ({ r, i })).sort((a, b) => rank(a.r) - rank(b.r) || (rank(a.r) === 1 ? b.i - a.i : a.i - b.i));
+  const rank = (r: TopicRow): number =>
+    r.status === 'running' ? 0 : r.status === 'waiting' ? 2 : 1;
+  const order = rows
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => rank(a.r) - rank(b.r) || (rank(a.r) === 1 ? b.i - a.i : a.i - b.i));
   const kept = new Set(order.slice(0, keep).map((o) => o.i));
   const finished = rows.filter((r, i) => !kept.has(i) && rank(r) === 1).length;
   const waiting = rows.filter((r, i) => !kept.has(i) && rank(r) === 2).length;
-  const hidden = [finished > 0 ? `${finished} finished` : '', waiting > 0 ? `${waiting} waiting` : ''].filter(Boolean).join(', ');
-  return { shown: rows.filter((_, i) => kept.has(i)), hidden: `… ${hidden} not shown (the terminal is too short)` };
+  const hidden = [
+    finished > 0 ? `${finished} finished` : '',
+    waiting > 0 ? `${waiting} waiting` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return {
+    shown: rows.filter((_, i) => kept.has(i)),
+    hidden: `… ${hidden} not shown (the terminal is too short)`,
+  };
 }
 
 /**
@@ -95,11 +108,19 @@ function visibleRows(rows: readonly TopicRow[], room: number): { shown: TopicRow
  * @example
  * const view = ttyView(process.stdout, TOPICS, { color: !process.env.NO_COLOR })
  */
-export function ttyView(out: CliOutput, topics: readonly string[], options: TtyViewOptions): DemoView {
+export function ttyView(
+  out: CliOutput,
+  topics: readonly string[],
+  options: TtyViewOptions,
+): DemoView {
   const rows = new Map<string, TopicRow>(
-    topics.map((topic) => [topic, { topic, path: '', attempt: 0, stalls: 0, status: 'waiting', detail: '' }]),
+    topics.map((topic) => [
+      topic,
+      { topic, path: '', attempt: 0, stalls: 0, status: 'waiting', detail: '' },
+    ]),
   );
-  const paint = (code: string, text: string): string => (options.color ? `${code}${text}${RESET}` : text);
+  const paint = (code: string, text: string): string =>
+    options.color ? `${code}${text}${RESET}` : text;
   let breakerText = '';
   let noteText = '';
   let drawn = 0;
@@ -114,11 +135,20 @@ export function ttyView(out: CliOutput, topics: readonly string[], options: TtyV
     const room = Math.max(1, (out.rows ?? Number.POSITIVE_INFINITY) - 1 - 3);
     const { shown, hidden } = visibleRows([...rows.values()], room);
     const lines = [
-      paint(BOLD, clipTo(`${'topic'.padEnd(26)} ${'path'.padEnd(14)} ${'try'.padEnd(4)} ${'stalls'.padEnd(7)} result`, cols)),
+      paint(
+        BOLD,
+        clipTo(
+          `${'topic'.padEnd(26)} ${'path'.padEnd(14)} ${'try'.padEnd(4)} ${'stalls'.padEnd(7)} result`,
+          cols,
+        ),
+      ),
       ...shown.map((r) =>
         paint(
           COLOR[r.status],
-          clipTo(`${r.topic.padEnd(26)} ${r.path.padEnd(14)} ${String(r.attempt || '').padEnd(4)} ${String(r.stalls || '').padEnd(7)} ${r.status}${r.detail ? `: ${r.detail}` : ''}`, cols),
+          clipTo(
+            `${r.topic.padEnd(26)} ${r.path.padEnd(14)} ${String(r.attempt || '').padEnd(4)} ${String(r.stalls || '').padEnd(7)} ${r.status}${r.detail ? `: ${r.detail}` : ''}`,
+            cols,
+          ),
         ),
       ),
       ...(hidden === '' ? [] : [clipTo(hidden, cols)]),

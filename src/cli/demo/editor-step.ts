@@ -39,7 +39,9 @@ function transcripts(findings: readonly Finding[]): string {
   const lines: string[] = [];
   for (let i = 0; lines.join('\n').length < TRANSCRIPT_CHARS; i++) {
     const f = findings[i % Math.max(1, findings.length)];
-    lines.push(`[transcript ${i + 1}] ${f?.servedBy ?? 'orchestrator'} on "${f?.topic ?? 'the brief'}": ${f?.text.replace(/\s+/g, ' ') ?? 'no findings'}`);
+    lines.push(
+      `[transcript ${i + 1}] ${f?.servedBy ?? 'orchestrator'} on "${f?.topic ?? 'the brief'}": ${f?.text.replace(/\s+/g, ' ') ?? 'no findings'}`,
+    );
   }
   return lines.join('\n');
 }
@@ -64,7 +66,12 @@ export function shortBrief(findings: readonly Finding[], why: string): string {
  * @example
  * const { brief, replans } = await editBrief(out, backend.subagents.quick, findings, backend.timing)
  */
-export async function editBrief(out: CliOutput, writer: Subagent, findings: readonly Finding[], timing: OrchestratorTiming): Promise<EditorOutcome> {
+export async function editBrief(
+  out: CliOutput,
+  writer: Subagent,
+  findings: readonly Finding[],
+  timing: OrchestratorTiming,
+): Promise<EditorOutcome> {
   // On a terminal every line keeps to its width (a re-plan's summary is a paragraph).
   const width = out.isTTY === true && out.columns !== undefined ? out.columns - 1 : undefined;
   const w = (s: string) => out.write(`${wrapLine(s, width, ' '.repeat(14))}\n`);
@@ -73,16 +80,24 @@ export async function editBrief(out: CliOutput, writer: Subagent, findings: read
   const editor = pipeline(
     instrument({ name: 'editor' }),
     byClass({ name: 'editor', transient: 'fail' }),
-    retry({ name: 'editor', maxAttempts: 3, backoff: exponential({ baseMs: timing.backoffBaseMs, maxMs: timing.backoffMaxMs }) }),
+    retry({
+      name: 'editor',
+      maxAttempts: 3,
+      backoff: exponential({ baseMs: timing.backoffBaseMs, maxMs: timing.backoffMaxMs }),
+    }),
     validate((r: ResearchResult) => r.text.trim() !== '' || 'empty brief'),
   );
   w('');
-  w('editor — one brief from every finding; byClass hands a logical failure back to the orchestrator');
+  w(
+    'editor — one brief from every finding; byClass hands a logical failure back to the orchestrator',
+  );
   const plans = [fullBrief(findings)];
   const outcome: EditorOutcome = { brief: undefined, replans: 0, replanSummary: undefined };
   for (let plan = 0; plan < plans.length && plan < 3; plan++) {
     const request = plans[plan]!;
-    w(`  plan ${plan + 1}      ${plan === 0 ? 'the findings with their full transcripts' : 'the findings only, transcripts left out'} (${request.length.toLocaleString('en')} characters)`);
+    w(
+      `  plan ${plan + 1}      ${plan === 0 ? 'the findings with their full transcripts' : 'the findings only, transcripts left out'} (${request.length.toLocaleString('en')} characters)`,
+    );
     try {
       const answer = await editor.execute((ctx) => writer(request, ctx));
       outcome.brief = answer.text;

@@ -1,13 +1,20 @@
 /** The package a failed `import()` could not find, when it is one of `packages`. */
 function missingPackage(error: unknown, packages: readonly string[]): string | undefined {
   const seen = new Set<unknown>();
-  for (let e = error; typeof e === 'object' && e !== null && !seen.has(e); e = (e as { cause?: unknown }).cause) {
+  for (
+    let e = error;
+    typeof e === 'object' && e !== null && !seen.has(e);
+    e = (e as { cause?: unknown }).cause
+  ) {
     seen.add(e);
     const { code, message } = e as { code?: unknown; message?: unknown };
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') continue;
     // Node: "Cannot find package 'openai' imported from …" (or "Cannot find module '…/node_modules/openai/…'")
     const text = typeof message === 'string' ? message : '';
-    const found = packages.find((p) => text.includes(`'${p}'`) || text.includes(`"${p}"`) || text.includes(`/node_modules/${p}/`));
+    const found = packages.find(
+      (p) =>
+        text.includes(`'${p}'`) || text.includes(`"${p}"`) || text.includes(`/node_modules/${p}/`),
+    );
     if (found !== undefined) return found;
   }
   return undefined;
@@ -21,7 +28,11 @@ function missingPackage(error: unknown, packages: readonly string[]): string | u
  * @example
  * const backend = await loadBackend('openai', ['openai'], () => import('./openai-backend.js'))
  */
-export async function loadBackend<T>(name: string, packages: readonly string[], load: () => Promise<T>): Promise<T> {
+export async function loadBackend<T>(
+  name: string,
+  packages: readonly string[],
+  load: () => Promise<T>,
+): Promise<T> {
   try {
     return await load();
   } catch (error) {

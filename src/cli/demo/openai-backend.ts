@@ -41,11 +41,14 @@ export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBacken
   let client: OpenAI;
   if (o.live) {
     const apiKey = process.env.OPENAI_API_KEY;
-    if (!apiKey) throw new TypeError('--live --backend openai needs OPENAI_API_KEY in the environment');
+    if (!apiKey)
+      throw new TypeError('--live --backend openai needs OPENAI_API_KEY in the environment');
     client = new OpenAI(openAIClientOptions({ apiKey }));
   } else {
     chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed, models) });
-    client = new OpenAI(openAIClientOptions({ apiKey: 'sk-demo-offline', baseURL: `${chaos.url}/v1` }));
+    client = new OpenAI(
+      openAIClientOptions({ apiKey: 'sk-demo-offline', baseURL: `${chaos.url}/v1` }),
+    );
   }
   const stall = demoStreamStallLimits(o.live);
   const hedge = demoHedge(o.live);
@@ -58,16 +61,29 @@ export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBacken
           model,
           max_completion_tokens: maxTokens,
           messages: [
-            { role: 'system', content: `You are the ${role} subagent of a research orchestrator. Answer in three sentences.` },
+            {
+              role: 'system',
+              content: `You are the ${role} subagent of a research orchestrator. Answer in three sentences.`,
+            },
             { role: 'user', content: `Research this topic: ${topic}` },
           ],
         },
-        { signal: ctx.signal, firstItemMs: 'adaptive', idleMs: 'adaptive', adaptive: stall.options(role) },
+        {
+          signal: ctx.signal,
+          firstItemMs: 'adaptive',
+          idleMs: 'adaptive',
+          adaptive: stall.options(role),
+        },
       );
-      return { text: completion.choices[0]?.message.content ?? '', sources: [`${model} (${completion.id})`] };
+      return {
+        text: completion.choices[0]?.message.content ?? '',
+        sources: [`${model} (${completion.id})`],
+      };
     };
   return {
-    title: o.live ? 'the real OpenAI API (openai SDK, Chat Completions)' : 'the real openai SDK (Chat Completions) against the embedded chaos server',
+    title: o.live
+      ? 'the real OpenAI API (openai SDK, Chat Completions)'
+      : 'the real openai SDK (Chat Completions) against the embedded chaos server',
     details: [
       ...(chaos ? [seedScenarioLine(models, chaos.url)] : []),
       `streamChat: ${governorLine(stall, hedge)} (the SDK has no idle timeout once headers arrive), a stream without finish_reason is a failure · SDK retries off (maxRetries: 0)`,
@@ -77,7 +93,14 @@ export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBacken
       quick: subagent(models.quick, 'quick-search', 512),
     },
     stallLimits: stall,
-    timing: { hedge, failureThreshold: 3, probeTimeoutMs: o.live ? 120_000 : 10_000, cooldownMs: o.live ? 30_000 : 500, backoffBaseMs: o.live ? 1_000 : 100, backoffMaxMs: o.live ? 10_000 : 800 },
+    timing: {
+      hedge,
+      failureThreshold: 3,
+      probeTimeoutMs: o.live ? 120_000 : 10_000,
+      cooldownMs: o.live ? 30_000 : 500,
+      backoffBaseMs: o.live ? 1_000 : 100,
+      backoffMaxMs: o.live ? 10_000 : 800,
+    },
     concurrency: 2,
     ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
     close: async () => {

@@ -46,7 +46,12 @@ export interface ResearchOrchestrator {
    */
   research(ladder: Fallback<ResearchResult>): Promise<Served<ResearchResult>>;
   /** Each path's policy, breaker and (when `timing.hedge` is set) hedge, whose `hedge` events say what it did. */
-  paths: Array<{ name: string; policy: Policy; breaker: CircuitBreaker; hedge: EventedPolicy<'hedge'> | undefined }>;
+  paths: Array<{
+    name: string;
+    policy: Policy;
+    breaker: CircuitBreaker;
+    hedge: EventedPolicy<'hedge'> | undefined;
+  }>;
 }
 
 /**
@@ -74,8 +79,18 @@ export function researchOrchestrator(
   });
   const pathPolicy = (name: string) => {
     const breaker = breakers.get(name);
-    const nonEmpty = validate((r: ResearchResult) => (r.text.trim() !== '' && r.sources.length > 0) || 'empty result');
-    const hedged = timing.hedge === undefined ? undefined : hedge({ name, afterMs: timing.hedge.afterMs, maxExtra: timing.hedge.maxExtra, ...(clock ? { clock } : {}) });
+    const nonEmpty = validate(
+      (r: ResearchResult) => (r.text.trim() !== '' && r.sources.length > 0) || 'empty result',
+    );
+    const hedged =
+      timing.hedge === undefined
+        ? undefined
+        : hedge({
+            name,
+            afterMs: timing.hedge.afterMs,
+            maxExtra: timing.hedge.maxExtra,
+            ...(clock ? { clock } : {}),
+          });
     // instrument (outermost) reports each logical call with its duration to the health monitor
     const policy = pipeline(
       instrument({ name }),
@@ -83,7 +98,11 @@ export function researchOrchestrator(
       retry({
         name,
         maxAttempts: 2,
-        backoff: exponential({ baseMs: timing.backoffBaseMs, maxMs: timing.backoffMaxMs, jitter: 'full' }),
+        backoff: exponential({
+          baseMs: timing.backoffBaseMs,
+          maxMs: timing.backoffMaxMs,
+          jitter: 'full',
+        }),
         ...(clock ? { clock } : {}),
         ...(random ? { random } : {}),
       }),

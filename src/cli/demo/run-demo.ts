@@ -7,7 +7,14 @@ import { colorEnabled } from '../color.js';
 import type { CliOutput } from '../command.js';
 import type { ApprovalSetup } from './approval-step.js';
 import type { DemoBackend } from './demo-backend.js';
-import { type DemoLearnedLimit, type HedgeTally, hedgeLine, hedgeTally, learnedLimits, learnedLine } from './demo-governor.js';
+import {
+  type DemoLearnedLimit,
+  type HedgeTally,
+  hedgeLine,
+  hedgeTally,
+  learnedLimits,
+  learnedLine,
+} from './demo-governor.js';
 import { editBrief, type Finding } from './editor-step.js';
 import { plainView, type TopicRow, ttyView } from './demo-view.js';
 import { researchOrchestrator, type Subagent } from './research-orchestrator.js';
@@ -80,15 +87,26 @@ export interface DemoSummary {
  * @example
  * const summary = await runDemo({ stdout: process.stdout }, await anthropicBackend({ seed: 7, live: false }))
  */
-export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly string[] = TOPICS): Promise<DemoSummary> {
+export async function runDemo(
+  io: DemoIO,
+  backend: DemoBackend,
+  topics: readonly string[] = TOPICS,
+): Promise<DemoSummary> {
   const started = performance.now();
   const out = io.stdout;
   const tty = out.isTTY === true;
   out.write(`recourse demo — research orchestrator over ${backend.title}\n`);
   for (const line of backend.details) out.write(`  ${line}\n`);
   out.write('\n');
-  const view = tty ? ttyView(out, topics, { color: io.color ?? colorEnabled(out, process.env) }) : plainView(out);
-  const rows = new Map<string, TopicRow>(topics.map((t) => [t, { topic: t, path: '', attempt: 0, stalls: 0, status: 'waiting', detail: '' }]));
+  const view = tty
+    ? ttyView(out, topics, { color: io.color ?? colorEnabled(out, process.env) })
+    : plainView(out);
+  const rows = new Map<string, TopicRow>(
+    topics.map((t) => [
+      t,
+      { topic: t, path: '', attempt: 0, stalls: 0, status: 'waiting', detail: '' },
+    ]),
+  );
   const summary: DemoSummary = {
     topics: topics.length,
     servedBy: {},
@@ -118,45 +136,59 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
   // Requests of a topic on a path running at once: a second one is a hedge racing the first.
   const running = new Map<string, number>();
   const hedgeAfter = backend.timing.hedge?.afterMs;
-  const traced = (path: string, sub: Subagent): Subagent => async (topic: string, ctx: CallContext) => {
-    summary.attemptsByPath[path] = (summary.attemptsByPath[path] ?? 0) + 1;
-    const key = `${path}\u0000${topic}`;
-    const racing = running.get(key) ?? 0;
-    running.set(key, racing + 1);
-    if (ctx.attempt > 1 && racing === 0) summary.retries++;
-    update(
-      topic,
-      { path, attempt: ctx.attempt, status: 'running', detail: '' },
-      racing === 0 ? `attempt ${ctx.attempt} started` : `hedge: attempt ${ctx.attempt} had no first item after ${hedgeAfter} ms, a second request races it`,
-    );
-    try {
-      const result = await sub(topic, ctx);
-      if (typeof result === 'object' && result !== null) topicOfResult.set(result, topic);
-      return result;
-    } catch (error) {
-      // The hedge aborted the slower request of a race: not a failure of the dependency.
-      if (ctx.signal.aborted && (running.get(key) ?? 0) > 1) {
-        const lost = racing === 0 ? 'the first request lost the race to the hedged one' : 'the hedged request lost the race to the first one';
-        update(topic, {}, `attempt ${ctx.attempt}: ${lost} and was aborted (its request closed)`);
+  const traced =
+    (path: string, sub: Subagent): Subagent =>
+    async (topic: string, ctx: CallContext) => {
+      summary.attemptsByPath[path] = (summary.attemptsByPath[path] ?? 0) + 1;
+      const key = `${path}\u0000${topic}`;
+      const racing = running.get(key) ?? 0;
+      running.set(key, racing + 1);
+      if (ctx.attempt > 1 && racing === 0) summary.retries++;
+      update(
+        topic,
+        { path, attempt: ctx.attempt, status: 'running', detail: '' },
+        racing === 0
+          ? `attempt ${ctx.attempt} started`
+          : `hedge: attempt ${ctx.attempt} had no first item after ${hedgeAfter} ms, a second request races it`,
+      );
+      try {
+        const result = await sub(topic, ctx);
+        if (typeof result === 'object' && result !== null) topicOfResult.set(result, topic);
+        return result;
+      } catch (error) {
+        // The hedge aborted the slower request of a race: not a failure of the dependency.
+        if (ctx.signal.aborted && (running.get(key) ?? 0) > 1) {
+          const lost =
+            racing === 0
+              ? 'the first request lost the race to the hedged one'
+              : 'the hedged request lost the race to the first one';
+          update(topic, {}, `attempt ${ctx.attempt}: ${lost} and was aborted (its request closed)`);
+          throw error;
+        }
+        summary.failuresByPath[path] = (summary.failuresByPath[path] ?? 0) + 1;
+        const c = classify(error);
+        const stall = c.reason === 'stall';
+        if (stall) summary.stallsCaught++;
+        const row = rows.get(topic)!;
+        update(
+          topic,
+          { stalls: row.stalls + (stall ? 1 : 0), detail: c.reason },
+          `attempt ${ctx.attempt} failed: ${c.reason}${c.status ? ` (${c.status})` : ''}${stall ? ' — stall caught' : ''}`,
+        );
         throw error;
+      } finally {
+        running.set(key, (running.get(key) ?? 1) - 1);
       }
-      summary.failuresByPath[path] = (summary.failuresByPath[path] ?? 0) + 1;
-      const c = classify(error);
-      const stall = c.reason === 'stall';
-      if (stall) summary.stallsCaught++;
-      const row = rows.get(topic)!;
-      update(topic, { stalls: row.stalls + (stall ? 1 : 0), detail: c.reason }, `attempt ${ctx.attempt} failed: ${c.reason}${c.status ? ` (${c.status})` : ''}${stall ? ' — stall caught' : ''}`);
-      throw error;
-    } finally {
-      running.set(key, (running.get(key) ?? 1) - 1);
-    }
-  };
+    };
   // Calls outside the topics (the editor's) have no row.
   backend.setNote?.((topic, path, text) => {
     if (rows.has(topic)) update(topic, { path }, text);
   });
   const orchestrator = researchOrchestrator(
-    { deep: traced('deep-research', backend.subagents.deep), quick: traced('quick-search', backend.subagents.quick) },
+    {
+      deep: traced('deep-research', backend.subagents.deep),
+      quick: traced('quick-search', backend.subagents.quick),
+    },
     backend.timing,
   );
   // The seeds' hard degradation: the orchestrator reads the level's flags; here it just reports them.
@@ -174,13 +206,23 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     holdMs: 2_000,
     minimumCalls: 5,
   });
-  levels.on('degradation', (e) => view.note(`degradation ${e.from} → ${e.to} (error rate ${(100 * e.errorRate).toFixed(0)}% over ${e.calls} calls)`));
+  levels.on('degradation', (e) =>
+    view.note(
+      `degradation ${e.from} → ${e.to} (error rate ${(100 * e.errorRate).toFixed(0)}% over ${e.calls} calls)`,
+    ),
+  );
   for (const { name, policy, breaker } of orchestrator.paths) {
     breaker.on('state', () => view.breakers(orchestrator.breakers.states()));
     policy.on('invalid', (e) => {
       const value = (e as { value?: unknown }).value;
-      const topic = typeof value === 'object' && value !== null ? topicOfResult.get(value) : undefined;
-      if (topic !== undefined) update(topic, { path: name, detail: 'invalid_result' }, `attempt ${rows.get(topic)?.attempt ?? '?'} returned a useless result: ${(e as { reason: string }).reason}`);
+      const topic =
+        typeof value === 'object' && value !== null ? topicOfResult.get(value) : undefined;
+      if (topic !== undefined)
+        update(
+          topic,
+          { path: name, detail: 'invalid_result' },
+          `attempt ${rows.get(topic)?.attempt ?? '?'} returned a useless result: ${(e as { reason: string }).reason}`,
+        );
     });
   }
   view.breakers(orchestrator.breakers.states());
@@ -191,14 +233,20 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     for (let topic = queue.shift(); topic !== undefined; topic = queue.shift()) {
       const ladder = orchestrator.ladder(topic);
       const t = topic;
-      ladder.on('fallback', (e) => update(t, {}, `fallback ${e.from} → ${e.to} (${classify(e.error).reason})`));
+      ladder.on('fallback', (e) =>
+        update(t, {}, `fallback ${e.from} → ${e.to} (${classify(e.error).reason})`),
+      );
       try {
         const served = await orchestrator.research(ladder);
         summary.servedBy[served.servedBy] = (summary.servedBy[served.servedBy] ?? 0) + 1;
         if (served.degraded) summary.degraded++;
         findings.push({ topic: t, text: served.value.text, servedBy: served.servedBy });
         const text = served.value.text.replace(/\s+/g, ' ').slice(0, 60);
-        update(t, { path: served.servedBy, status: served.degraded ? 'degraded' : 'served', detail: text }, `✔ served by ${served.servedBy}${served.degraded ? ' (DEGRADED)' : ''}: ${text}`);
+        update(
+          t,
+          { path: served.servedBy, status: served.degraded ? 'degraded' : 'served', detail: text },
+          `✔ served by ${served.servedBy}${served.degraded ? ' (DEGRADED)' : ''}: ${text}`,
+        );
       } catch (error) {
         summary.failed++;
         const reasons = isAllPathsFailedError(error)
@@ -219,11 +267,14 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
   summary.replans = edited.replans;
   summary.brief = edited.brief !== undefined;
   if (io.approval !== undefined) {
-    if (edited.brief === undefined) out.write('\napproval — skipped: there is no brief to publish\n');
+    if (edited.brief === undefined)
+      out.write('\napproval — skipped: there is no brief to publish\n');
     else {
       // Loaded only when asked for: it opens a SQLite file.
       const { askToPublish } = await import('./approval-step.js');
-      summary.approval = (await askToPublish(out, edited.brief, io.approval)).published ? 'published' : 'not published';
+      summary.approval = (await askToPublish(out, edited.brief, io.approval)).published
+        ? 'published'
+        : 'not published';
     }
   }
   summary.wallMs = performance.now() - started;
@@ -238,8 +289,16 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
   w('');
   w('summary');
   w(`  topics                ${summary.topics}`);
-  w(`  served_by             ${Object.entries(summary.servedBy).map(([k, v]) => `${k}=${v}`).join('  ') || '-'}`);
-  w(`  fallback rate         ${rate(summary.degraded, summary.topics)} (${summary.degraded} degraded)`);
+  w(
+    `  served_by             ${
+      Object.entries(summary.servedBy)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('  ') || '-'
+    }`,
+  );
+  w(
+    `  fallback rate         ${rate(summary.degraded, summary.topics)} (${summary.degraded} degraded)`,
+  );
   w(`  failed                ${summary.failed}`);
   w(`  retries               ${summary.retries}`);
   w(`  stalls caught         ${summary.stallsCaught}`);
@@ -247,32 +306,58 @@ export async function runDemo(io: DemoIO, backend: DemoBackend, topics: readonly
     const attempts = summary.attemptsByPath[path] ?? 0;
     const failures = summary.failuresByPath[path] ?? 0;
     const dep = snapshot.dependencies[path];
-    const calls = dep ? `; calls in the last ${snapshot.windowMs / 1000} s ${dep.failures}/${dep.calls} failed (${rate(dep.failures, dep.calls)})` : '';
-    const p99 = dep?.latencyMs ? `, p50 ${dep.latencyMs.p50.toFixed(0)} ms, p99 ${dep.latencyMs.p99.toFixed(0)} ms` : '';
-    w(`  ${`${path} errors`.padEnd(22)}attempts ${failures}/${attempts} failed (${rate(failures, attempts)})${calls}${p99}`);
+    const calls = dep
+      ? `; calls in the last ${snapshot.windowMs / 1000} s ${dep.failures}/${dep.calls} failed (${rate(dep.failures, dep.calls)})`
+      : '';
+    const p99 = dep?.latencyMs
+      ? `, p50 ${dep.latencyMs.p50.toFixed(0)} ms, p99 ${dep.latencyMs.p99.toFixed(0)} ms`
+      : '';
+    w(
+      `  ${`${path} errors`.padEnd(22)}attempts ${failures}/${attempts} failed (${rate(failures, attempts)})${calls}${p99}`,
+    );
   }
   const hedging = backend.timing.hedge;
   if (hedging !== undefined) {
-    w(`  hedges                after ${hedging.afterMs}${typeof hedging.afterMs === 'number' ? ' ms' : ''} without a first item, at most ${rate(hedging.maxExtra, 1)} extra requests`);
-    for (const [path, tally] of Object.entries(summary.hedges)) w(`    ${path.padEnd(20)}${hedgeLine(tally, hedging.maxExtra)}`);
+    w(
+      `  hedges                after ${hedging.afterMs}${typeof hedging.afterMs === 'number' ? ' ms' : ''} without a first item, at most ${rate(hedging.maxExtra, 1)} extra requests`,
+    );
+    for (const [path, tally] of Object.entries(summary.hedges))
+      w(`    ${path.padEnd(20)}${hedgeLine(tally, hedging.maxExtra)}`);
   }
   const stall = backend.stallLimits;
   if (stall !== undefined) {
-    w(`  learned stall limits  ${summary.learnedLimits.length === 0 ? 'none yet' : `3 × p${Math.round(100 * stall.quantile)} of the gaps seen, within ${stall.floorMs}–${stall.capMs} ms (first item ${stall.firstItemCapMs} ms); the cap until ${stall.minSamples} samples`}`);
+    w(
+      `  learned stall limits  ${summary.learnedLimits.length === 0 ? 'none yet' : `3 × p${Math.round(100 * stall.quantile)} of the gaps seen, within ${stall.floorMs}–${stall.capMs} ms (first item ${stall.firstItemCapMs} ms); the cap until ${stall.minSamples} samples`}`,
+    );
     const deps = [...new Set(summary.learnedLimits.map((l) => `${l.name}\u0000${l.model ?? ''}`))];
     for (const dep of deps) {
       const [name, model] = dep.split('\u0000') as [string, string];
-      const mine = summary.learnedLimits.filter((l) => l.name === name && (l.model ?? '') === model);
-      w(`    ${name.padEnd(20)}${learnedLine(mine, stall)}${model === '' ? '' : ` · model ${model}`}`);
+      const mine = summary.learnedLimits.filter(
+        (l) => l.name === name && (l.model ?? '') === model,
+      );
+      w(
+        `    ${name.padEnd(20)}${learnedLine(mine, stall)}${model === '' ? '' : ` · model ${model}`}`,
+      );
     }
   }
-  w(`  editor                ${summary.brief ? 'brief written' : 'no brief'}${summary.replans > 0 ? `, re-planned ${summary.replans}× (a logical failure handed back by byClass)` : ''}`);
+  w(
+    `  editor                ${summary.brief ? 'brief written' : 'no brief'}${summary.replans > 0 ? `, re-planned ${summary.replans}× (a logical failure handed back by byClass)` : ''}`,
+  );
   if (summary.approval !== undefined) w(`  approval              ${summary.approval}`);
   const changes = levels.changes.map((c) => `${c.from}→${c.to}`).join(', ');
   w(`  degradation           ${changes || 'none'} (now ${levels.level})`);
   const injected = backend.injected?.();
-  if (injected) w(`  injected faults       ${Object.entries(injected).map(([k, v]) => `${k}=${v}`).join('  ')}`);
-  w(`  breakers              ${Object.entries(orchestrator.breakers.states()).map(([k, v]) => `${k}=${v}`).join('  ')}`);
+  if (injected)
+    w(
+      `  injected faults       ${Object.entries(injected)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('  ')}`,
+    );
+  w(
+    `  breakers              ${Object.entries(orchestrator.breakers.states())
+      .map(([k, v]) => `${k}=${v}`)
+      .join('  ')}`,
+  );
   w(`  wall time             ${(summary.wallMs / 1000).toFixed(1)} s`);
   await backend.close();
   return summary;

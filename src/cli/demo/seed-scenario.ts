@@ -45,7 +45,10 @@ export function seedScenarioLine(models: DemoModels, url: string): string {
  * const chaos = await startChaosServer({ port: 0, scenario: seedScenario(7) })
  * const openai = seedScenario(7, { deep: 'gpt-5', quick: 'gpt-5-mini' })
  */
-export function seedScenario(seed: number, models: DemoModels = { deep: DEEP_MODEL, quick: QUICK_MODEL }): Scenario {
+export function seedScenario(
+  seed: number,
+  models: DemoModels = { deep: DEEP_MODEL, quick: QUICK_MODEL },
+): Scenario {
   // Exact names: one model's name may begin another's (gpt-5, gpt-5-mini).
   const deep = models.deep;
   const quick = models.quick;
@@ -53,9 +56,24 @@ export function seedScenario(seed: number, models: DemoModels = { deep: DEEP_MOD
     seed,
     rules: [
       // an outage at the start: the breaker opens, the ladder falls back, a probe later closes it
-      { name: 'deep-outage', match: { model: deep }, fault: { kind: 'status', status: 529 }, times: 6 },
-      { name: 'deep-stall', match: { model: deep }, fault: { kind: 'stall', afterEvents: 3 }, probability: 0.2 },
-      { name: 'deep-overloaded', match: { model: deep }, fault: { kind: 'status', status: 529 }, probability: 0.2 },
+      {
+        name: 'deep-outage',
+        match: { model: deep },
+        fault: { kind: 'status', status: 529 },
+        times: 6,
+      },
+      {
+        name: 'deep-stall',
+        match: { model: deep },
+        fault: { kind: 'stall', afterEvents: 3 },
+        probability: 0.2,
+      },
+      {
+        name: 'deep-overloaded',
+        match: { model: deep },
+        fault: { kind: 'status', status: 529 },
+        probability: 0.2,
+      },
       { name: 'deep-empty', match: { model: deep }, fault: { kind: 'empty' }, probability: 0.1 },
       // healthy answers take a moment, as real ones do (deep more than quick)
       { name: 'deep-latency', match: { model: deep }, fault: { kind: 'latency', ms: 700 } },
@@ -65,7 +83,16 @@ export function seedScenario(seed: number, models: DemoModels = { deep: DEEP_MOD
     answers: { [models.quick]: { contextTokens: EDITOR_CONTEXT_CHARS / 4 } },
     pacing: [
       // the tail: on top of the 700 ms latency, 20% of first events wait 1.4 s more
-      { match: { model: deep }, firstEventMs: { mix: [{ weight: 80, ms: { uniform: [20, 150] } }, { weight: 20, ms: { uniform: [1_300, 1_500] } }] }, betweenEventsMs: { uniform: [1, 6] } },
+      {
+        match: { model: deep },
+        firstEventMs: {
+          mix: [
+            { weight: 80, ms: { uniform: [20, 150] } },
+            { weight: 20, ms: { uniform: [1_300, 1_500] } },
+          ],
+        },
+        betweenEventsMs: { uniform: [1, 6] },
+      },
       { match: { model: quick }, betweenEventsMs: { uniform: [1, 5] } },
     ],
   };

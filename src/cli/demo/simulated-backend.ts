@@ -15,7 +15,8 @@ export function simulatedBackend(random: () => number): DemoBackend {
   let note: DemoNote = () => {};
   const counts: Record<string, number> = { '529': 0, stall: 0, empty: 0, ok: 0 };
   const onFault = (name: string, topic: string, fault: SimulatedFault, attempt: number) => {
-    counts[fault === 'overloaded' ? '529' : fault] = (counts[fault === 'overloaded' ? '529' : fault] ?? 0) + 1;
+    counts[fault === 'overloaded' ? '529' : fault] =
+      (counts[fault === 'overloaded' ? '529' : fault] ?? 0) + 1;
     const what =
       fault === 'ok'
         ? 'answers normally'
@@ -37,14 +38,27 @@ export function simulatedBackend(random: () => number): DemoBackend {
     subagents: {
       deep: simulatedSubagent(
         'deep-research',
-        { overloaded: 0.2, stall: 0.1, empty: 0.1, messageGapMs: 2, firstItem: { ms: 25, tailMs: 250, tailRate: 0.1 } },
+        {
+          overloaded: 0.2,
+          stall: 0.1,
+          empty: 0.1,
+          messageGapMs: 2,
+          firstItem: { ms: 25, tailMs: 250, tailRate: 0.1 },
+        },
         random,
         stall.options('deep-research'),
         onFault,
       ),
       quick: simulatedSubagent(
         'quick-search',
-        { overloaded: 0.05, stall: 0.03, empty: 0.05, messageGapMs: 1, firstItem: { ms: 10, tailMs: 10, tailRate: 0 }, contextChars: EDITOR_CONTEXT_CHARS },
+        {
+          overloaded: 0.05,
+          stall: 0.03,
+          empty: 0.05,
+          messageGapMs: 1,
+          firstItem: { ms: 10, tailMs: 10, tailRate: 0 },
+          contextChars: EDITOR_CONTEXT_CHARS,
+        },
         random,
         stall.options('quick-search'),
         onFault,

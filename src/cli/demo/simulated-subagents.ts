@@ -64,13 +64,26 @@ export function simulatedSubagent(
       const tokens = Math.ceil(topic.length / 4);
       throw Object.assign(new Error(`${name}: 400 prompt is too long`), {
         status: 400,
-        error: { type: 'error', error: { type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${profile.contextChars / 4} maximum` } },
+        error: {
+          type: 'error',
+          error: {
+            type: 'invalid_request_error',
+            message: `prompt is too long: ${tokens} tokens > ${profile.contextChars / 4} maximum`,
+          },
+        },
       });
     }
     const roll = random();
     const fault: SimulatedFault =
-      roll < profile.overloaded ? 'overloaded' : roll < profile.overloaded + profile.stall ? 'stall' : roll < profile.overloaded + profile.stall + profile.empty ? 'empty' : 'ok';
-    const firstMs = random() < profile.firstItem.tailRate ? profile.firstItem.tailMs : profile.firstItem.ms;
+      roll < profile.overloaded
+        ? 'overloaded'
+        : roll < profile.overloaded + profile.stall
+          ? 'stall'
+          : roll < profile.overloaded + profile.stall + profile.empty
+            ? 'empty'
+            : 'ok';
+    const firstMs =
+      random() < profile.firstItem.tailRate ? profile.firstItem.tailMs : profile.firstItem.ms;
     onFault(name, topic, fault, ctx.attempt);
     // What a request of this prompt would carry: a hedge reports it for a request it aborts.
     reportRequestTokens(Math.ceil((topic.length + 200) / 4));
@@ -102,11 +115,21 @@ export function simulatedSubagent(
       }
       // A request of many lines is the editor's, not a topic.
       const subject = topic.includes('\n') ? 'the brief' : topic;
-      yield { type: 'result', text: `${subject}: findings from ${name}`, sources: [`https://example.org/${encodeURIComponent(subject)}`] };
+      yield {
+        type: 'result',
+        text: `${subject}: findings from ${name}`,
+        sources: [`https://example.org/${encodeURIComponent(subject)}`],
+      };
     }
     let result: ResearchResult | undefined;
     try {
-      for await (const m of watch(stream(), { firstItemMs: 'adaptive', idleMs: 'adaptive', ...stall, name, signal: ctx.signal })) {
+      for await (const m of watch(stream(), {
+        firstItemMs: 'adaptive',
+        idleMs: 'adaptive',
+        ...stall,
+        name,
+        signal: ctx.signal,
+      })) {
         if (m.type === 'result') result = { text: m.text ?? '', sources: m.sources ?? [] };
       }
     } finally {
