@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { abortReason } from '../errors/abort-error.js';
 
 /**
@@ -57,9 +56,24 @@ export function startTimer(clock: Clock, ms: number, callback: () => void): Time
   return { cancel: () => controller.abort() };
 }
 
+type Handle = ReturnType<typeof setTimeout>;
+
+/**
+ * @internal Lets the process exit while `handle` is pending, where the runtime can: Node's, Bun's and
+ * Deno's timers are objects with `unref`; a web runtime's ids (a worker, a browser) have nothing to
+ * unref, and no process to keep alive either.
+ */
+export function unrefHandle(handle: Handle): void {
+  (handle as { unref?: () => unknown }).unref?.();
+}
+
+function refHandle(handle: Handle): void {
+  (handle as { ref?: () => unknown }).ref?.();
+}
+
 /** A `setTimeout` that may be longer than {@link MAX_TIMER_MS}: it re-arms itself piece by piece. */
 class SystemTimer implements Timer {
-  #handle: NodeJS.Timeout;
+  #handle: Handle;
   #left: number;
   #refed = true;
   readonly #callback: () => void;
@@ -71,10 +85,10 @@ class SystemTimer implements Timer {
     this.#handle = this.#left > MAX_TIMER_MS ? this.#armPiece() : setTimeout(callback, this.#left);
   }
 
-  #armPiece(): NodeJS.Timeout {
+  #armPiece(): Handle {
     this.#left -= MAX_TIMER_MS;
     const handle = setTimeout(this.#onPiece, MAX_TIMER_MS);
-    if (!this.#refed) handle.unref();
+    if (!this.#refed) unrefHandle(handle);
     return handle;
   }
 
@@ -82,7 +96,7 @@ class SystemTimer implements Timer {
     if (this.#left > MAX_TIMER_MS) this.#handle = this.#armPiece();
     else {
       this.#handle = setTimeout(this.#callback, this.#left);
-      if (!this.#refed) this.#handle.unref();
+      if (!this.#refed) unrefHandle(this.#handle);
     }
   };
 
@@ -91,15 +105,16 @@ class SystemTimer implements Timer {
   }
   unref(): void {
     this.#refed = false;
-    this.#handle.unref();
+    unrefHandle(this.#handle);
   }
   ref(): void {
     this.#refed = true;
-    this.#handle.ref();
+    refHandle(this.#handle);
   }
 }
 
-// Bound once: skips the global getter and brand check of `performance` on every read.
+// The web standard `performance` (a global on every runtime recourse runs on). Bound once: skips
+// the global getter and brand check on every read.
 const now = performance.now.bind(performance);
 
 /**

@@ -8,6 +8,11 @@ import { type Clock, startTimer, type Timer } from './clock.js';
 // its expiry in its own call's scope.
 const inRootContext = AsyncLocalStorage.snapshot();
 
+// After the current burst of promise reactions: setImmediate where the runtime has it (Node, Bun,
+// Deno, workerd), else a zero-delay timer (a browser).
+const afterBurst: (callback: () => void) => unknown =
+  typeof setImmediate === 'function' ? setImmediate : (callback) => setTimeout(callback, 0);
+
 /**
  * @internal One scheduled expiry. The queue calls `expire()` once at `at` unless the entry was
  * cancelled first; `live` is false from then on. A call's own object can be its entry, so a
@@ -71,7 +76,7 @@ export class DeadlineQueue {
     this.#live++;
     if (!this.#stampPending) {
       this.#stampPending = true;
-      inRootContext(setImmediate, this.#stampAll);
+      inRootContext(afterBurst, this.#stampAll);
     }
   }
 
@@ -144,7 +149,7 @@ export class DeadlineQueue {
     if (this.#unstamped.length !== 0) this.#unstamped.length = 0;
     if (!this.#unrefPending && this.#timer !== undefined) {
       this.#unrefPending = true;
-      setImmediate(this.#unrefIfIdle);
+      afterBurst(this.#unrefIfIdle);
     }
   }
 

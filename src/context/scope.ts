@@ -526,6 +526,28 @@ let entered = false;
 const FRAME_MAPS =
   typeof (AsyncLocalStorage.prototype as { _enable?: unknown })._enable !== 'function';
 
+/**
+ * True where a scope is entered with `run`: Node 20 (see above), and runtimes whose
+ * AsyncLocalStorage has no working `enterWith` (workerd's throws). Found on the first entry, never
+ * at load (ARCHITECTURE.md §runtimes), on a throwaway storage (only Node 20's kind costs anything
+ * once enabled, and that kind is never probed).
+ */
+let enterByRun: boolean | undefined;
+
+function findEntry(): boolean {
+  if (!FRAME_MAPS) return (enterByRun = true);
+  const probe = new AsyncLocalStorage<true>();
+  try {
+    enterByRun = !new AsyncResource('recourse.probe').runInAsyncScope(() => {
+      probe.enterWith(true);
+      return probe.getStore() === true;
+    });
+  } catch {
+    enterByRun = true;
+  }
+  return enterByRun;
+}
+
 function enterAndCall<A extends unknown[], R>(scope: Scope, fn: (...args: A) => R, args: A): R {
   storage.enterWith(scope);
   return fn(...args);
@@ -556,7 +578,7 @@ export function callInScope<T>(
     if (scope.aborted) throw scope.reason;
   } else if (!scope.propagates) return fn(scope);
   entered = true;
-  if (!FRAME_MAPS) return storage.run(scope, fn, scope);
+  if (enterByRun ?? findEntry()) return storage.run(scope, fn, scope);
   if (storage.getStore() === scope) return fn(scope);
   return new AsyncResource('recourse.scope').runInAsyncScope(
     enterAndCallWith<T | PromiseLike<T>>,
@@ -580,7 +602,7 @@ export function runInScope<A extends unknown[], R>(
   ...args: A
 ): R {
   entered = true;
-  if (!FRAME_MAPS) return storage.run(scope, fn, ...args);
+  if (enterByRun ?? findEntry()) return storage.run(scope, fn, ...args);
   if (storage.getStore() === scope) return fn(...args);
   return new AsyncResource('recourse.scope').runInAsyncScope(
     enterAndCall<A, R>,

@@ -1,18 +1,17 @@
-import type { Channel } from 'node:diagnostics_channel';
-import { channel } from 'node:diagnostics_channel';
 import { ambientScope, type Scope } from '../context/scope.js';
 import { errorText, safeField } from '../text/safe-text.js';
+import { channels, type EventChannel } from './channels.js';
 import { stampScope } from './event-scope.js';
 import type { Listener, RecourseEventMap } from './event-types.js';
 
-const channels = new Map<string, Channel>();
+const byType = new Map<string, EventChannel>();
 
 /** @internal The diagnostics channel `recourse:<type>`. */
-export function eventChannel(type: string): Channel {
-  let c = channels.get(type);
+export function eventChannel(type: string): EventChannel {
+  let c = byType.get(type);
   if (c === undefined) {
-    c = channel(`recourse:${type}`);
-    channels.set(type, c);
+    c = channels().channel(`recourse:${type}`);
+    byType.set(type, c);
   }
   return c;
 }
@@ -21,10 +20,21 @@ export function eventChannel(type: string): Channel {
 export function reportListenerError(error: unknown): void {
   // The stack says where the broken listener is; any thrown value must be printable (never throws).
   const stack = safeField(error, 'stack');
-  process.emitWarning(
+  warn(
     `a recourse event listener threw: ${typeof stack === 'string' ? stack : errorText(error)}`,
     'RecourseListenerWarning',
   );
+}
+
+/**
+ * @internal A process warning (`process.emitWarning`, which Node prints once and tools can catch)
+ * where the runtime has one, else `console.warn` (a browser).
+ */
+export function warn(message: string, type: string): void {
+  const runtime = (globalThis as { process?: { emitWarning?: (m: string, t: string) => void } })
+    .process;
+  if (typeof runtime?.emitWarning === 'function') runtime.emitWarning(message, type);
+  else console.warn(`${type}: ${message}`);
 }
 
 type AnyListener = (event: object) => void;

@@ -39,7 +39,7 @@ export function callIdOf(event: object): string | undefined {
   if (root.shared) return undefined;
   let id = callIds.get(root);
   if (id === undefined) {
-    id = `${process.pid}.${++lastCallId}`;
+    id = `${(globalThis as { process?: { pid?: number } }).process?.pid ?? 0}.${++lastCallId}`;
     callIds.set(root, id);
   }
   return id;

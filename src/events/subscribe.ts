@@ -1,11 +1,12 @@
-import { subscribe as dcSubscribe, unsubscribe as dcUnsubscribe } from 'node:diagnostics_channel';
 import { observeNames } from '../context/observers.js';
+import { channels } from './channels.js';
 import { reportListenerError } from './emitter.js';
 import { EVENT_TYPES, type RecourseEvent } from './event-types.js';
 
 /**
  * Attaches a sink to every recourse event of every policy in the process (through
- * `node:diagnostics_channel`, channels `recourse:<type>` for each type of `RecourseEventMap`).
+ * `node:diagnostics_channel`, channels `recourse:<type>` for each type of `RecourseEventMap`, where
+ * the runtime has it).
  * Returns the unsubscribe function. Sinks never break calls: a throwing sink is reported
  * asynchronously. While a sink is attached, the name of a named pipeline (or `instrument`) also
  * reaches events emitted by code running inside its calls (a `watch` stall).
@@ -25,13 +26,14 @@ export function subscribe(sink: (event: RecourseEvent) => void): () => void {
       reportListenerError(error);
     }
   };
-  for (const type of EVENT_TYPES) dcSubscribe(`recourse:${type}`, handler);
+  const bus = channels();
+  for (const type of EVENT_TYPES) bus.subscribe(`recourse:${type}`, handler);
   const unobserve = observeNames();
   let attached = true;
   return () => {
     if (!attached) return;
     attached = false;
     unobserve();
-    for (const type of EVENT_TYPES) dcUnsubscribe(`recourse:${type}`, handler);
+    for (const type of EVENT_TYPES) bus.unsubscribe(`recourse:${type}`, handler);
   };
 }

@@ -1,7 +1,7 @@
 import type { Classification, FailureKind } from '../classify/classification.js';
 import { classify } from '../classify/classify.js';
 import { type Clock, systemClock } from '../clock/clock.js';
-import { Emitter } from '../events/emitter.js';
+import { Emitter, warn } from '../events/emitter.js';
 import { dependencyOf } from '../events/event-scope.js';
 import type { BreakerState, CallOutcome, RecourseEvent } from '../events/event-types.js';
 import { subscribe } from '../events/subscribe.js';
@@ -421,7 +421,7 @@ class Monitor implements HealthMonitor {
   #warnFull(): void {
     if (this.#warned) return;
     this.#warned = true;
-    process.emitWarning(
+    warn(
       `recourse healthMonitor: ${this.#maxDependencies} dependencies are active in one window; further names are counted as "${OTHER_DEPENDENCY}". Name dependencies by kind, not by request (a tool-call id, a URL), or raise maxDependencies.`,
       'RecourseCardinalityWarning',
     );

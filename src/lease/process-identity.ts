@@ -1,20 +1,42 @@
-import { randomUUID } from 'node:crypto';
-import { readlinkSync } from 'node:fs';
-import { hostname } from 'node:os';
+interface Runtime {
+  pid?: number;
+  kill?: (pid: number, signal: number) => unknown;
+  getBuiltinModule?: (id: string) => unknown;
+}
 
-/** This machine and PID namespace: a PID means the same process only within it. */
-function machine(): string {
+// The host's process, where the runtime has one (Node, Bun, Deno; workerd's has no real pid).
+const runtime = (): Runtime | undefined => (globalThis as { process?: Runtime }).process;
+
+/**
+ * This machine and PID namespace: a PID means the same process only within it. Node's fs and os
+ * are reached through `getBuiltinModule` (ARCHITECTURE.md §runtimes), and only when a lease is
+ * taken, never at load; where they are missing the id names no machine, and no holder ever counts
+ * as dead.
+ */
+function machine(): string | undefined {
+  const r = runtime();
+  let host: string | undefined;
   let namespace = '';
   try {
+    const os = r?.getBuiltinModule?.('node:os') as { hostname?: () => string } | undefined;
+    host = os?.hostname?.();
+    const fs = r?.getBuiltinModule?.('node:fs') as
+      | { readlinkSync?: (path: string) => string }
+      | undefined;
     // Containers sharing a volume have separate PID namespaces; PIDs from another one say nothing.
-    namespace = readlinkSync('/proc/self/ns/pid').replace(/\D/g, '');
+    namespace = String(fs?.readlinkSync?.('/proc/self/ns/pid') ?? '').replace(/\D/g, '');
   } catch {
     // Not Linux: the host name alone.
   }
-  return `${hostname()}#${namespace}`.replace(/[\s|]/g, '_');
+  if (host === undefined || typeof r?.pid !== 'number') return undefined;
+  return `${host}#${namespace}`.replace(/[\s|]/g, '_');
 }
 
-const MACHINE = machine();
+let machineId: string | null | undefined;
+function thisMachine(): string | null {
+  if (machineId === undefined) machineId = machine() ?? null;
+  return machineId;
+}
 
 /**
  * @internal A lease owner id that says which process holds the lease: `machine|pid|random`.
@@ -23,7 +45,8 @@ const MACHINE = machine();
  * const owner = processOwner()
  */
 export function processOwner(): string {
-  return `${MACHINE}|${process.pid}|${randomUUID()}`;
+  const where = thisMachine() ?? 'unknown';
+  return `${where}|${runtime()?.pid ?? 0}|${globalThis.crypto.randomUUID()}`;
 }
 
 /**
@@ -37,11 +60,13 @@ export function processOwner(): string {
  */
 export function holderIsDead(owner: string): boolean {
   const [where, pid, nonce, ...rest] = owner.split('|');
-  if (where !== MACHINE || nonce === undefined || rest.length > 0) return false;
+  const here = thisMachine();
+  if (here === null || where !== here || nonce === undefined || rest.length > 0) return false;
+  const r = runtime();
   const n = Number(pid);
-  if (!Number.isInteger(n) || n <= 0 || n === process.pid) return false;
+  if (!Number.isInteger(n) || n <= 0 || n === r?.pid || typeof r?.kill !== 'function') return false;
   try {
-    process.kill(n, 0);
+    r.kill(n, 0);
     return false;
   } catch (error) {
     return (error as { code?: unknown }).code === 'ESRCH';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Classification } from '../classify/classification.js';
 import { classify } from '../classify/classify.js';
 import type { Clock } from '../clock/clock.js';
@@ -197,7 +196,7 @@ class EscalatePolicy extends BaseLayer implements Escalate {
     return (fn: Work<unknown>, scope: Scope) => {
       const action = this.#action ?? scope.name ?? 'action';
       // Without a key the escalation cannot be found again after a restart: it is one call's own.
-      const key = scope.idempotencyKey ?? `random:${randomUUID()}`;
+      const key = scope.idempotencyKey ?? `random:${globalThis.crypto.randomUUID()}`;
       const prepared: Prepared = { action, args: 'null', id: escalationIdOf(key) };
       return this.#guarded(
         prepared,
@@ -385,7 +384,7 @@ class EscalatePolicy extends BaseLayer implements Escalate {
   /** Marks the approval of `record.round` used; false when another call used it first. */
   async #use(record: EscalationRecord): Promise<boolean> {
     const key = useKey(record.id, record.round);
-    const owner = `ask:${randomUUID()}`;
+    const owner = `ask:${globalThis.crypto.randomUUID()}`;
     const now = this.#clock.now();
     const claim = await this.#store.ledgerClaim(key, owner, now, 30_000);
     if (claim.kind !== 'claimed') return false;
