@@ -8,6 +8,7 @@ import {
 import { errorText } from '../text/safe-text.js';
 import { type CommandGroup, command, usageError } from './command.js';
 import { booleanFlag, integerFlag, textFlag, type ValueFlag } from './flags.js';
+import { packageDoc } from './package-docs.js';
 
 const NAME = 'chaos serve';
 
@@ -26,7 +27,7 @@ const flags = {
   host: textFlag('HOST', 'interface to bind (default 127.0.0.1)'),
   scenario: textFlag(
     'FILE',
-    'JSON scenario: { "seed": 1, "rules": [{ "match": {...}, "fault": {...} }], "answers": {...}, "rateLimit": {...}, "pacing": [...] } (default: no faults; see docs/chaos-server.md)',
+    `JSON scenario: { "seed": 1, "rules": [{ "match": {...}, "fault": {...} }], "answers": {...}, "rateLimit": {...}, "pacing": [...] } (default: no faults; see ${packageDoc('chaos-server.md')})`,
   ),
   upstream: urlFlag,
   log: textFlag('FILE', 'append one JSON line per request to FILE'),
