@@ -2,18 +2,22 @@
 // Renders bench/results.json into the documents that quote it:
 //   node bench/report.js [results.json]                        print BENCHMARKS.md
 //   node bench/report.js [results.json] --update BENCHMARKS.md  write it (prose from bench/BENCHMARKS.template.md)
+//   node bench/report.js [results.json] --update bench/NOTES.md the lab notes (bench/NOTES.template.md)
 //   node bench/report.js [results.json] --update README.md      replace the comparison table between
 //                                                              <!-- bench:start --> and <!-- bench:end -->
-// --update may be given more than once. A file named BENCHMARKS.md is written whole; any other file
-// gets its bench region replaced.
+// --update may be given more than once. BENCHMARKS.md and NOTES.md are written whole; any other
+// file gets its bench region replaced.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { updatedDocument } from './lib/benchmarks-doc.js';
+import { TEMPLATES, updatedDocument } from './lib/benchmarks-doc.js';
 
 const USAGE =
-  'usage: node bench/report.js [results.json] [--update BENCHMARKS.md] [--update README.md]';
-const TEMPLATE = fileURLToPath(new URL('./BENCHMARKS.template.md', import.meta.url));
+  'usage: node bench/report.js [results.json] [--update BENCHMARKS.md] [--update bench/NOTES.md] [--update README.md]';
+const template = (name) =>
+  TEMPLATES[name] === undefined
+    ? ''
+    : readFileSync(fileURLToPath(new URL(`../${TEMPLATES[name]}`, import.meta.url)), 'utf8');
 
 const args = process.argv.slice(2);
 const targets = [];
@@ -40,16 +44,17 @@ if (positional.length > 1) {
 }
 const file = positional[0] ?? fileURLToPath(new URL('./results.json', import.meta.url));
 const results = JSON.parse(readFileSync(file, 'utf8'));
-const template = readFileSync(TEMPLATE, 'utf8');
 
-if (targets.length === 0) console.log(updatedDocument('BENCHMARKS.md', '', results, template));
+if (targets.length === 0)
+  console.log(updatedDocument('BENCHMARKS.md', '', results, template('BENCHMARKS.md')));
 for (const target of targets) {
   let current = '';
   try {
     current = readFileSync(target, 'utf8');
   } catch (error) {
-    if (basename(target) !== 'BENCHMARKS.md') throw error;
+    if (TEMPLATES[basename(target)] === undefined) throw error;
   }
-  writeFileSync(target, updatedDocument(basename(target), current, results, template));
+  const name = basename(target);
+  writeFileSync(target, updatedDocument(name, current, results, template(name)));
   console.log(`updated ${target}`);
 }

@@ -24,6 +24,7 @@ import * as hedgeCase from './cases/hedge.js';
 import * as adaptiveStall from './cases/adaptive-stall.js';
 import * as cluster from './cases/cluster.js';
 import * as instructions from './cases/instructions.js';
+import * as bundleSize from './cases/bundle-size.js';
 
 const CASES = [
   overhead,
@@ -40,6 +41,7 @@ const CASES = [
   adaptiveStall,
   cluster,
   instructions,
+  bundleSize,
 ];
 
 let args;

@@ -6,8 +6,9 @@ export const USAGE = `usage: npm run bench -- [--quick] [--node PATH]... [--only
                  side by side with the Node running run.js (repeatable)
   --only CASES   comma-separated case ids or numbers: 1 overhead, 2 watch, 3 stall, 4 memory,
                  5 amplification, 6 jitter, 7 chaos, 8 report, 9 resume, 10 rate-limit, 11 hedge,
-                 12 adaptive-stall, 13 cluster; and only when named, 14 instructions (valgrind's
-                 count of instructions per call for cases 1 and 2, about 9 minutes per runtime)
+                 12 adaptive-stall, 13 cluster, 15 bundle-size; and only when named, 14
+                 instructions (valgrind's count of instructions per call for cases 1 and 2, about 9
+                 minutes per runtime)
   --merge        keep the other cases of the results file (with --only: refresh some cases of a run)
   --rounds N     fresh processes per variant for the per-call cases (default 7; --quick 3)
   --out FILE     where to write the results (default bench/results.json)`;

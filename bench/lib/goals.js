@@ -6,26 +6,32 @@ const status = (ok) => (ok === undefined ? 'n/a' : ok ? 'met' : 'NOT met');
 
 export function evaluateGoals(results) {
   const goals = [];
-  const add = (goal, node, measured, ok) =>
-    goals.push({ goal, node, measured, status: status(ok), ok });
+  // peers: what cockatiel, opossum or p-retry measured for the same thing in the same run, or
+  // why none of them has a number there.
+  const add = (goal, node, measured, ok, peers = '—') =>
+    goals.push({ goal, node, measured, status: status(ok), ok, peers });
   const c = results.cases;
 
   if (c.overhead?.data) {
     for (const [node, d] of Object.entries(c.overhead.data)) {
       const p2 = d['recourse-pipeline2'];
       const p3 = d['recourse-pipeline3'];
+      const over = (v) => (d[v] === undefined ? '—' : `+${fmt(d[v].overheadNs)} ns`);
+      const wrap2 = `cockatiel wrap(retry, breaker) ${over('cockatiel-wrap2')}`;
       if (p2) {
         add(
           'pipeline(breaker, retry) <= 100 ns above bare await',
           node,
           `${fmt(p2.overheadNs)} ns`,
           p2.overheadNs <= 100,
+          `${wrap2}; opossum (breaker) ${over('opossum-notimeout')}; p-retry ${over('p-retry')}`,
         );
         add(
           "pipeline(breaker, retry) <= 0.5× cockatiel's wrap(retry, breaker)",
           node,
           `${fmt(p2.ratioTotal, 2)}× per call (${fmt(p2.ratioOverhead, 2)}× on the overhead above bare)`,
           p2.ratioTotal <= 0.5,
+          wrap2,
         );
       }
       if (p3) {
@@ -40,6 +46,7 @@ export function evaluateGoals(results) {
           node,
           `${fmt(p3.overheadNs)} ns${timeoutPart}${als}`,
           p3.overheadNs <= 400,
+          `cockatiel wrap(retry, breaker, timeout) ${over('cockatiel-wrap3')}; opossum (10 s timeout) ${over('opossum-default')}`,
         );
       }
     }
@@ -64,6 +71,7 @@ export function evaluateGoals(results) {
         node,
         `${fmt(w.timesBare, 2)}× (${fmt(w.overBare)} ns/item over bare)`,
         w.timesBare <= 1.5,
+        'none detects a stalled stream',
       );
       if (n) {
         add(
@@ -82,19 +90,29 @@ export function evaluateGoals(results) {
       results.runtimes[0].version,
       `p99 ${fmt(d.p99, 2)} ms late (p50 ${fmt(d.p50, 2)}, max ${fmt(d.max, 2)}, early ${d.early})`,
       d.p99 <= 15 && d.early === 0,
+      'none detects a stalled stream',
     );
   }
   if (c.memory?.data) {
     for (const [node, d] of Object.entries(c.memory.data)) {
       const idle = d['recourse-registry'].bytesPerBreaker.median;
       const used = d['recourse-registry-used']?.bytesPerBreaker.median;
-      add('<= 300 bytes per idle breaker (never called)', node, `${fmt(idle)} B`, idle <= 300);
+      const bytes = (v) => (d[v] === undefined ? '—' : `${fmt(d[v].bytesPerBreaker.median)} B`);
+      const peers = `cockatiel ${bytes('cockatiel')}, opossum ${bytes('opossum')}`;
+      add(
+        '<= 300 bytes per idle breaker (never called)',
+        node,
+        `${fmt(idle)} B`,
+        idle <= 300,
+        peers,
+      );
       if (used !== undefined)
         add(
           '<= 300 bytes per idle breaker (called once, then idle)',
           node,
           `${fmt(used)} B`,
           used <= 300,
+          peers,
         );
     }
   }
@@ -105,6 +123,7 @@ export function evaluateGoals(results) {
       results.runtimes[0].version,
       `recourse ${fmt(d['recourse-nested'].perCall, 2)}, p-retry ${fmt(d['p-retry-nested'].perCall, 2)}`,
       d['recourse-nested'].perCall <= 3,
+      `p-retry ${fmt(d['p-retry-nested']?.perCall, 2)}, cockatiel ${fmt(d['cockatiel-nested']?.perCall, 2)}`,
     );
   }
   if (c.jitter?.data) {
@@ -183,13 +202,34 @@ export function evaluateGoals(results) {
     [' (Vercel AI SDK)', c.chaos?.data?.['ai-sdk']?.recourse],
     [' (openai SDK)', c.chaos?.data?.openai?.recourse],
   ];
+  const sdkArms = {
+    '': c.chaos?.data?.sdk,
+    ' (Vercel AI SDK)': c.chaos?.data?.['ai-sdk']?.sdk,
+    ' (openai SDK)': c.chaos?.data?.openai?.sdk,
+  };
   for (const [sdk, r] of chaosArms) {
     if (!r) continue;
+    const own = sdkArms[sdk];
     add(
       `chaos workload${sdk}: >= 99% success with <= 1.3 requests per logical call`,
       results.runtimes[0].version,
       `${fmt(r.successRate * 100, 1)}% success, ${fmt(r.requestsPerCall, 2)} requests/call`,
       r.successRate >= 0.99 && r.requestsPerCall <= 1.3,
+      own === undefined
+        ? '—'
+        : `the SDK's own retries: ${fmt(own.successRate * 100, 1)}% success, ${fmt(own.requestsPerCall, 2)} requests/call`,
+    );
+  }
+  if (c['bundle-size']?.data) {
+    const d = c['bundle-size'].data;
+    const kB = (n) => `${fmt(n / 1000, 1)} kB`;
+    const four = d['recourse-four'];
+    add(
+      'retry, circuitBreaker, timeout, pipeline bundled for a browser: <= 10 kB gzip',
+      'esbuild',
+      `${kB(four.gzip)} gzip (${kB(four.minified)} minified); left as imports: ${four.imports.join(', ') || 'none'}`,
+      four.gzip <= 10_000,
+      `cockatiel ${kB(d['cockatiel-four'].gzip)} gzip (${kB(d['cockatiel-four'].minified)} minified; its CommonJS build on platform node ${kB(d['cockatiel-four-node'].gzip)})`,
     );
   }
   if (c.cluster?.data) {
@@ -226,6 +266,55 @@ export function evaluateGoals(results) {
     }
   }
   return goals;
+}
+
+const major = (version) => /^v(\d+)\./.exec(version)?.[1];
+
+/**
+ * The goals as one table: a row per goal, what the peers measured, recourse's measure on each Node
+ * of the run side by side, and whether the goal is met on each. A goal measured once (on the main
+ * Node, on virtual time, or not at run time at all) fills the first column.
+ */
+export function summarizeGoals(results) {
+  const goals = evaluateGoals(results);
+  const nodes = results.runtimes.map((r) => r.version);
+  const rows = new Map();
+  for (const g of goals) {
+    let row = rows.get(g.goal);
+    if (row === undefined) {
+      row = { goal: g.goal, peers: g.peers, byNode: {}, other: undefined, verdicts: [] };
+      rows.set(g.goal, row);
+    }
+    if (nodes.includes(g.node)) row.byNode[g.node] = g.measured;
+    else row.other = `${g.node}: ${g.measured}`;
+    row.verdicts.push({ node: g.node, status: g.status });
+  }
+  const columns = [
+    { key: 'goal', label: 'goal', align: 'left' },
+    { key: 'peers', label: 'peers', align: 'left' },
+    ...nodes.map((n, i) => ({ key: `n${i}`, label: `recourse, Node ${major(n)}`, align: 'left' })),
+    { key: 'status', label: 'met?', align: 'left' },
+  ];
+  const out = [...rows.values()].map((row) => {
+    const line = { goal: row.goal, peers: row.peers };
+    nodes.forEach((n, i) => {
+      line[`n${i}`] = row.byNode[n] ?? (i === 0 && row.other !== undefined ? row.other : '—');
+    });
+    const failed = row.verdicts.filter((v) => v.status !== 'met');
+    line.status =
+      failed.length === 0
+        ? 'met'
+        : failed.length === row.verdicts.length
+          ? failed[0].status
+          : failed
+              .map(
+                (v) =>
+                  `${v.status} on ${nodes.includes(v.node) ? `Node ${major(v.node)}` : v.node}`,
+              )
+              .join(', ');
+    return line;
+  });
+  return { columns, rows: out };
 }
 
 /** The columns of the goals table, in the terminal report and in the README alike. */

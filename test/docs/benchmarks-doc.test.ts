@@ -1,6 +1,7 @@
-// BENCHMARKS.md and the README's comparison table are generated from bench/results.json
-// (`node bench/report.js --update BENCHMARKS.md --update README.md`): the committed files must be
-// what the generator makes of the committed results, and every benchmark case must have its prose.
+// BENCHMARKS.md, the lab notes bench/NOTES.md and the README's comparison table are generated from
+// bench/results.json (`node bench/report.js --update BENCHMARKS.md --update bench/NOTES.md
+// --update README.md`): the committed files must be what the generator makes of the committed
+// results, and every benchmark case must have its prose in the notes.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,8 +13,10 @@ import { ROOT } from './compile-examples.js';
 
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
 const results = JSON.parse(read('bench/results.json'));
-const template = read('bench/BENCHMARKS.template.md');
-const REGENERATE = 'regenerate it: node bench/report.js --update BENCHMARKS.md --update README.md';
+const summary = read('bench/BENCHMARKS.template.md');
+const template = read('bench/NOTES.template.md');
+const REGENERATE =
+  'regenerate it: node bench/report.js --update BENCHMARKS.md --update bench/NOTES.md --update README.md';
 
 /** The case ids of bench/run.js's case list, read from the case modules it imports. */
 function benchCaseIds(): string[] {
@@ -36,11 +39,25 @@ function benchCaseIds(): string[] {
     });
 }
 
-describe('BENCHMARKS.md and the README comparison', () => {
+describe('BENCHMARKS.md, bench/NOTES.md and the README comparison', () => {
   it('BENCHMARKS.md is what bench/report.js makes of bench/results.json', () => {
     expect(read('BENCHMARKS.md'), REGENERATE).toBe(
-      updatedDocument('BENCHMARKS.md', '', results, template),
+      updatedDocument('BENCHMARKS.md', '', results, summary),
     );
+  });
+
+  it('bench/NOTES.md is what bench/report.js makes of bench/results.json', () => {
+    expect(read('bench/NOTES.md'), REGENERATE).toBe(
+      updatedDocument('NOTES.md', '', results, template),
+    );
+  });
+
+  it('BENCHMARKS.md is one table: a row per goal with the peers and recourse on each Node', () => {
+    const page = read('BENCHMARKS.md');
+    expect(page).toContain('| goal | peers | recourse, Node 20 | recourse, Node 24 | met? |');
+    expect(page).toContain('[bench/NOTES.md](bench/NOTES.md)');
+    expect(page).not.toContain('{{');
+    expect(page.length).toBeLessThan(16_000);
   });
 
   it("the README's comparison table is what bench/report.js makes of bench/results.json", () => {
@@ -55,7 +72,7 @@ describe('BENCHMARKS.md and the README comparison', () => {
     for (const id of ids) {
       expect(
         template,
-        `bench/BENCHMARKS.template.md: add {{title:${id}}}, prose and {{tables:${id}}}`,
+        `bench/NOTES.template.md: add {{title:${id}}}, prose and {{tables:${id}}}`,
       ).toContain(`{{title:${id}}}`);
       expect(template).toContain(`{{tables:${id}}}`);
     }
