@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { afterBurst } from './after-burst.js';
 import { type Clock, startTimer, type Timer } from './clock.js';
 
 // The queue's one timer serves every call, so it is armed outside any call's async context (the
@@ -7,11 +8,6 @@ import { type Clock, startTimer, type Timer } from './clock.js';
 // (AsyncLocalStorage stores, an OpenTelemetry context manager's active span). Each entry then runs
 // its expiry in its own call's scope.
 const inRootContext = AsyncLocalStorage.snapshot();
-
-// After the current burst of promise reactions: setImmediate where the runtime has it (Node, Bun,
-// Deno, workerd), else a zero-delay timer (a browser).
-const afterBurst: (callback: () => void) => unknown =
-  typeof setImmediate === 'function' ? setImmediate : (callback) => setTimeout(callback, 0);
 
 /**
  * @internal One scheduled expiry. The queue calls `expire()` once at `at` unless the entry was

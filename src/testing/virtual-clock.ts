@@ -1,4 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
+import { afterBurst } from '../clock/after-burst.js';
 import type { Timer, TimerClock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import { showValue } from '../options/validate-options.js';
@@ -9,7 +10,7 @@ interface VirtualTimer {
   callback: (() => void) | undefined;
 }
 
-const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const flush = (): Promise<void> => new Promise((resolve) => afterBurst(resolve));
 
 /**
  * A clock whose time moves only when a test says so. Timers fire in time order (ties in the order

@@ -1,3 +1,4 @@
+import { afterBurst } from '../clock/after-burst.js';
 import { type Clock, hasTimers, startTimer, systemClock, type Timer } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import { StallError, type StallPhase } from '../errors/stall-error.js';
@@ -288,7 +289,7 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
       (Watcher.#queue as Array<Watcher<M>>).push(this);
       if (!Watcher.#scheduled) {
         Watcher.#scheduled = true;
-        setImmediate(Watcher.#stampQueued);
+        afterBurst(Watcher.#stampQueued);
       }
     } else this.#burstTimer = startTimer(this.#clock, 0, this.#onBurstEnd);
   }
