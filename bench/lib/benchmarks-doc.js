@@ -166,7 +166,9 @@ export function renderComparison(r) {
     { key: 'opossum', label: 'opossum', align: 'left' },
     { key: 'pretry', label: 'p-retry', align: 'left' },
   ];
-  return `${markdownTable(columns, rows)}\n\n${measuredOn(r)}`;
+  // The run's full account (merged cases, load, revisions) is BENCHMARKS.md's; here, one line.
+  const where = `${r.machine.cpu}, ${r.machine.cores} vCPUs`;
+  return `${markdownTable(columns, rows)}\n\n${where}; when and how each was measured: BENCHMARKS.md.`;
 }
 
 /** The template each generated page is made from (relative to the repository). */

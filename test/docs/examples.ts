@@ -6,7 +6,9 @@ import { ROOT } from './compile-examples.js';
 import { type MarkdownExample, markdownExamples } from './markdown-examples.js';
 
 export function documentationFiles(): string[] {
-  const top = ['README.md', 'BENCHMARKS.md', 'bench/NOTES.md'].filter((f) => existsSync(join(ROOT, f)));
+  const top = ['README.md', 'BENCHMARKS.md', 'bench/NOTES.md'].filter((f) =>
+    existsSync(join(ROOT, f)),
+  );
   const docs = readdirSync(join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .sort()
