@@ -244,39 +244,6 @@ const TYPES: { readonly [K in RecourseEventType]: true } = {
 export const EVENT_TYPES: readonly RecourseEventType[] = Object.keys(TYPES) as RecourseEventType[];
 
 /**
- * The event map of policies.
- *
- * @deprecated Since 0.2: the same map as {@link RecourseEventMap}, which also holds the
- * observability and adapter events.
- * @example
- * const onRetry = (e: PolicyEventMap['retry']) => console.log(e.delayMs)
- */
-export type PolicyEventMap = RecourseEventMap;
-
-/**
- * @deprecated Since 0.2: use {@link RecourseEventType}.
- * @example
- * const type: PolicyEventType = 'retry'
- */
-export type PolicyEventType = RecourseEventType;
-
-/**
- * The events of `instrument()` and the degradation controller.
- *
- * @deprecated Since 0.2: part of {@link RecourseEventMap}.
- * @example
- * const onCall = (e: ObservabilityEventMap['call']) => console.log(e.outcome)
- */
-export type ObservabilityEventMap = Pick<RecourseEventMap, 'call' | 'attempt' | 'degradation'>;
-
-/**
- * @deprecated Since 0.2: use {@link RecourseEventType}.
- * @example
- * const type: ObservabilityEventType = 'call'
- */
-export type ObservabilityEventType = keyof ObservabilityEventMap;
-
-/**
  * An event as sinks receive it from `subscribe`: its payload plus `type`, `policy` (the kind:
  * `retry`, `circuit-breaker`, …), `name` (the policy's own name, else the name of the call it ran
  * in: a named `pipeline` or `instrument`) and `at` (epoch ms).
