@@ -143,7 +143,7 @@ export {
 } from './transitions/breaker-transitions.js';
 export type { ResultCheck, ResultValidator } from './validate/check-result.js';
 export { validate } from './validate/validate.js';
-export type { AdaptiveStallOptions } from './watch/adaptive-limits.js';
+export type { AdaptiveStallOptions, StallOptions } from './options/stall-options.js';
 export { type WatchOptions, watch } from './watch/watch.js';
 // governor: adaptive stall limits, hedged calls
 export {

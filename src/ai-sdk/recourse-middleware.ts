@@ -8,8 +8,9 @@ import {
   showValue,
 } from '../options/validate-options.js';
 import type { Policy } from '../policy/policy.js';
+import { STALL_OPTION_KEYS } from '../options/stall-options.js';
 import { generateOnce, openStream, underPolicy } from './model-calls.js';
-import { type ModelStallOptions, resolveModelLimits } from './model-limits.js';
+import { type ModelStallOptions, modelLimits } from './model-limits.js';
 import { resumingParts } from './resume/resuming-parts.js';
 import { SdkRetryDetector } from './sdk-retry-detector.js';
 import type { CallOptions, ModelObject } from './sdk-types.js';
@@ -38,12 +39,9 @@ export interface RecourseMiddlewareOptions extends ModelStallOptions {
 }
 
 const KEYS: OptionKeys<RecourseMiddlewareOptions> = {
+  ...STALL_OPTION_KEYS,
   name: true,
   policy: true,
-  firstItemMs: true,
-  idleMs: true,
-  adaptive: true,
-  totalMs: true,
   clock: true,
   resume: true,
 };
@@ -95,7 +93,7 @@ export function recourseMiddleware(options?: RecourseMiddlewareOptions): Languag
   const name = o.name === undefined ? undefined : checkName('name', o.name);
   const policy = o.policy === undefined ? undefined : checkPolicy('policy', o.policy);
   const resume = checkResume(o.resume, 'recourseMiddleware resume');
-  const limits = resolveModelLimits('recourseMiddleware', o, name);
+  const limits = modelLimits('recourseMiddleware', o)(name, { name });
   const detector = new SdkRetryDetector(
     name === undefined ? 'recourseMiddleware' : `recourseMiddleware "${name}"`,
   );

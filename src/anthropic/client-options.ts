@@ -12,7 +12,7 @@ export type AnthropicClientOptionsInput = SdkClientOptionsInput;
  * Client options for `new Anthropic(…)` when recourse owns retries and timing: `maxRetries: 0`
  * (the SDK retries 2 times by default, so `retry({ maxAttempts: 3 })` around it would make up to
  * 9 requests) and the SDK's `timeout` left at 10 minutes (it only bounds the wait for response
- * headers; `streamMessage`'s `firstEventMs` / `idleMs` / `totalMs` bound the rest). Your own
+ * headers; `streamMessage`'s `firstItemMs` / `idleMs` / `totalMs` bound the rest). Your own
  * options win, except that an explicit `maxRetries` other than 0 is kept as given.
  *
  * @example

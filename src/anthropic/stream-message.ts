@@ -21,7 +21,11 @@ import { type WatchLimits, watchWith } from '../watch/watcher.js';
 import { IncompleteStreamError } from './incomplete-stream-error.js';
 import { checkResume, type StreamResumeOptions } from './resume/resume-options.js';
 import { resumingStream } from './resume/resuming-stream.js';
-import type { AdaptiveStallOptions } from '../watch/adaptive-limits.js';
+import {
+  checkStallOptions,
+  STALL_OPTION_KEYS,
+  type StallOptions,
+} from '../options/stall-options.js';
 
 type Message = Anthropic.Message;
 type MessageStreamEvent = Anthropic.MessageStreamEvent;
@@ -55,37 +59,17 @@ export interface AnthropicLike {
 }
 
 /**
- * Options of {@link streamMessage}. Stall detection is on by default: `firstItemMs` 300 s, and
- * `idleMs` 60 s while text streams, 300 s while the model is quiet for a reason (thinking,
- * building a tool call, before its first event). Every limit takes `Infinity` to turn it off.
+ * Options of {@link streamMessage}. Stall detection is on by default ({@link StallOptions}):
+ * `firstItemMs` 300 s (response headers included; `idleMs` when only that is set), and `idleMs`
+ * 60 s while text streams, 300 s while the model is quiet for a reason (thinking, building a tool
+ * call, before its first event; pings do not count); `totalMs` none. Every limit takes `Infinity`
+ * to turn it off; `'adaptive'` limits learn under `adaptive` (its `model` defaults to the
+ * request's). Once response headers arrive the SDK itself has no limit.
  *
  * @example
  * const o: StreamMessageOptions = { firstItemMs: 30_000, idleMs: 15_000, totalMs: 300_000 }
  */
-export interface StreamMessageOptions {
-  /**
-   * Longest wait for the first event (includes the time to response headers), ms, or `'adaptive'`
-   * (learned, see `adaptive`). Default 300 000, or `idleMs` when that is set.
-   */
-  firstItemMs?: number | 'adaptive';
-  /**
-   * @deprecated Use `firstItemMs` (one name for one idea across recourse). Accepted as an alias;
-   * giving both is a TypeError.
-   */
-  firstEventMs?: number;
-  /**
-   * Longest silence between events, ms (pings do not count). Default: 60 000 after a text delta,
-   * 300 000 after any other event; `'adaptive'`: learned (see `adaptive`). Once response headers
-   * arrive the SDK itself has no limit.
-   */
-  idleMs?: number | 'adaptive';
-  /**
-   * Where `'adaptive'` limits learn: `{ name, model, floorMs, capMs, learner }` (see `watch`).
-   * `model` defaults to the request's model. Only with a limit set to `'adaptive'`.
-   */
-  adaptive?: AdaptiveStallOptions;
-  /** Longest whole stream, ms; exceeded → `StallError` phase `total`. Default: no limit. */
-  totalMs?: number;
+export interface StreamMessageOptions extends StallOptions {
   /** Caller cancellation: rejects at once with the signal's reason and aborts the HTTP request. */
   signal?: AbortSignal;
   /** Which events reset the idle clock. Default: every event but `ping` (the SDK drops pings anyway). */
@@ -123,11 +107,7 @@ export interface StreamMessageOptions {
 }
 
 const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = {
-  firstItemMs: true,
-  firstEventMs: true,
-  idleMs: true,
-  adaptive: true,
-  totalMs: true,
+  ...STALL_OPTION_KEYS,
   signal: true,
   isProgress: true,
   onEvent: true,
@@ -187,13 +167,9 @@ export async function streamMessage(
     o.validate === undefined ? undefined : checkValidator<Message>('validate', o.validate);
   const resume = checkResume(o.resume);
   const limits: WatchLimits<MessageStreamEvent> = {
-    ...resolveStallLimits(
-      'streamMessage',
-      o,
-      { name: 'firstEventMs', value: o.firstEventMs },
-      DEFAULTS,
-      { model: modelOf(body) },
-    ),
+    ...resolveStallLimits(checkStallOptions('streamMessage', o), DEFAULTS, {
+      model: modelOf(body),
+    }),
     signal,
     isProgress: o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress),
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),

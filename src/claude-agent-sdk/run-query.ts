@@ -26,7 +26,11 @@ import { type WatchLimits, watchWith } from '../watch/watcher.js';
 import { emitModelFallback, isModelFallbackMessage } from './agent-events.js';
 import { agentResultError, noResultError } from './agent-outcome.js';
 import { type CliProcessGuard, cliProcessGuard } from './cli-process-guard.js';
-import type { AdaptiveStallOptions } from '../watch/adaptive-limits.js';
+import {
+  checkStallOptions,
+  STALL_OPTION_KEYS,
+  type StallOptions,
+} from '../options/stall-options.js';
 
 /**
  * What `runQuery` needs of a running query: the SDK's `Query`, structurally.
@@ -62,40 +66,19 @@ export interface RunQueryParams {
 }
 
 /**
- * Options of {@link runQuery}. Stall detection is on by default: `firstItemMs` 60 s (the CLI
- * starts in 0.3–1.8 s), and `idleMs` 60 s while text streams, 300 s otherwise (tool runs, the
- * model thinking, the wait for the API). Every limit takes `Infinity` to turn it off.
+ * Options of {@link runQuery}. Stall detection is on by default ({@link StallOptions}):
+ * `firstItemMs` 60 s, counted from the start of the CLI (0.3–1.8 s measured; `system/init` comes
+ * before any API request), or `idleMs` when only that is set and larger; `idleMs` 60 s after a
+ * streamed text delta, 300 s after any other message (the CLI sends nothing while it waits on the
+ * API and one `tool_progress` heartbeat per 30 s while a tool runs, measured; a model that thinks
+ * with its thinking omitted streams nothing for minutes; keep-alive pings do not count); `totalMs`
+ * none. Every limit takes `Infinity` to turn it off; `'adaptive'` limits learn under `adaptive`
+ * (its `model` defaults to `params.options.model`).
  *
  * @example
  * const o: RunQueryOptions = { idleMs: 120_000, totalMs: 600_000, validate: (r) => r.result.trim() !== '' || 'empty answer' }
  */
-export interface RunQueryOptions {
-  /**
-   * Longest wait for the first SDK message, ms; includes the CLI's start-up (0.3–1.8 s measured;
-   * `system/init` comes before any API request). Default 60 000, or `idleMs` when that is larger.
-   * `'adaptive'`: learned (see `adaptive`).
-   */
-  firstItemMs?: number | 'adaptive';
-  /**
-   * @deprecated Use `firstItemMs` (one name for one idea across recourse). Accepted as an alias;
-   * giving both is a TypeError.
-   */
-  firstMessageMs?: number;
-  /**
-   * Longest silence between SDK messages, ms (keep-alive pings do not count). Default: 60 000
-   * after a streamed text delta, 300 000 after any other message: the CLI sends nothing while it
-   * waits on the API and one `tool_progress` heartbeat per 30 s while a tool runs (measured), and
-   * a model that thinks with its thinking omitted streams nothing for minutes. `'adaptive'`:
-   * learned (see `adaptive`).
-   */
-  idleMs?: number | 'adaptive';
-  /**
-   * Where `'adaptive'` limits learn: `{ name, model, floorMs, capMs, learner }` (see `watch`).
-   * `model` defaults to `params.options.model`. Only with a limit set to `'adaptive'`.
-   */
-  adaptive?: AdaptiveStallOptions;
-  /** Longest whole query, ms; exceeded → `StallError` phase `total`. Default: no limit. */
-  totalMs?: number;
+export interface RunQueryOptions extends StallOptions {
   /** Caller cancellation: rejects at once with the signal's reason (an `AbortError`) and stops the CLI. */
   signal?: AbortSignal;
   /**
@@ -122,11 +105,7 @@ export interface RunQueryOptions {
 
 /** @internal Every option of {@link runQuery}, listed once (subagentPath takes them too). */
 export const RUN_QUERY_KEYS: OptionKeys<RunQueryOptions> = {
-  firstItemMs: true,
-  firstMessageMs: true,
-  idleMs: true,
-  adaptive: true,
-  totalMs: true,
+  ...STALL_OPTION_KEYS,
   signal: true,
   validate: true,
   isProgress: true,
@@ -194,18 +173,12 @@ export async function runQuery(
       ? (sdkQuery as QueryFunction)
       : checkFunction<QueryFunction>('query', o.query);
   const limits: WatchLimits<SDKMessage> = {
-    ...resolveStallLimits(
-      'runQuery',
-      o,
-      { name: 'firstMessageMs', value: o.firstMessageMs },
-      DEFAULTS,
-      {
-        model:
-          typeof params.options?.model === 'string' && params.options.model !== ''
-            ? params.options.model
-            : undefined,
-      },
-    ),
+    ...resolveStallLimits(checkStallOptions('runQuery', o), DEFAULTS, {
+      model:
+        typeof params.options?.model === 'string' && params.options.model !== ''
+          ? params.options.model
+          : undefined,
+    }),
     signal: undefined,
     isProgress: o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress),
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),

@@ -12,32 +12,25 @@ import { checkSpendLimit, type SpendLimit } from '../governor/spend-limit.js';
 import { checkValidator, type ResultValidator } from '../validate/check-result.js';
 import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
 import { type WatchLimits, watchWith } from '../watch/watcher.js';
-import type { AdaptiveStallOptions } from '../watch/adaptive-limits.js';
+import {
+  checkStallOptions,
+  STALL_OPTION_KEYS,
+  type StallOptions,
+} from '../options/stall-options.js';
 import { modelOf } from '../governor/call-facts.js';
 
 /**
- * Options of `streamChat` and `streamResponse`. Stall detection is on by default: `firstItemMs`
- * 300 s, and `idleMs` 60 s while text streams, 300 s while the model is quiet for a reason
- * (reasoning, building a tool call, before its first event). Every limit takes `Infinity` to turn
- * it off.
+ * Options of `streamChat` and `streamResponse`. Stall detection is on by default
+ * ({@link StallOptions}): `firstItemMs` 300 s (response headers included; `idleMs` when only that
+ * is set), and `idleMs` 60 s while text streams, 300 s while the model is quiet for a reason
+ * (reasoning, building a tool call, before its first event); `totalMs` none. Every limit takes
+ * `Infinity` to turn it off; `'adaptive'` limits learn under `adaptive` (its `model` defaults to
+ * the request's).
  *
  * @example
  * const o: OpenAIStreamOptions<OpenAI.Chat.ChatCompletionChunk, OpenAI.Chat.ChatCompletion> = { idleMs: 15_000, totalMs: 300_000 }
  */
-export interface OpenAIStreamOptions<E, R, O = Record<string, unknown>> {
-  /** Longest wait for the first event (response headers included), ms, or `'adaptive'` (see `adaptive`). Default 300 000, or `idleMs` when that is set. */
-  firstItemMs?: number | 'adaptive';
-  /** @deprecated Use `firstItemMs` (one name across recourse). Accepted as an alias; giving both is a TypeError. */
-  firstEventMs?: number;
-  /** Longest silence between events, ms, or `'adaptive'` (see `adaptive`). Default: 60 000 after a text delta, 300 000 after any other event. */
-  idleMs?: number | 'adaptive';
-  /**
-   * Where `'adaptive'` limits learn: `{ name, model, floorMs, capMs, learner }` (see `watch`).
-   * `model` defaults to the request's model. Only with a limit set to `'adaptive'`.
-   */
-  adaptive?: AdaptiveStallOptions;
-  /** Longest whole stream, ms; exceeded → `StallError` phase `total`. Default: no limit. */
-  totalMs?: number;
+export interface OpenAIStreamOptions<E, R, O = Record<string, unknown>> extends StallOptions {
   /** Caller cancellation: rejects at once with the signal's reason and aborts the HTTP request. */
   signal?: AbortSignal;
   /** Which events reset the idle clock. Default: every event (the SDK drops SSE comment keep-alives) but a `keepalive` one. */
@@ -68,11 +61,7 @@ export interface OpenAIStreamOptions<E, R, O = Record<string, unknown>> {
 }
 
 const KEYS: OptionKeys<OpenAIStreamOptions<unknown, unknown>> = {
-  firstItemMs: true,
-  firstEventMs: true,
-  idleMs: true,
-  adaptive: true,
-  totalMs: true,
+  ...STALL_OPTION_KEYS,
   signal: true,
   isProgress: true,
   onEvent: true,
@@ -112,9 +101,7 @@ export function streamSetup<E, R>(
       o.onEvent === undefined ? undefined : checkFunction<(e: E) => void>('onEvent', o.onEvent),
     validator: o.validate === undefined ? undefined : checkValidator<R>('validate', o.validate),
     limits: {
-      ...resolveStallLimits(owner, o, { name: 'firstEventMs', value: o.firstEventMs }, defaults, {
-        model: modelOf(body),
-      }),
+      ...resolveStallLimits(checkStallOptions(owner, o), defaults, { model: modelOf(body) }),
       signal,
       isProgress:
         o.isProgress === undefined ? notKeepalive : checkFunction('isProgress', o.isProgress),
