@@ -1,6 +1,6 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { isFallback, ladderIsNotAPolicy } from '../fallback/fallback.js';
-import { checkResume, type StreamResumeOptions } from '../anthropic/resume/resume-options.js';
+import { checkResume, type StreamResumeOptions } from '../model-stream/resume-options.js';
 import {
   checkName,
   checkOptions,

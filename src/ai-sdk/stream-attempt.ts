@@ -1,4 +1,4 @@
-import { IncompleteStreamError } from '../anthropic/incomplete-stream-error.js';
+import { IncompleteStreamError } from '../model-stream/incomplete-stream-error.js';
 import { type WatchLimits, watchWith } from '../watch/watcher.js';
 import type {
   CallOptions,

@@ -14,8 +14,8 @@
 export {
   IncompleteStreamError,
   isIncompleteStreamError,
-} from '../anthropic/incomplete-stream-error.js';
-export { type ClientWithOptions, withoutSdkRetries } from '../anthropic/client-options.js';
+} from '../model-stream/incomplete-stream-error.js';
+export { type ClientWithOptions, withoutSdkRetries } from '../options/sdk-client-options.js';
 export { type OpenAIClientOptionsInput, openAIClientOptions } from './client-options.js';
 export { isResponseFailedError, ResponseFailedError } from './response-failed-error.js';
 export {

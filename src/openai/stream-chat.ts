@@ -1,7 +1,7 @@
 import { reportRequestTokens } from '../governor/attempt-signals.js';
-import { estimateTokens } from '../governor/call-facts.js';
+import { estimateTokens, modelOf, usageOf } from '../dialects/read-facts.js';
 import type OpenAI from 'openai';
-import { IncompleteStreamError } from '../anthropic/incomplete-stream-error.js';
+import { IncompleteStreamError } from '../model-stream/incomplete-stream-error.js';
 import { abortReason } from '../errors/abort-error.js';
 import { checkResult } from '../validate/check-result.js';
 import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
@@ -141,7 +141,7 @@ export async function streamChat(
   }
   permit?.done(completion);
   // Counted before it is checked: an answer that fails validation was paid for all the same.
-  spend?.record(completion);
+  spend?.record(usageOf(completion), modelOf(completion));
   return setup.validator === undefined ? completion : checkResult(setup.validator, completion);
 }
 

@@ -17,7 +17,7 @@ import {
   STALL_OPTION_KEYS,
   type StallOptions,
 } from '../options/stall-options.js';
-import { modelOf } from '../governor/call-facts.js';
+import { modelOf } from '../dialects/read-facts.js';
 
 /**
  * Options of `streamChat` and `streamResponse`. Stall detection is on by default

@@ -1,5 +1,5 @@
-import { estimateTokens } from '../../anthropic/resume/estimate-tokens.js';
-import type { ResumeSettings } from '../../anthropic/resume/resume-options.js';
+import { charsToTokens } from '../../model-stream/chars-to-tokens.js';
+import type { ResumeSettings } from '../../model-stream/resume-options.js';
 import { classify } from '../../classify/classify.js';
 import { Emitter, reportListenerError } from '../../events/emitter.js';
 import type { RecourseEventMap, ResumeMode } from '../../events/event-types.js';
@@ -120,7 +120,7 @@ function continuation(params: CallOptions, text: string): CallOptions | undefine
   if (text === '') return params;
   let max = params.maxOutputTokens;
   if (max !== undefined) {
-    max -= estimateTokens(text.length);
+    max -= charsToTokens(text.length);
     if (max < 1) return undefined;
   }
   const prompt = [...params.prompt];
