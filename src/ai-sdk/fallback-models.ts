@@ -6,7 +6,13 @@ import { errorText } from '../text/safe-text.js';
 import { generateOnce, openStream } from './model-calls.js';
 import { type ModelLimits, type ModelStallOptions, modelLimits } from './model-limits.js';
 import { STALL_OPTION_KEYS } from '../options/stall-options.js';
-import type { CallOptions, FinishPart, LanguageModelObject, ModelObject } from './sdk-types.js';
+import type {
+  CallOptions,
+  FinishPart,
+  LanguageModelObject,
+  ModelObject,
+  StreamPart,
+} from './sdk-types.js';
 
 /**
  * One rung of {@link fallbackModels}.
@@ -196,10 +202,13 @@ export function fallbackModels(
         openStream(model, params, limits.stream, signal),
       ).execute(callOptions(params));
       const attempt = served.value;
-      const decorate = (finish: FinishPart): FinishPart => ({
-        ...finish,
-        providerMetadata: withServed(finish.providerMetadata, served),
-      });
+      const decorate = (part: StreamPart): StreamPart =>
+        part.type === 'finish'
+          ? ({
+              ...part,
+              providerMetadata: withServed((part as FinishPart).providerMetadata, served),
+            } as StreamPart)
+          : part;
       return { ...attempt.result, stream: attempt.readable(decorate) };
     },
   } as SdkLanguageModel;

@@ -6,7 +6,7 @@ import { checkStallOptions, type StallOptions } from '../options/stall-options.j
 import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
 import { activeLimit, resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
 import type { StreamPart } from './sdk-types.js';
-import type { AttemptLimits } from './stream-attempt.js';
+import type { OpenedLimits } from '../model-stream/opened-stream.js';
 import { isProgressPart, isWritingPart } from './stream-parts.js';
 
 /**
@@ -39,7 +39,7 @@ export interface ModelStallOptions extends StallOptions {
 
 /** @internal Resolved limits: per stream attempt, and the `timeout` that bounds one `doGenerate`. */
 export interface ModelLimits {
-  stream: AttemptLimits;
+  stream: OpenedLimits<StreamPart>;
   generate: Policy | undefined;
 }
 

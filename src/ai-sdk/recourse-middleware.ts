@@ -11,7 +11,9 @@ import type { Policy } from '../policy/policy.js';
 import { STALL_OPTION_KEYS } from '../options/stall-options.js';
 import { generateOnce, openStream, underPolicy } from './model-calls.js';
 import { type ModelStallOptions, modelLimits } from './model-limits.js';
-import { resumingParts } from './resume/resuming-parts.js';
+import { resumingItems } from '../model-stream/resuming-items.js';
+import { Emitter } from '../events/emitter.js';
+import { aiSdkWire } from './ai-sdk-wire.js';
 import { SdkRetryDetector } from './sdk-retry-detector.js';
 import type { CallOptions, ModelObject } from './sdk-types.js';
 
@@ -45,6 +47,8 @@ const KEYS: OptionKeys<RecourseMiddlewareOptions> = {
   clock: true,
   resume: true,
 };
+
+const events = new Emitter('ai-sdk');
 
 /** @internal A policy option: an object with `execute`, and not a fallback ladder. */
 export function checkPolicy(name: string, value: unknown): Policy {
@@ -129,12 +133,14 @@ export function recourseMiddleware(options?: RecourseMiddlewareOptions): Languag
         const stream =
           resume === undefined
             ? attempt.readable()
-            : resumingParts(attempt, {
-                model,
-                params,
+            : resumingItems(aiSdkWire, attempt, {
+                client: model,
+                request: params,
                 limits: limits.stream,
+                callerSignal: params.abortSignal,
                 settings: resume,
-                name,
+                events,
+                name: name ?? model.modelId,
               });
         return { ...attempt.result, stream };
       }),

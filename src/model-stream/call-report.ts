@@ -1,7 +1,7 @@
 import { ambientScope, ScopeSlot } from '../context/scope.js';
 import { reportListenerError } from '../events/emitter.js';
 import { safeRead } from '../text/safe-text.js';
-import type { CallOutcome, ModelWire } from './model-wire.js';
+import type { CallOutcome, WireFacts } from './model-wire.js';
 
 // The facts of each model call, for a telemetry layer of the call they run in (a `traced` span
 // puts an observer on its scope): vendor-neutral, read by each adapter's wire.
@@ -59,11 +59,11 @@ function guarded(report: ModelCallReport): ModelCallReport {
 }
 
 /**
- * @internal The report of a call of `wire` beginning now, to the observer of the ambient call;
- * `undefined` (and nothing read) when nobody observes.
+ * @internal The report of a call beginning now (`facts`: its wire's), to the observer of the
+ * ambient call; `undefined` (and nothing read) when nobody observes.
  */
 export function beginModelCall<C, Q, I, R>(
-  wire: ModelWire<C, Q, I, R>,
+  facts: WireFacts<C, Q, I, R>,
   client: C,
   request: Q,
 ): ModelCallReport | undefined {
@@ -72,9 +72,9 @@ export function beginModelCall<C, Q, I, R>(
   try {
     return guarded(
       observer.began({
-        operation: wire.facts.operation,
-        provider: wire.facts.provider(client, request),
-        requestModel: wire.facts.model(client, request),
+        operation: facts.operation,
+        provider: facts.provider(client, request),
+        requestModel: facts.model(client, request),
       }),
     );
   } catch (error) {
@@ -85,9 +85,9 @@ export function beginModelCall<C, Q, I, R>(
 
 /** @internal What a failure says of its call: a stream cut short carries its partial answer. */
 export function failureOutcome<C, Q, I, R>(
-  wire: ModelWire<C, Q, I, R>,
+  facts: WireFacts<C, Q, I, R>,
   error: unknown,
 ): CallOutcome | undefined {
   const partial = safeRead(error, 'partial');
-  return partial === undefined || partial === null ? undefined : wire.facts.outcome(partial as R);
+  return partial === undefined || partial === null ? undefined : facts.outcome(partial as R);
 }

@@ -3,7 +3,7 @@ import type { RateLimiter } from '../governor/rate-limiter.js';
 import { adapterPermit, requestPermit } from '../governor/request-permit.js';
 import { type SpendLimit, spendTicketFor } from '../governor/spend-limit.js';
 import { beginModelCall, failureOutcome } from './call-report.js';
-import type { ModelWire } from './model-wire.js';
+import type { CallOutcome, ModelWire, WireFacts } from './model-wire.js';
 
 /** @internal What the governor's envelope of a call needs: the caller's signal, its limiter and budget. */
 export interface Governance {
@@ -38,13 +38,13 @@ export async function governedCall<C, Q, I, R>(
       ? undefined
       : (headers: unknown): void => permit.learn(wire.facts.rateLimits?.(headers), headers);
   return observedCall(
-    wire,
+    wire.facts,
     client,
     request,
     () => run(onHeaders),
     (error) => {
       permit?.fail(error);
-      const partial = failureOutcome(wire, error);
+      const partial = failureOutcome(wire.facts, error);
       spend?.fail(error, { usage: partial?.usage, model: partial?.model });
     },
     (result, outcome) => {
@@ -55,31 +55,31 @@ export async function governedCall<C, Q, I, R>(
 }
 
 /**
- * @internal A call of `wire` with its facts reported to the telemetry layer around it (if any):
- * `failed` and `done` hear the outcome first.
+ * @internal A call with its facts (its wire's) reported to the telemetry layer around it (if
+ * any): `failed` and `done` hear the outcome first.
  */
 export async function observedCall<C, Q, I, R>(
-  wire: ModelWire<C, Q, I, R>,
+  facts: WireFacts<C, Q, I, R>,
   client: C,
   request: Q,
   run: () => Promise<R>,
   failed?: (error: unknown) => void,
-  done?: (result: R, outcome: ReturnType<ModelWire<C, Q, I, R>['facts']['outcome']>) => void,
+  done?: (result: R, outcome: CallOutcome) => void,
 ): Promise<R> {
-  const report = beginModelCall(wire, client, request);
+  const report = beginModelCall(facts, client, request);
   let result: R;
   try {
     result = await run();
   } catch (error) {
     failed?.(error);
     if (report !== undefined) {
-      const partial = failureOutcome(wire, error);
+      const partial = failureOutcome(facts, error);
       if (partial !== undefined) report.saw(partial);
       report.ended(error);
     }
     throw error;
   }
-  const outcome = wire.facts.outcome(result);
+  const outcome = facts.outcome(result);
   done?.(result, outcome);
   report?.saw(outcome);
   report?.ended();
