@@ -60,8 +60,11 @@ export interface WireFacts<Client, Request, Item, Result> {
   provider(client: Client, request: Request): string;
   /** The model asked for (`gen_ai.request.model`); adaptive stall limits learn under it. */
   model(client: Client, request: Request): string | undefined;
-  /** The tokens the request will be charged, before it is sent (what a hedged loser may still cost). */
-  estimate(request: Request): TokenUsage;
+  /**
+   * The tokens the request will be charged, before it is sent: what a hedged loser may still
+   * cost. Absent where the request's size says nothing (an agent's prompt starts many requests).
+   */
+  estimate?(request: Request): TokenUsage;
   /** What the result says. */
   outcome(result: Result): CallOutcome;
   /** What one item says, for a stream handed on as it comes (the result is never seen whole). */
@@ -127,7 +130,7 @@ export interface ModelWire<
   /** The first item of output proper, for a stream handed on as it comes: before it, a failure can be retried unseen. */
   startsOutput?(item: Item): boolean;
   /** How it ends: a fresh tracker per request. */
-  end(): WireEnd<Item>;
+  end(client: Client, request: Request): WireEnd<Item>;
   /** The SDK's own way of saying the stream ended early (its helper's complaint): an incomplete stream. */
   cutShort?(error: unknown): boolean;
   /** The item's type, named in `IncompleteStreamError.lastEvent`. */

@@ -61,7 +61,7 @@ export class OpenedStream<C, Q, I, R> {
     this.#request = request;
     this.#limits = limits;
     this.#callerSignal = callerSignal;
-    this.#end = wire.end();
+    this.#end = wire.end(client, request);
   }
 
   /** The wire's result of the request (for the AI SDK: the provider's result without its stream). */

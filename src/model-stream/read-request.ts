@@ -27,14 +27,14 @@ export async function readRequest<C, Q, I, R>(
 ): Promise<R> {
   const controller = new AbortController();
   // A hedged attempt that loses is aborted: what its request may still cost is reported.
-  reportRequestTokens(wire.facts.estimate(request).input);
+  if (wire.facts.estimate !== undefined) reportRequestTokens(wire.facts.estimate(request).input);
   const { onHeaders, handle } = hooks;
   const sent = wire.start(client, request, {
     signal: controller.signal,
     onHeaders,
     requestOptions: hooks.requestOptions,
   });
-  const end = wire.end();
+  const end = wire.end(client, request);
   let items = 0;
   let last: string | undefined;
   let partial: unknown;
