@@ -3,11 +3,11 @@ import { checkClock } from '../options/validate-options.js';
 import type { Policy } from '../policy/policy.js';
 import { timeout } from '../timeout/timeout.js';
 import { checkStallOptions, type StallOptions } from '../options/stall-options.js';
-import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
-import { activeLimit, resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
+import { wireStallDefaults } from '../model-stream/stream-options.js';
+import { activeLimit, resolveStallLimits } from '../watch/stream-limits.js';
+import { aiSdkWire } from './ai-sdk-wire.js';
 import type { StreamPart } from './sdk-types.js';
 import type { OpenedLimits } from '../model-stream/opened-stream.js';
-import { isProgressPart, isWritingPart } from './stream-parts.js';
 
 /**
  * The longest `doGenerate` request by default, ms: the request timeout the vendors' own SDKs use
@@ -15,10 +15,7 @@ import { isProgressPart, isWritingPart } from './stream-parts.js';
  */
 const GENERATE_TOTAL_MS = 600_000;
 
-const STREAM_DEFAULTS: StallDefaults<StreamPart> = {
-  firstItemMs: QUIET_IDLE_MS,
-  idleMs: (part) => (isWritingPart(part) ? WRITING_IDLE_MS : QUIET_IDLE_MS),
-};
+const STREAM_DEFAULTS = wireStallDefaults(aiSdkWire);
 
 /**
  * Stall limits of an AI SDK model call ({@link StallOptions}), each ms >= 1 or `Infinity` for
@@ -61,7 +58,7 @@ export function modelLimits(
   return (name, learnAs) => ({
     stream: {
       ...resolveStallLimits(stall, STREAM_DEFAULTS, learnAs),
-      isProgress: isProgressPart,
+      isProgress: aiSdkWire.isProgress,
       clock,
       name,
     },

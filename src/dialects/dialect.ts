@@ -4,7 +4,7 @@ import { safeRead } from '../text/safe-text.js';
 // headers of its rate limits, the fields of a request that count as input and cap the output.
 // Each dialect is data plus a reader of its usage shape; the governor reads results through the
 // dialects it knows (read-facts.ts) and names no vendor itself, and each adapter's wire points at
-// the dialect of the API it speaks.
+// the dialect of the API it speaks (§adapters.dialects).
 
 /**
  * Tokens a call used (or is expected to use), input and output apart.

@@ -5,7 +5,7 @@ import type { RateLimitReadings, TokenUsage } from '../dialects/dialect.js';
 // break. One object of small hooks, the way an AI SDK middleware is one object with a few hooks,
 // or a kysely dialect a driver plus an adapter. The kernel (this folder) writes the rest once
 // over it: option checks, stall limits, the governor's envelope, validation, resumption and the
-// facts telemetry reads.
+// facts telemetry reads (§adapters.kernel).
 
 /** @internal What the kernel hands a wire to start one request. */
 export interface WireCall {

@@ -16,7 +16,7 @@ export interface RequestHooks<I> {
  * once its end says the call finished, else rejects (`IncompleteStreamError` for a stream that
  * ended early, the failure a finished stream reported, a stall, the caller's abort, an SDK error,
  * a throw from `handle`). On any failure the request is aborted and stopped first: it must not
- * live on, whatever happened.
+ * live on, whatever happened (§P7).
  */
 export async function readRequest<C, Q, I, R>(
   wire: ModelWire<C, Q, I, R>,
