@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { anthropicDialect } from '../dialects/anthropic.js';
 import { estimateIn, rateLimitsIn, resultFacts } from '../dialects/read-facts.js';
-import type { ModelWire } from '../model-stream/model-wire.js';
+import { endsWith, type ModelWire } from '../model-stream/model-wire.js';
 import { continuation, thinkingOn } from './resume/continuation.js';
 import { type Kept, Splice } from './resume/splice.js';
 
@@ -73,18 +73,7 @@ export const anthropicWire: ModelWire<
   },
   isProgress: (event) => (event as { type: string }).type !== 'ping',
   isWriting: writing,
-  end() {
-    let finished = false;
-    return {
-      see(event) {
-        if (event.type === 'message_stop') finished = true;
-        return undefined;
-      },
-      get finished() {
-        return finished;
-      },
-    };
-  },
+  end: endsWith((event) => event.type === 'message_stop'),
   itemType: (event) => event.type,
   expectedEnd: 'message_stop',
   facts: {

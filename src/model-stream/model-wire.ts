@@ -146,3 +146,19 @@ export interface ModelWire<
   /** How it continues after a break; absent: it cannot. */
   readonly resume?: WireResume<Client, Request, Item, Result, Kept>;
 }
+
+/** @internal The end of a stream whose end is one marker item (`message_stop`, `response_done`, …). */
+export function endsWith<I>(isEnd: (item: I) => boolean): () => WireEnd<I> {
+  return () => {
+    let finished = false;
+    return {
+      see(item) {
+        if (isEnd(item)) finished = true;
+        return undefined;
+      },
+      get finished() {
+        return finished;
+      },
+    };
+  };
+}
