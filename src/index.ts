@@ -139,7 +139,7 @@ export {
 } from './transitions/breaker-transitions.js';
 export type { ResultCheck, ResultValidator } from './validate/check-result.js';
 export { validate } from './validate/validate.js';
-export type { AdaptiveStallOptions } from './watch/adaptive-limits.js';
+export type { AdaptiveStallOptions, StallOptions } from './options/stall-options.js';
 export { type WatchOptions, watch } from './watch/watch.js';
 // governor: adaptive stall limits, hedged calls
 export {
@@ -151,15 +151,15 @@ export {
 } from './governor/stall-learner.js';
 export { type HedgeOptions, type HedgePath, hedge } from './governor/hedge.js';
 // governor: rate limits learned from headers, spend limits (rateLimiter, spendLimit)
-export { estimateTokens, type TokenUsage } from './governor/call-facts.js';
 export {
-  parseRateLimitHeaders,
-  parseResetDuration,
   RATE_LIMIT_DIMENSIONS,
   type RateLimitDimension,
   type RateLimitReading,
   type RateLimitReadings,
-} from './governor/rate-limit-headers.js';
+  type TokenUsage,
+} from './dialects/dialect.js';
+export { parseResetDuration } from './dialects/openai.js';
+export { estimateTokens, parseRateLimitHeaders } from './dialects/read-facts.js';
 export {
   type RateLimiter,
   type RateLimiterOptions,

@@ -58,7 +58,10 @@ export async function run(ctx) {
   });
   const rows = [
     row(`fixed: watch({ idleMs: ${r.fixedMs} }) (just above the longest healthy gap)`, fixed),
-    row("adaptive: watch({ idleMs: 'adaptive', floorMs: 2000, capMs: 180000, model })", adaptive),
+    row(
+      "adaptive: watch({ idleMs: 'adaptive', adaptive: { floorMs: 2000, capMs: 180000, model } })",
+      adaptive,
+    ),
   ];
   const notes = [
     `${p.streams} streams (seed ${p.seed}), half from a thinking model (first event after 5–90 s; text every 10–50 ms, 3 % of gaps a 2–8 s thinking pause), half from a fast one (first event after 0.2–1 s; text every 5–35 ms, 2 % of gaps 0.2–1 s); 5 % of streams go silent for good at a random point. Both arms replay the same streams on virtual time.`,

@@ -99,11 +99,8 @@ const learner = r.stallLearner();
 const fixed = await arm(() => ({ idleMs: fixedMs }));
 const adaptive = await arm((w) => ({
   idleMs: 'adaptive',
-  floorMs: 2_000,
-  capMs: 180_000,
   name: 'llm',
-  model: w.model,
-  learner,
+  adaptive: { floorMs: 2_000, capMs: 180_000, model: w.model, learner },
 }));
 report({ streams, fixedMs, longest, fixed, adaptive, learned: learner.limits() });
 process.exit(0);

@@ -4,8 +4,15 @@ import { checkOptions, type OptionKeys, showValue } from '../options/validate-op
 import type { Policy } from '../policy/policy.js';
 import { errorText } from '../text/safe-text.js';
 import { generateOnce, openStream } from './model-calls.js';
-import { type ModelStallOptions, resolveModelLimits } from './model-limits.js';
-import type { CallOptions, FinishPart, LanguageModelObject, ModelObject } from './sdk-types.js';
+import { type ModelLimits, type ModelStallOptions, modelLimits } from './model-limits.js';
+import { STALL_OPTION_KEYS } from '../options/stall-options.js';
+import type {
+  CallOptions,
+  FinishPart,
+  LanguageModelObject,
+  ModelObject,
+  StreamPart,
+} from './sdk-types.js';
 
 /**
  * One rung of {@link fallbackModels}.
@@ -23,13 +30,14 @@ export interface ModelPath {
 }
 
 /**
- * Options of {@link fallbackModels}: the stall limits every path's calls run with (fixed ones:
- * adaptive limits learn per model, so they go on each path's `recourseMiddleware`).
+ * Options of {@link fallbackModels}: the stall limits every path's calls run with. `'adaptive'`
+ * limits learn per path: under the path's `name` (unless `adaptive.name` is given) and its
+ * model's id.
+ *
+ * @example
+ * const o: FallbackModelsOptions = { idleMs: 'adaptive', adaptive: { floorMs: 2_000 } }
  */
-export type FallbackModelsOptions = Omit<
-  ModelStallOptions,
-  'firstItemMs' | 'idleMs' | 'adaptive'
-> & { firstItemMs?: number; idleMs?: number };
+export type FallbackModelsOptions = ModelStallOptions;
 
 /** One failed path, as `providerMetadata.recourse.failures` reports it (JSON: provider metadata is). */
 export interface ModelPathFailure {
@@ -60,12 +68,7 @@ export interface ServedModelMetadata {
 export type SdkLanguageModel = ModelObject;
 
 const PATH_KEYS: OptionKeys<ModelPath> = { name: true, model: true, policy: true };
-const OPTION_KEYS: OptionKeys<FallbackModelsOptions> = {
-  firstItemMs: true,
-  idleMs: true,
-  totalMs: true,
-  clock: true,
-};
+const OPTION_KEYS: OptionKeys<FallbackModelsOptions> = { ...STALL_OPTION_KEYS, clock: true };
 
 function checkModel(where: string, value: unknown): ModelObject {
   if (typeof value === 'string') {
@@ -161,22 +164,18 @@ export function fallbackModels(
     }
   });
   const o = checkOptions('fallbackModels', options, OPTION_KEYS);
-  for (const key of ['firstItemMs', 'idleMs'] as const) {
-    if ((o[key] as unknown) === 'adaptive')
-      throw new TypeError(
-        `fallbackModels: ${key} 'adaptive' learns per model: set it on each path's recourseMiddleware instead`,
-      );
-  }
-  const limits = resolveModelLimits('fallbackModels', o, undefined);
+  const limitsOf = modelLimits('fallbackModels', o);
+  // Each path learns its own gaps: adaptive limits are kept per dependency and model.
+  const limits = ladder.map((p) => limitsOf(undefined, { name: p.name, model: p.model.modelId }));
 
   /** The ladder of one call: every path runs `call` on its model (paths and policies checked by `fallback`). */
   const ladderOf = <T>(
-    call: (model: ModelObject, signal: AbortSignal) => Promise<T>,
+    call: (model: ModelObject, limits: ModelLimits, signal: AbortSignal) => Promise<T>,
   ): Fallback<T> =>
     fallback(
-      ladder.map((p) => ({
+      ladder.map((p, i) => ({
         name: p.name,
-        run: (ctx) => call(p.model, ctx.signal),
+        run: (ctx) => call(p.model, limits[i]!, ctx.signal),
         ...(p.policy === undefined ? {} : { policy: p.policy }),
       })),
     );
@@ -190,7 +189,7 @@ export function fallbackModels(
     modelId: ladder.map((p) => p.model.modelId).join(' | '),
     supportedUrls: supportedUrlsOf(ladder.map((p) => p.model)),
     async doGenerate(params) {
-      const served = await ladderOf((model, signal) =>
+      const served = await ladderOf((model, limits, signal) =>
         generateOnce(model, params, signal, limits.generate),
       ).execute(callOptions(params));
       return {
@@ -199,14 +198,17 @@ export function fallbackModels(
       };
     },
     async doStream(params) {
-      const served = await ladderOf((model, signal) =>
+      const served = await ladderOf((model, limits, signal) =>
         openStream(model, params, limits.stream, signal),
       ).execute(callOptions(params));
       const attempt = served.value;
-      const decorate = (finish: FinishPart): FinishPart => ({
-        ...finish,
-        providerMetadata: withServed(finish.providerMetadata, served),
-      });
+      const decorate = (part: StreamPart): StreamPart =>
+        part.type === 'finish'
+          ? ({
+              ...part,
+              providerMetadata: withServed((part as FinishPart).providerMetadata, served),
+            } as StreamPart)
+          : part;
       return { ...attempt.result, stream: attempt.readable(decorate) };
     },
   } as SdkLanguageModel;

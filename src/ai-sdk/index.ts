@@ -13,7 +13,7 @@
 export {
   IncompleteStreamError,
   isIncompleteStreamError,
-} from '../anthropic/incomplete-stream-error.js';
+} from '../model-stream/incomplete-stream-error.js';
 export type { ModelStallOptions } from './model-limits.js';
 export { type RecourseMiddlewareOptions, recourseMiddleware } from './recourse-middleware.js';
 export type { LanguageModelObject } from './sdk-types.js';

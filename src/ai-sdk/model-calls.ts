@@ -1,6 +1,11 @@
+import { observedCall } from '../model-stream/governed-call.js';
+import { type OpenedLimits, OpenedStream } from '../model-stream/opened-stream.js';
 import type { Policy } from '../policy/policy.js';
-import { type AttemptLimits, StreamAttempt } from './stream-attempt.js';
-import type { CallOptions, GenerateResult, ModelObject } from './sdk-types.js';
+import { aiSdkWire, generateFacts, type StreamMeta } from './ai-sdk-wire.js';
+import type { CallOptions, GenerateResult, ModelObject, StreamPart } from './sdk-types.js';
+
+/** @internal One stream request of an AI SDK model, read up to its first part of output. */
+export type StreamAttempt = OpenedStream<ModelObject, CallOptions, StreamPart, StreamMeta>;
 
 /**
  * @internal Runs `work` under `policy` (each attempt gets the policy call's signal, which the
@@ -29,24 +34,26 @@ export function generateOnce(
   policySignal: AbortSignal | undefined,
   limit: Policy | undefined,
 ): Promise<GenerateResult> {
-  const signal = policySignal ?? params.abortSignal;
-  if (limit !== undefined) {
-    return limit.execute(
-      (ctx) => model.doGenerate({ ...params, abortSignal: ctx.signal }),
-      signal === undefined ? undefined : { signal },
+  return observedCall(generateFacts, model, params, () => {
+    const signal = policySignal ?? params.abortSignal;
+    if (limit !== undefined) {
+      return limit.execute(
+        (ctx) => model.doGenerate({ ...params, abortSignal: ctx.signal }),
+        signal === undefined ? undefined : { signal },
+      );
+    }
+    return Promise.resolve(
+      model.doGenerate(signal === undefined ? params : { ...params, abortSignal: signal }),
     );
-  }
-  return Promise.resolve(
-    model.doGenerate(signal === undefined ? params : { ...params, abortSignal: signal }),
-  );
+  });
 }
 
-/** @internal One stream request, read up to its first part of output (see {@link StreamAttempt}). */
+/** @internal One stream request, read up to its first part of output (see {@link OpenedStream}). */
 export function openStream(
   model: ModelObject,
   params: CallOptions,
-  limits: AttemptLimits,
+  limits: OpenedLimits<StreamPart>,
   policySignal: AbortSignal | undefined,
 ): Promise<StreamAttempt> {
-  return new StreamAttempt(model, params, limits).open(policySignal);
+  return new OpenedStream(aiSdkWire, model, params, limits, params.abortSignal).open(policySignal);
 }

@@ -1,6 +1,6 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { isFallback, ladderIsNotAPolicy } from '../fallback/fallback.js';
-import { checkResume, type StreamResumeOptions } from '../anthropic/resume/resume-options.js';
+import { checkResume, type StreamResumeOptions } from '../model-stream/resume-options.js';
 import {
   checkName,
   checkOptions,
@@ -8,9 +8,12 @@ import {
   showValue,
 } from '../options/validate-options.js';
 import type { Policy } from '../policy/policy.js';
+import { STALL_OPTION_KEYS } from '../options/stall-options.js';
 import { generateOnce, openStream, underPolicy } from './model-calls.js';
-import { type ModelStallOptions, resolveModelLimits } from './model-limits.js';
-import { resumingParts } from './resume/resuming-parts.js';
+import { type ModelStallOptions, modelLimits } from './model-limits.js';
+import { resumingItems } from '../model-stream/resuming-items.js';
+import { Emitter } from '../events/emitter.js';
+import { aiSdkWire } from './ai-sdk-wire.js';
 import { SdkRetryDetector } from './sdk-retry-detector.js';
 import type { CallOptions, ModelObject } from './sdk-types.js';
 
@@ -38,15 +41,14 @@ export interface RecourseMiddlewareOptions extends ModelStallOptions {
 }
 
 const KEYS: OptionKeys<RecourseMiddlewareOptions> = {
+  ...STALL_OPTION_KEYS,
   name: true,
   policy: true,
-  firstItemMs: true,
-  idleMs: true,
-  adaptive: true,
-  totalMs: true,
   clock: true,
   resume: true,
 };
+
+const events = new Emitter('ai-sdk');
 
 /** @internal A policy option: an object with `execute`, and not a fallback ladder. */
 export function checkPolicy(name: string, value: unknown): Policy {
@@ -95,7 +97,7 @@ export function recourseMiddleware(options?: RecourseMiddlewareOptions): Languag
   const name = o.name === undefined ? undefined : checkName('name', o.name);
   const policy = o.policy === undefined ? undefined : checkPolicy('policy', o.policy);
   const resume = checkResume(o.resume, 'recourseMiddleware resume');
-  const limits = resolveModelLimits('recourseMiddleware', o, name);
+  const limits = modelLimits('recourseMiddleware', o)(name, { name });
   const detector = new SdkRetryDetector(
     name === undefined ? 'recourseMiddleware' : `recourseMiddleware "${name}"`,
   );
@@ -131,12 +133,14 @@ export function recourseMiddleware(options?: RecourseMiddlewareOptions): Languag
         const stream =
           resume === undefined
             ? attempt.readable()
-            : resumingParts(attempt, {
-                model,
-                params,
+            : resumingItems(aiSdkWire, attempt, {
+                client: model,
+                request: params,
                 limits: limits.stream,
+                callerSignal: params.abortSignal,
                 settings: resume,
-                name,
+                events,
+                name: name ?? model.modelId,
               });
         return { ...attempt.result, stream };
       }),

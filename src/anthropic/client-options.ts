@@ -12,7 +12,7 @@ export type AnthropicClientOptionsInput = SdkClientOptionsInput;
  * Client options for `new Anthropic(…)` when recourse owns retries and timing: `maxRetries: 0`
  * (the SDK retries 2 times by default, so `retry({ maxAttempts: 3 })` around it would make up to
  * 9 requests) and the SDK's `timeout` left at 10 minutes (it only bounds the wait for response
- * headers; `streamMessage`'s `firstEventMs` / `idleMs` / `totalMs` bound the rest). Your own
+ * headers; `streamMessage`'s `firstItemMs` / `idleMs` / `totalMs` bound the rest). Your own
  * options win, except that an explicit `maxRetries` other than 0 is kept as given.
  *
  * @example
@@ -23,28 +23,4 @@ export function anthropicClientOptions<O extends AnthropicClientOptionsInput>(
   options?: O,
 ): O & { maxRetries: number; timeout: number } {
   return sdkClientOptions(options);
-}
-
-/**
- * A client that can make a copy of itself with other options (the SDK's `withOptions`).
- *
- * @example
- * const copyable: ClientWithOptions<Anthropic> = new Anthropic()
- */
-export interface ClientWithOptions<C> {
-  withOptions(options: { maxRetries?: number }): C;
-}
-
-/**
- * A copy of an existing SDK client (shared auth and connection settings) that never retries by
- * itself, so the only retries are recourse's and they do not multiply.
- *
- * @example
- * const client = withoutSdkRetries(new Anthropic())
- * client.maxRetries // 0
- */
-export function withoutSdkRetries<C extends ClientWithOptions<C>>(client: C): C {
-  if (typeof client?.withOptions !== 'function')
-    throw new TypeError('withoutSdkRetries(client) needs an SDK client with withOptions()');
-  return client.withOptions({ maxRetries: 0 });
 }

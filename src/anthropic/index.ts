@@ -12,16 +12,13 @@
  * const message = await streamMessage(client, body, { idleMs: 15_000 })
  */
 export {
-  type AnthropicClientOptionsInput,
-  anthropicClientOptions,
-  type ClientWithOptions,
-  withoutSdkRetries,
-} from './client-options.js';
-export { IncompleteStreamError, isIncompleteStreamError } from './incomplete-stream-error.js';
-export type { StreamResumeOptions } from './resume/resume-options.js';
-export {
-  type AnthropicLike,
-  type MessageStreamLike,
-  type StreamMessageOptions,
-  streamMessage,
-} from './stream-message.js';
+  IncompleteStreamError,
+  isIncompleteStreamError,
+} from '../model-stream/incomplete-stream-error.js';
+export type { StreamResumeOptions } from '../model-stream/resume-options.js';
+export type { ModelStreamOptions } from '../model-stream/stream-options.js';
+export { type ClientWithOptions, withoutSdkRetries } from '../options/sdk-client-options.js';
+export type { StallOptions } from '../options/stall-options.js';
+export type { AnthropicLike, MessageStreamLike } from './anthropic-wire.js';
+export { type AnthropicClientOptionsInput, anthropicClientOptions } from './client-options.js';
+export { type StreamMessageOptions, streamMessage } from './stream-message.js';

@@ -1,27 +1,14 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Clock } from '../clock/clock.js';
-import { systemClock } from '../clock/clock.js';
-import { abortReason } from '../errors/abort-error.js';
-import { reportRequestTokens } from '../governor/attempt-signals.js';
-import { estimateTokens, modelOf } from '../governor/call-facts.js';
-import type { RateLimiter } from '../governor/rate-limiter.js';
-import { checkRateLimiter, requestPermit } from '../governor/request-permit.js';
-import { checkSpendLimit, type SpendLimit, spendTicketFor } from '../governor/spend-limit.js';
+import { Emitter } from '../events/emitter.js';
+import { checkResume, type StreamResumeOptions } from '../model-stream/resume-options.js';
+import { streamCall } from '../model-stream/stream-call.js';
 import {
-  checkClock,
-  checkFunction,
-  checkOptions,
-  checkSignal,
-  type OptionKeys,
-} from '../options/validate-options.js';
-import { checkResult, checkValidator, type ResultValidator } from '../validate/check-result.js';
-import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
-import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
-import { type WatchLimits, watchWith } from '../watch/watcher.js';
-import { IncompleteStreamError } from './incomplete-stream-error.js';
-import { checkResume, type StreamResumeOptions } from './resume/resume-options.js';
-import { resumingStream } from './resume/resuming-stream.js';
-import type { AdaptiveStallOptions } from '../watch/adaptive-limits.js';
+  checkStreamOptions,
+  MODEL_STREAM_KEYS,
+  type ModelStreamOptions,
+} from '../model-stream/stream-options.js';
+import type { OptionKeys } from '../options/validate-options.js';
+import { type AnthropicLike, anthropicWire } from './anthropic-wire.js';
 
 type Message = Anthropic.Message;
 type MessageStreamEvent = Anthropic.MessageStreamEvent;
@@ -29,78 +16,15 @@ type MessageStreamParams = Anthropic.MessageStreamParams;
 type RequestOptions = Anthropic.RequestOptions;
 
 /**
- * What `streamMessage` needs of the SDK's `MessageStream`.
- *
- * @example
- * const stream: MessageStreamLike = client.messages.stream(body)
- */
-export interface MessageStreamLike extends AsyncIterable<MessageStreamEvent> {
-  finalMessage(): Promise<Message>;
-  /** The message accumulated so far (the SDK's snapshot). */
-  readonly currentMessage?: Message | undefined;
-  abort(): void;
-  done(): Promise<void>;
-  /** The HTTP response once connected (its headers carry the rate limits). */
-  readonly response?: { readonly headers: unknown } | null | undefined;
-}
-
-/**
- * What `streamMessage` needs of an `Anthropic` client (any copy or version with `messages.stream`).
- *
- * @example
- * const client: AnthropicLike = new Anthropic(anthropicClientOptions())
- */
-export interface AnthropicLike {
-  messages: { stream(body: MessageStreamParams, options?: RequestOptions): MessageStreamLike };
-}
-
-/**
- * Options of {@link streamMessage}. Stall detection is on by default: `firstItemMs` 300 s, and
- * `idleMs` 60 s while text streams, 300 s while the model is quiet for a reason (thinking,
- * building a tool call, before its first event). Every limit takes `Infinity` to turn it off.
+ * Options of {@link streamMessage}: those of every model stream call ({@link ModelStreamOptions}:
+ * stall limits on by default, `firstItemMs` 300 s, `idleMs` 60 s while text streams and 300 s
+ * while the model is quiet for a reason; pings are not progress), and `resume`.
  *
  * @example
  * const o: StreamMessageOptions = { firstItemMs: 30_000, idleMs: 15_000, totalMs: 300_000 }
  */
-export interface StreamMessageOptions {
-  /**
-   * Longest wait for the first event (includes the time to response headers), ms, or `'adaptive'`
-   * (learned, see `adaptive`). Default 300 000, or `idleMs` when that is set.
-   */
-  firstItemMs?: number | 'adaptive';
-  /**
-   * @deprecated Use `firstItemMs` (one name for one idea across recourse). Accepted as an alias;
-   * giving both is a TypeError.
-   */
-  firstEventMs?: number;
-  /**
-   * Longest silence between events, ms (pings do not count). Default: 60 000 after a text delta,
-   * 300 000 after any other event; `'adaptive'`: learned (see `adaptive`). Once response headers
-   * arrive the SDK itself has no limit.
-   */
-  idleMs?: number | 'adaptive';
-  /**
-   * Where `'adaptive'` limits learn: `{ name, model, floorMs, capMs, learner }` (see `watch`).
-   * `model` defaults to the request's model. Only with a limit set to `'adaptive'`.
-   */
-  adaptive?: AdaptiveStallOptions;
-  /** Longest whole stream, ms; exceeded → `StallError` phase `total`. Default: no limit. */
-  totalMs?: number;
-  /** Caller cancellation: rejects at once with the signal's reason and aborts the HTTP request. */
-  signal?: AbortSignal;
-  /** Which events reset the idle clock. Default: every event but `ping` (the SDK drops pings anyway). */
-  isProgress?: (event: MessageStreamEvent) => boolean;
-  /** Sees every event as it arrives (to stream text to a UI). */
-  onEvent?: (event: MessageStreamEvent) => void;
-  /**
-   * Checks the complete message: a Standard Schema, or a predicate returning false or a reason
-   * string; a rejection is `InvalidResultError` (retried by `retry`, like the `validate` policy).
-   */
-  validate?: ResultValidator<Message>;
-  /** Per-request SDK options (headers, …); `signal` is recourse's. */
-  requestOptions?: Omit<RequestOptions, 'signal'>;
-  /** Default `systemClock`. */
-  clock?: Clock;
+export interface StreamMessageOptions
+  extends ModelStreamOptions<MessageStreamEvent, Message, RequestOptions> {
   /**
    * Continue a stream that breaks after content began (stall, cut, reset, in-stream
    * `overloaded_error`) instead of failing: the request is sent again with the text so far as a
@@ -108,51 +32,11 @@ export interface StreamMessageOptions {
    * docs/anthropic.md "Stream resumption" for the rules. Default: off.
    */
   resume?: boolean | StreamResumeOptions;
-  /**
-   * Wait for this limiter before sending (reserving 1 request, the input estimate and
-   * `max_tokens`) and teach it the response's rate-limit headers. Inside a call of a limiter
-   * policy, its headers reach that limiter without this option. Default: none.
-   */
-  rateLimiter?: RateLimiter;
-  /**
-   * Count this message's usage against this budget, and refuse it before sending
-   * (`BudgetExceededError`) when its input estimate plus `max_tokens` would pass the limit. Inside
-   * a call of a spend limit policy, that one counts without this option. Default: none.
-   */
-  spendLimit?: SpendLimit;
 }
 
-const STREAM_MESSAGE_KEYS: OptionKeys<StreamMessageOptions> = {
-  firstItemMs: true,
-  firstEventMs: true,
-  idleMs: true,
-  adaptive: true,
-  totalMs: true,
-  signal: true,
-  isProgress: true,
-  onEvent: true,
-  validate: true,
-  requestOptions: true,
-  clock: true,
-  resume: true,
-  rateLimiter: true,
-  spendLimit: true,
-};
+const KEYS: OptionKeys<StreamMessageOptions> = { ...MODEL_STREAM_KEYS, resume: true };
 
-const notPing = (event: MessageStreamEvent): boolean => (event as { type: string }).type !== 'ping';
-const noop = (): void => {};
-
-/** Text is being written: the next token is due within moments. */
-function writing(event: MessageStreamEvent): boolean {
-  if (event.type !== 'content_block_delta') return false;
-  const type = (event.delta as { type: string }).type;
-  return type === 'text_delta' || type === 'citations_delta';
-}
-
-const DEFAULTS: StallDefaults<MessageStreamEvent> = {
-  firstItemMs: QUIET_IDLE_MS,
-  idleMs: (event) => (writing(event) ? WRITING_IDLE_MS : QUIET_IDLE_MS),
-};
+const events = new Emitter('anthropic');
 
 /**
  * Streams one message with `client.messages.stream()` under `watch`, and resolves with the final
@@ -177,99 +61,20 @@ export async function streamMessage(
 ): Promise<Message> {
   if (typeof client?.messages?.stream !== 'function')
     throw new TypeError('streamMessage(client) needs an Anthropic client (client.messages.stream)');
-  const o = checkOptions('streamMessage', options, STREAM_MESSAGE_KEYS);
-  const signal = checkSignal('signal', o.signal);
-  const onEvent =
-    o.onEvent === undefined
-      ? undefined
-      : checkFunction<(e: MessageStreamEvent) => void>('onEvent', o.onEvent);
-  const validator =
-    o.validate === undefined ? undefined : checkValidator<Message>('validate', o.validate);
-  const resume = checkResume(o.resume);
-  const limits: WatchLimits<MessageStreamEvent> = {
-    ...resolveStallLimits(
-      'streamMessage',
-      o,
-      { name: 'firstEventMs', value: o.firstEventMs },
-      DEFAULTS,
-      { model: modelOf(body) },
-    ),
-    signal,
-    isProgress: o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress),
-    clock: checkClock<Clock>('clock', o.clock ?? systemClock),
-    name: undefined,
-  };
-  const limiter = checkRateLimiter('rateLimiter', o.rateLimiter);
-  const spend = spendTicketFor(checkSpendLimit('spendLimit', o.spendLimit));
-  if (signal?.aborted) throw abortReason(signal);
-  spend?.check(body);
-  const permit = await requestPermit(limiter, body, signal);
-  // One permit per call: the first request's headers teach the limiter (later ones are resumptions).
-  const onHeaders =
-    permit === undefined ? undefined : (headers: unknown): void => permit.observe(headers);
-  const run = (
-    request: MessageStreamParams,
-    handle: (event: MessageStreamEvent) => void,
-    watch = limits,
-  ): Promise<Message> => runAttempt(client, request, watch, o.requestOptions, handle, onHeaders);
-  let message: Message;
-  try {
-    message =
-      resume === undefined
-        ? await run(body, onEvent ?? noop)
-        : await resumingStream(body, { run, limits, settings: resume, onEvent: onEvent ?? noop });
-  } catch (error) {
-    permit?.fail(error);
-    spend?.fail(error);
-    throw error;
-  }
-  permit?.done(message);
-  // Counted before it is checked: an answer that fails validation was paid for all the same.
-  spend?.record(message);
-  return validator === undefined ? message : checkResult(validator, message);
-}
-
-/**
- * @internal One request under `watch`: every event goes to `handle`; resolves with the SDK's final
- * message once `message_stop` was seen, else rejects (`IncompleteStreamError` for a stream that
- * ended early) with the HTTP request aborted.
- */
-async function runAttempt(
-  client: AnthropicLike,
-  body: MessageStreamParams,
-  limits: WatchLimits<MessageStreamEvent>,
-  requestOptions: StreamMessageOptions['requestOptions'],
-  handle: (event: MessageStreamEvent) => void,
-  onHeaders?: (headers: unknown) => void,
-): Promise<Message> {
-  const controller = new AbortController();
-  // A hedged attempt that loses is aborted: what its request may still cost is reported.
-  reportRequestTokens(estimateTokens(body).input);
-  const stream = client.messages.stream(body, { ...requestOptions, signal: controller.signal });
-  // The SDK raises an unhandled rejection for an error nobody awaits; we report errors through the loop.
-  stream.done().catch(noop);
-  let events = 0;
-  let last: string | undefined;
-  let stopped = false;
-  let partial: Message | undefined;
-  try {
-    for await (const event of watchWith(stream, limits)) {
-      if (events === 0 && onHeaders !== undefined) onHeaders(stream.response?.headers);
-      events++;
-      last = event.type;
-      // Kept per event: the SDK drops its snapshot when the stream ends, complete or not.
-      partial = stream.currentMessage ?? partial;
-      if (event.type === 'message_stop') stopped = true;
-      handle(event);
-    }
-  } catch (error) {
-    // Stall, caller abort or an SDK error: the request must not live on, whatever happened.
-    controller.abort();
-    throw error;
-  }
-  if (!stopped) {
-    controller.abort();
-    throw new IncompleteStreamError(events, last, partial);
-  }
-  return stream.finalMessage();
+  const { settings, options: o } = checkStreamOptions(
+    'streamMessage',
+    options,
+    KEYS,
+    anthropicWire,
+    client,
+    body,
+  );
+  const resume = checkResume(o.resume, 'streamMessage resume');
+  return streamCall(
+    anthropicWire,
+    client,
+    body,
+    settings,
+    resume === undefined ? undefined : { settings: resume, events, name: body.model },
+  );
 }

@@ -27,11 +27,6 @@ export {
   cliProcessGuard,
   type SpawnCli,
 } from './cli-process-guard.js';
-export {
-  type QueryFunction,
-  type QueryLike,
-  type RunQueryOptions,
-  type RunQueryParams,
-  runQuery,
-} from './run-query.js';
+export type { QueryFunction, QueryLike, RunQueryParams } from './agent-wire.js';
+export { type RunQueryOptions, runQuery } from './run-query.js';
 export { agentOptions, type SubagentPathConfig, subagentPath } from './subagent-path.js';

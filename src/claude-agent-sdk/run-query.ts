@@ -1,18 +1,19 @@
 import {
-  type Options,
   type SDKMessage,
-  type SDKResultMessage,
   type SDKResultSuccess,
-  type SDKUserMessage,
   query as sdkQuery,
 } from '@anthropic-ai/claude-agent-sdk';
 import type { Clock } from '../clock/clock.js';
-import { systemClock } from '../clock/clock.js';
-import { untilAborted } from '../context/until-aborted.js';
 import { abortReason } from '../errors/abort-error.js';
-import { isStallError } from '../errors/stall-error.js';
+import { observedCall } from '../model-stream/governed-call.js';
+import { readRequest } from '../model-stream/read-request.js';
+import { wireLimits } from '../model-stream/stream-options.js';
 import {
-  checkClock,
+  checkStallOptions,
+  STALL_OPTION_KEYS,
+  type StallOptions,
+} from '../options/stall-options.js';
+import {
   checkFunction,
   checkMs,
   checkOptions,
@@ -20,82 +21,28 @@ import {
   type OptionKeys,
 } from '../options/validate-options.js';
 import { checkResult, checkValidator, type ResultValidator } from '../validate/check-result.js';
-import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
-import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
-import { type WatchLimits, watchWith } from '../watch/watcher.js';
 import { emitModelFallback, isModelFallbackMessage } from './agent-events.js';
-import { agentResultError, noResultError } from './agent-outcome.js';
-import { type CliProcessGuard, cliProcessGuard } from './cli-process-guard.js';
-import type { AdaptiveStallOptions } from '../watch/adaptive-limits.js';
+import {
+  type AgentRunner,
+  agentWire,
+  type QueryFunction,
+  type RunQueryParams,
+} from './agent-wire.js';
 
 /**
- * What `runQuery` needs of a running query: the SDK's `Query`, structurally.
- *
- * @example
- * const q: QueryLike = query({ prompt: 'hi' })
- */
-export interface QueryLike extends AsyncIterable<SDKMessage> {
-  close?(): void;
-}
-
-/**
- * The SDK's `query` function, or one injected in its place (another copy of the SDK).
- *
- * @example
- * import { query } from '@anthropic-ai/claude-agent-sdk' // resolved from your app, not from recourse
- * await runQuery(params, { query, idleMs: 20_000 })
- */
-export type QueryFunction = (params: {
-  prompt: string | AsyncIterable<SDKUserMessage>;
-  options?: Options;
-}) => QueryLike;
-
-/**
- * The first argument of {@link runQuery}: exactly what the SDK's `query()` takes.
- *
- * @example
- * const params: RunQueryParams = { prompt: 'Fix the test', options: { env: agentEnv(), persistSession: false } }
- */
-export interface RunQueryParams {
-  prompt: string | AsyncIterable<SDKUserMessage>;
-  options?: Options;
-}
-
-/**
- * Options of {@link runQuery}. Stall detection is on by default: `firstItemMs` 60 s (the CLI
- * starts in 0.3–1.8 s), and `idleMs` 60 s while text streams, 300 s otherwise (tool runs, the
- * model thinking, the wait for the API). Every limit takes `Infinity` to turn it off.
+ * Options of {@link runQuery}. Stall detection is on by default ({@link StallOptions}):
+ * `firstItemMs` 60 s, counted from the start of the CLI (0.3–1.8 s measured; `system/init` comes
+ * before any API request), or `idleMs` when only that is set and larger; `idleMs` 60 s after a
+ * streamed text delta, 300 s after any other message (the CLI sends nothing while it waits on the
+ * API and one `tool_progress` heartbeat per 30 s while a tool runs, measured; a model that thinks
+ * with its thinking omitted streams nothing for minutes; keep-alive pings do not count); `totalMs`
+ * none. Every limit takes `Infinity` to turn it off; `'adaptive'` limits learn under `adaptive`
+ * (its `model` defaults to `params.options.model`).
  *
  * @example
  * const o: RunQueryOptions = { idleMs: 120_000, totalMs: 600_000, validate: (r) => r.result.trim() !== '' || 'empty answer' }
  */
-export interface RunQueryOptions {
-  /**
-   * Longest wait for the first SDK message, ms; includes the CLI's start-up (0.3–1.8 s measured;
-   * `system/init` comes before any API request). Default 60 000, or `idleMs` when that is larger.
-   * `'adaptive'`: learned (see `adaptive`).
-   */
-  firstItemMs?: number | 'adaptive';
-  /**
-   * @deprecated Use `firstItemMs` (one name for one idea across recourse). Accepted as an alias;
-   * giving both is a TypeError.
-   */
-  firstMessageMs?: number;
-  /**
-   * Longest silence between SDK messages, ms (keep-alive pings do not count). Default: 60 000
-   * after a streamed text delta, 300 000 after any other message: the CLI sends nothing while it
-   * waits on the API and one `tool_progress` heartbeat per 30 s while a tool runs (measured), and
-   * a model that thinks with its thinking omitted streams nothing for minutes. `'adaptive'`:
-   * learned (see `adaptive`).
-   */
-  idleMs?: number | 'adaptive';
-  /**
-   * Where `'adaptive'` limits learn: `{ name, model, floorMs, capMs, learner }` (see `watch`).
-   * `model` defaults to `params.options.model`. Only with a limit set to `'adaptive'`.
-   */
-  adaptive?: AdaptiveStallOptions;
-  /** Longest whole query, ms; exceeded → `StallError` phase `total`. Default: no limit. */
-  totalMs?: number;
+export interface RunQueryOptions extends StallOptions {
   /** Caller cancellation: rejects at once with the signal's reason (an `AbortError`) and stops the CLI. */
   signal?: AbortSignal;
   /**
@@ -122,11 +69,7 @@ export interface RunQueryOptions {
 
 /** @internal Every option of {@link runQuery}, listed once (subagentPath takes them too). */
 export const RUN_QUERY_KEYS: OptionKeys<RunQueryOptions> = {
-  firstItemMs: true,
-  firstMessageMs: true,
-  idleMs: true,
-  adaptive: true,
-  totalMs: true,
+  ...STALL_OPTION_KEYS,
   signal: true,
   validate: true,
   isProgress: true,
@@ -135,28 +78,6 @@ export const RUN_QUERY_KEYS: OptionKeys<RunQueryOptions> = {
   killGraceMs: true,
   exitGraceMs: true,
   clock: true,
-};
-
-// The CLI is up and has said so (system/init) within 1.8 s in every run measured.
-const FIRST_MESSAGE_MS = 60_000;
-const noop = (): void => {};
-// After its own stream watchdog the CLI retries without streaming and emits a synthetic ping
-// meanwhile: counting those as progress would hide a stall from any idleMs above their period.
-const notPing = (m: SDKMessage): boolean =>
-  !(m.type === 'stream_event' && (m.event as { type: string }).type === 'ping');
-
-/** The model is writing text (with partial messages on): the next token is due within moments. */
-function writing(m: SDKMessage): boolean {
-  if (m.type !== 'stream_event' || m.event.type !== 'content_block_delta') return false;
-  const type = (m.event.delta as { type: string }).type;
-  return type === 'text_delta' || type === 'citations_delta';
-}
-
-const DEFAULTS: StallDefaults<SDKMessage> = {
-  firstItemMs: FIRST_MESSAGE_MS,
-  idleMs: (m) => (writing(m) ? WRITING_IDLE_MS : QUIET_IDLE_MS),
-  // CLI start-up counts toward the first message: never less than the default for it.
-  firstFromIdle: (idleMs) => Math.max(idleMs, FIRST_MESSAGE_MS),
 };
 
 /**
@@ -189,28 +110,11 @@ export async function runQuery(
     throw new TypeError('runQuery(params) needs { prompt, options? }');
   const o = checkOptions('runQuery', options, RUN_QUERY_KEYS);
   const signal = checkSignal('signal', o.signal);
-  const queryFn =
+  const query =
     o.query === undefined
       ? (sdkQuery as QueryFunction)
       : checkFunction<QueryFunction>('query', o.query);
-  const limits: WatchLimits<SDKMessage> = {
-    ...resolveStallLimits(
-      'runQuery',
-      o,
-      { name: 'firstMessageMs', value: o.firstMessageMs },
-      DEFAULTS,
-      {
-        model:
-          typeof params.options?.model === 'string' && params.options.model !== ''
-            ? params.options.model
-            : undefined,
-      },
-    ),
-    signal: undefined,
-    isProgress: o.isProgress === undefined ? notPing : checkFunction('isProgress', o.isProgress),
-    clock: checkClock<Clock>('clock', o.clock ?? systemClock),
-    name: undefined,
-  };
+  const stall = checkStallOptions('runQuery', o);
   const onMessage =
     o.onMessage === undefined
       ? undefined
@@ -218,105 +122,30 @@ export async function runQuery(
   const validator =
     o.validate === undefined ? undefined : checkValidator<SDKResultSuccess>('validate', o.validate);
   const exitGraceMs = o.exitGraceMs === undefined ? 5000 : checkMs('exitGraceMs', o.exitGraceMs);
-  if (signal?.aborted) throw abortReason(signal);
-
-  const sdkOptions: Options = { ...params.options };
-  const userController = sdkOptions.abortController;
-  const controller = new AbortController();
+  const killGraceMs =
+    o.killGraceMs === undefined ? undefined : checkMs('killGraceMs', o.killGraceMs);
   // The caller's own abortController (if any) cancels like `signal` does.
-  const callerSignals = [signal, userController?.signal].filter(
+  const callerSignals = [signal, params.options?.abortController?.signal].filter(
     (s): s is AbortSignal => s !== undefined,
   );
   const callerSignal = callerSignals.length > 1 ? AbortSignal.any(callerSignals) : callerSignals[0];
-  limits.signal = callerSignal;
-  const guard = cliProcessGuard({
-    ...(sdkOptions.spawnClaudeCodeProcess === undefined
-      ? {}
-      : { spawn: sdkOptions.spawnClaudeCodeProcess }),
-    ...(sdkOptions.stderr === undefined ? {} : { stderr: sdkOptions.stderr }),
-    ...(o.killGraceMs === undefined ? {} : { graceMs: checkMs('killGraceMs', o.killGraceMs) }),
+  const runner: AgentRunner = { query, killGraceMs, exitGraceMs, callerSignal };
+  const limits = wireLimits(agentWire, stall, agentWire.facts.model(runner, params), {
+    signal: callerSignal,
+    isProgress: o.isProgress,
+    clock: o.clock,
   });
-  sdkOptions.abortController = controller;
-  sdkOptions.spawnClaudeCodeProcess = guard.spawn;
-  sdkOptions.includePartialMessages ??= true;
-
-  let q: QueryLike | undefined;
-  let stopped = false;
-  const stop = (): void => {
-    if (stopped) return;
-    stopped = true;
-    // The order the SDK documents: abort, then close; then make sure the CLI is really gone.
-    controller.abort();
-    try {
-      q?.close?.();
-    } catch {
-      // close() on a query that already ended throws nothing useful to the caller.
-    }
-    guard.terminate().catch(noop);
-  };
-
-  let result: SDKResultMessage | undefined;
-  let sdkError: { error: unknown } | undefined;
-  try {
-    q = queryFn({ prompt: params.prompt, options: sdkOptions });
-  } catch (error) {
-    // Bad options and the like: a bug to surface as it is, not an agent failure.
-    stop();
-    throw error;
-  }
-  const singleTurn = typeof params.prompt === 'string';
-  let callbackFailed = false;
-  try {
-    for await (const message of watchWith<SDKMessage>(q, limits)) {
-      if (onMessage !== undefined) {
-        try {
-          onMessage(message);
-        } catch (error) {
-          callbackFailed = true;
-          throw error;
-        }
-      }
-      if (isModelFallbackMessage(message))
-        emitModelFallback(message as unknown as Record<string, unknown>);
-      if (message.type === 'result') {
-        result = message;
-        // A single prompt has one turn: its result decides, whatever the CLI does while exiting.
-        if (singleTurn) break;
-      }
-    }
-  } catch (error) {
-    if (callbackFailed || isStallError(error) || callerSignal?.aborted) {
-      // Prompt: reject now; the CLI is stopped in the background and gone within ~100 ms.
-      stop();
-      throw error;
-    }
-    // Usually "Claude Code returned an error result", right after that result: the result has
-    // the status and the subtype, the exception does not.
-    sdkError = { error };
-  }
-  // The turn is over: wait (briefly) for the CLI to exit by itself, so none outlives the call.
-  await settleCli(guard, exitGraceMs, callerSignal);
-
-  const failure =
-    result === undefined
-      ? noResultError(sdkError?.error)
-      : (agentResultError(result, sdkError?.error) ?? (sdkError && noResultError(sdkError.error)));
-  if (failure !== undefined) throw failure;
-  const success = result as SDKResultSuccess;
+  if (signal?.aborted) throw abortReason(signal);
+  const success = await observedCall(agentWire.facts, runner, params, () =>
+    readRequest(agentWire, runner, params, limits, {
+      requestOptions: undefined,
+      onHeaders: undefined,
+      handle: (message) => {
+        onMessage?.(message);
+        if (isModelFallbackMessage(message))
+          emitModelFallback(message as unknown as Record<string, unknown>);
+      },
+    }),
+  );
   return validator === undefined ? success : checkResult(validator, success);
-}
-
-/** Waits for the CLI to exit (terminating it after `ms`); a caller abort cuts the wait short. */
-async function settleCli(
-  guard: CliProcessGuard,
-  ms: number,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  if (!guard.alive) return;
-  try {
-    await untilAborted(guard.stopAfter(ms), signal);
-  } catch (error) {
-    guard.terminate().catch(noop);
-    throw error;
-  }
 }

@@ -27,11 +27,18 @@ import {
   rateLimitTransition,
   type RateLimitUpdate,
 } from '../transitions/rate-limit.js';
-import { estimateTokens, headersOf, statusOf, type TokenUsage, usageOf } from './call-facts.js';
+import type { TokenUsage } from '../dialects/dialect.js';
+import {
+  estimateTokens,
+  headersOf,
+  parseRateLimitHeaders,
+  statusOf,
+  usageOf,
+} from '../dialects/read-facts.js';
 import {
   RATE_LIMIT_DIMENSIONS,
   type RateLimitDimension,
-  parseRateLimitHeaders,
+  type RateLimitReadings,
 } from './rate-limit-headers.js';
 
 /** Options of {@link rateLimiter}. */
@@ -121,7 +128,8 @@ const PROBE_MS = 30_000;
 /** Weight of the newest call in the running average of tokens per call (for calls without a body). */
 const AVERAGE_WEIGHT = 0.2;
 
-class Permit implements RateLimitPermit {
+/** @internal */
+export class Permit implements RateLimitPermit {
   #observed = false;
   #settled = false;
   #failed = false;
@@ -134,9 +142,12 @@ class Permit implements RateLimitPermit {
   ) {}
 
   observe(headers: unknown): void {
-    if (this.#observed) return;
-    const readings = parseRateLimitHeaders(headers);
-    if (readings === undefined) return;
+    this.learn(parseRateLimitHeaders(headers));
+  }
+
+  /** @internal What the response headers said, read by the adapter's wire. */
+  learn(readings: RateLimitReadings | undefined): void {
+    if (this.#observed || readings === undefined) return;
     this.#observed = true;
     this.limiter.report(this, {
       readings,
@@ -147,6 +158,11 @@ class Permit implements RateLimitPermit {
   }
 
   done(result?: unknown): void {
+    this.settled(usageOf(result), result);
+  }
+
+  /** @internal The call succeeded and used `usage` (read by the adapter's wire, or from `result`). */
+  settled(usage: TokenUsage | undefined, result?: unknown): void {
     if (!this.#observed) {
       this.#observed = true;
       // A result without headers is an answer too: a provider that sends none is not limited here.
@@ -159,7 +175,6 @@ class Permit implements RateLimitPermit {
     }
     if (this.#settled) return;
     this.#settled = true;
-    const usage = usageOf(result);
     if (usage !== undefined) this.limiter.settle(this, usage);
   }
 
@@ -178,7 +193,7 @@ class Permit implements RateLimitPermit {
 }
 
 interface Report {
-  readings: ReturnType<typeof parseRateLimitHeaders>;
+  readings: RateLimitReadings | undefined;
   limited: boolean;
   retryAfterMs: number | undefined;
   answered: boolean;
@@ -394,7 +409,7 @@ class RateLimiterPolicy extends BaseLayer implements RateLimiter {
       });
   }
 
-  #learned(readings: NonNullable<ReturnType<typeof parseRateLimitHeaders>>): void {
+  #learned(readings: RateLimitReadings): void {
     const limits: Partial<Record<RateLimitDimension, number>> = {};
     for (const dim of RATE_LIMIT_DIMENSIONS) {
       const r = readings[dim];

@@ -16,7 +16,8 @@ import {
 import { BaseLayer, COMPOSE, type Invoke } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
 import { safeRead } from '../text/safe-text.js';
-import { estimateTokens, modelOf, type TokenUsage, usageOf } from './call-facts.js';
+import type { TokenUsage } from '../dialects/dialect.js';
+import { estimateTokens, modelOf, usageOf } from '../dialects/read-facts.js';
 import { checkSpendRate, type SpendRate, type SpendRateOptions } from './spend-rate.js';
 
 /**
@@ -195,19 +196,35 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
     this.#refuse(ticket.key, this.#costOfRequest(request, undefined));
   }
 
-  /** @internal Counts what an adapter's request used. */
-  recordTicket(ticket: SpendTicket, result: unknown): void {
+  /** @internal Counts what an adapter's request used (its wire read the usage and the model). */
+  recordTicket(
+    ticket: SpendTicket,
+    usage: TokenUsage | undefined,
+    model: string | undefined,
+  ): void {
     ticket.recorded = true;
-    this.#add(ticket, usageOf(result), modelOf(result));
+    this.#add(ticket, usage, model);
   }
 
-  /** @internal A failed call may still have used tokens: a stream cut short carries its partial message. */
-  recordFailure(ticket: SpendTicket, error: unknown): void {
-    const partial = safeRead(error, 'partial');
-    const usage = usageOf(partial);
+  /**
+   * @internal A failed call may still have used tokens: a stream cut short carries its partial
+   * answer, whose usage the adapter's wire read (`partial`), or else it is read from the error.
+   */
+  recordFailure(
+    ticket: SpendTicket,
+    error: unknown,
+    partial?: { usage: TokenUsage | undefined; model: string | undefined },
+  ): void {
+    let usage = partial?.usage;
+    let model = partial?.model;
+    if (partial === undefined) {
+      const value = safeRead(error, 'partial');
+      usage = usageOf(value);
+      model = modelOf(value);
+    }
     if (usage === undefined) return;
     ticket.recorded = true;
-    this.#add(ticket, usage, modelOf(partial));
+    this.#add(ticket, usage, model);
   }
 
   /** @internal The ticket for an adapter's request: the enclosing policy call's, or a new one. */
@@ -289,12 +306,21 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
   };
 }
 
+/** @internal What an adapter's request reports to the spend limit it counts against. */
+export interface AdapterSpend {
+  /** Refuses the request before it is sent when its estimate would pass the limit. */
+  check(request: unknown): void;
+  /** Counts what it used. */
+  record(usage: TokenUsage | undefined, model: string | undefined): void;
+  /** Counts what a failed request used, if its partial answer says (see `recordFailure`). */
+  fail(
+    error: unknown,
+    partial?: { usage: TokenUsage | undefined; model: string | undefined },
+  ): void;
+}
+
 /** @internal The spend limit an adapter's request counts against: its option, or an enclosing policy's. */
-export function spendTicketFor(
-  limit: SpendLimit | undefined,
-):
-  | { check(request: unknown): void; record(result: unknown): void; fail(error: unknown): void }
-  | undefined {
+export function spendTicketFor(limit: SpendLimit | undefined): AdapterSpend | undefined {
   let ticket: SpendTicket | undefined;
   if (limit !== undefined) ticket = (limit as SpendLimitPolicy).ticket();
   else ticket = ambientScope()?.get(SPEND_TICKET);
@@ -302,8 +328,8 @@ export function spendTicketFor(
   const t = ticket;
   return {
     check: (request) => t.limit.checkTicket(t, request),
-    record: (result) => t.limit.recordTicket(t, result),
-    fail: (error) => t.limit.recordFailure(t, error),
+    record: (usage, model) => t.limit.recordTicket(t, usage, model),
+    fail: (error, partial) => t.limit.recordFailure(t, error, partial),
   };
 }
 

@@ -4,6 +4,7 @@ import {
   checkOptions,
   type OptionKeys,
 } from '../options/validate-options.js';
+import { STALL_LEARNER } from '../options/stall-options.js';
 import { QuantileSketch } from './quantile-sketch.js';
 
 /** Options of {@link stallLearner}. */
@@ -59,6 +60,7 @@ const LEARNER_KEYS: OptionKeys<StallLearnerOptions> = {
 
 /** @internal The implementation behind {@link stallLearner}. */
 export class GapLearner implements StallLearner {
+  readonly [STALL_LEARNER] = true;
   readonly #tracks = new Map<string, GapTrack>();
   readonly #quantile: number;
   readonly #factor: number;
@@ -121,7 +123,7 @@ export class GapLearner implements StallLearner {
  *
  * @example
  * const learner = stallLearner({ quantile: 0.99, factor: 3 })
- * for await (const event of watch(stream, { idleMs: 'adaptive', floorMs: 2_000, capMs: 120_000, name: 'anthropic', model, learner })) handle(event)
+ * for await (const event of watch(stream, { idleMs: 'adaptive', name: 'anthropic', adaptive: { floorMs: 2_000, capMs: 120_000, model, learner } })) handle(event)
  * console.table(learner.limits())
  */
 export function stallLearner(options?: StallLearnerOptions): StallLearner {

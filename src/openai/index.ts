@@ -14,22 +14,21 @@
 export {
   IncompleteStreamError,
   isIncompleteStreamError,
-} from '../anthropic/incomplete-stream-error.js';
-export { type ClientWithOptions, withoutSdkRetries } from '../anthropic/client-options.js';
+} from '../model-stream/incomplete-stream-error.js';
+export type { ModelStreamOptions } from '../model-stream/stream-options.js';
+export { type ClientWithOptions, withoutSdkRetries } from '../options/sdk-client-options.js';
+export type { StallOptions } from '../options/stall-options.js';
+export type {
+  ChatCompletionStreamLike,
+  ChatStreamBody,
+  OpenAIChatLike,
+} from './chat-wire.js';
 export { type OpenAIClientOptionsInput, openAIClientOptions } from './client-options.js';
 export { isResponseFailedError, ResponseFailedError } from './response-failed-error.js';
-export {
-  type ChatCompletionStreamLike,
-  type ChatStreamBody,
-  type OpenAIChatLike,
-  type StreamChatOptions,
-  streamChat,
-} from './stream-chat.js';
-export type { OpenAIStreamOptions } from './stream-options.js';
-export {
-  type OpenAIResponsesLike,
-  type ResponseStreamBody,
-  type ResponseStreamLike,
-  type StreamResponseOptions,
-  streamResponse,
-} from './stream-response.js';
+export type {
+  OpenAIResponsesLike,
+  ResponseStreamBody,
+  ResponseStreamLike,
+} from './responses-wire.js';
+export { type OpenAIStreamOptions, type StreamChatOptions, streamChat } from './stream-chat.js';
+export { type StreamResponseOptions, streamResponse } from './stream-response.js';

@@ -1,62 +1,26 @@
-import { reportRequestTokens } from '../governor/attempt-signals.js';
-import { estimateTokens } from '../governor/call-facts.js';
 import type OpenAI from 'openai';
-import { IncompleteStreamError } from '../anthropic/incomplete-stream-error.js';
-import { abortReason } from '../errors/abort-error.js';
-import { checkResult } from '../validate/check-result.js';
-import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
-import type { StallDefaults } from '../watch/stream-limits.js';
-import { requestPermit } from '../governor/request-permit.js';
-import { spendTicketFor } from '../governor/spend-limit.js';
+import { streamCall } from '../model-stream/stream-call.js';
 import {
-  type OpenAIStreamOptions,
-  readWatched,
-  reportingHeaders,
-  type StreamSetup,
-  streamSetup,
-} from './stream-options.js';
+  checkStreamOptions,
+  MODEL_STREAM_KEYS,
+  type ModelStreamOptions,
+} from '../model-stream/stream-options.js';
+import { type ChatStreamBody, chatWire, type OpenAIChatLike } from './chat-wire.js';
 
 type ChatCompletion = OpenAI.Chat.ChatCompletion;
 type ChatCompletionChunk = OpenAI.Chat.ChatCompletionChunk;
 type RequestOptions = OpenAI.RequestOptions;
 
 /**
- * The body `streamChat` sends: Chat Completions create params; `stream` may be left out.
+ * Options of `streamChat` and `streamResponse`: those of every model stream call
+ * ({@link ModelStreamOptions}: stall limits on by default, `firstItemMs` 300 s, `idleMs` 60 s
+ * while text streams and 300 s while the model is quiet for a reason; `keepalive` events are not
+ * progress).
  *
  * @example
- * const body: ChatStreamBody = { model: 'gpt-5', messages: [{ role: 'user', content: 'Hi' }] }
+ * const o: OpenAIStreamOptions<OpenAI.Chat.ChatCompletionChunk, OpenAI.Chat.ChatCompletion> = { idleMs: 15_000, totalMs: 300_000 }
  */
-export type ChatStreamBody = Omit<OpenAI.Chat.ChatCompletionCreateParamsStreaming, 'stream'> & {
-  stream?: true;
-};
-
-/**
- * What `streamChat` needs of the SDK's `ChatCompletionStream`.
- *
- * @example
- * const stream: ChatCompletionStreamLike = client.chat.completions.stream(body)
- */
-export interface ChatCompletionStreamLike extends AsyncIterable<ChatCompletionChunk> {
-  finalChatCompletion(): Promise<ChatCompletion>;
-  /** The completion accumulated so far (the SDK's snapshot). */
-  readonly currentChatCompletionSnapshot?: unknown;
-  abort(): void;
-  done(): Promise<void>;
-}
-
-/**
- * What `streamChat` needs of an `OpenAI` client (any copy or version with `chat.completions.stream`).
- *
- * @example
- * const client: OpenAIChatLike = new OpenAI(openAIClientOptions())
- */
-export interface OpenAIChatLike {
-  chat: {
-    completions: {
-      stream(body: ChatStreamBody, options?: RequestOptions): ChatCompletionStreamLike;
-    };
-  };
-}
+export type OpenAIStreamOptions<E, R, O = Record<string, unknown>> = ModelStreamOptions<E, R, O>;
 
 /**
  * Options of {@link streamChat}.
@@ -69,37 +33,6 @@ export type StreamChatOptions = OpenAIStreamOptions<
   ChatCompletion,
   RequestOptions
 >;
-
-/** Text is being written: the next token is due within moments. */
-function writing(chunk: ChatCompletionChunk): boolean {
-  for (const choice of chunk.choices) if (choice.delta?.content) return true;
-  return false;
-}
-
-const DEFAULTS: StallDefaults<ChatCompletionChunk> = {
-  firstItemMs: QUIET_IDLE_MS,
-  idleMs: (chunk) => (writing(chunk) ? WRITING_IDLE_MS : QUIET_IDLE_MS),
-};
-
-const noop = (): void => {};
-
-/**
- * An error of the SDK's own base class `OpenAIError` (not an `APIError`, which carries what the
- * server said): what its stream helpers throw about the shape of a stream. Recognised by its
- * class name, as recourse does not import the SDK; under a bundler that renames classes the SDK's
- * error is passed on as it is (still a failure, classified transient).
- */
-function isSdkStreamComplaint(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  try {
-    return (
-      (Object.getPrototypeOf(error) as { constructor?: { name?: unknown } } | null)?.constructor
-        ?.name === 'OpenAIError'
-    );
-  } catch {
-    return false; // a hostile Proxy is nobody's stream complaint
-  }
-}
 
 /**
  * Streams one Chat Completion with `client.chat.completions.stream()` under `watch`, and resolves
@@ -126,73 +59,13 @@ export async function streamChat(
     throw new TypeError(
       'streamChat(client) needs an OpenAI client (client.chat.completions.stream)',
     );
-  const setup = streamSetup('streamChat', options, DEFAULTS, body);
-  if (setup.signal?.aborted) throw abortReason(setup.signal);
-  const spend = spendTicketFor(setup.spendLimit);
-  spend?.check(body);
-  const permit = await requestPermit(setup.limiter, body, setup.signal);
-  let completion: Awaited<ReturnType<typeof chatOnce>>;
-  try {
-    completion = await chatOnce(reportingHeaders(client, permit), body, setup);
-  } catch (error) {
-    permit?.fail(error);
-    spend?.fail(error);
-    throw error;
-  }
-  permit?.done(completion);
-  // Counted before it is checked: an answer that fails validation was paid for all the same.
-  spend?.record(completion);
-  return setup.validator === undefined ? completion : checkResult(setup.validator, completion);
-}
-
-async function chatOnce(
-  client: OpenAIChatLike,
-  body: ChatStreamBody,
-  setup: StreamSetup<ChatCompletionChunk, ChatCompletion>,
-): Promise<ChatCompletion> {
-  const { onEvent, limits, requestOptions } = setup;
-  const controller = new AbortController();
-  // A hedged attempt that loses is aborted: what its request may still cost is reported.
-  reportRequestTokens(estimateTokens(body).input);
-  const stream = client.chat.completions.stream(body, {
-    ...requestOptions,
-    signal: controller.signal,
-  });
-  // The SDK raises an unhandled rejection for an error nobody awaits; we report errors through the loop.
-  stream.done().catch(noop);
-  // Choices by index: true once their finish_reason came.
-  const finished = new Map<number, boolean>();
-  let chunks = 0;
-  let partial: unknown;
-  const complete = (): boolean => finished.size > 0 && ![...finished.values()].includes(false);
-  const incomplete = (cause?: unknown) =>
-    new IncompleteStreamError(
-      chunks,
-      chunks === 0 ? undefined : 'chat.completion.chunk',
-      partial,
-      'finish_reason',
-      cause === undefined ? undefined : { cause },
-    );
-  try {
-    await readWatched(stream, limits, controller, (chunk) => {
-      chunks++;
-      for (const choice of chunk.choices) {
-        if (choice.finish_reason != null) finished.set(choice.index, true);
-        else if (!finished.has(choice.index)) finished.set(choice.index, false);
-      }
-      // Kept per chunk: the SDK drops its snapshot when the stream ends, complete or not.
-      partial = stream.currentChatCompletionSnapshot ?? partial;
-      if (onEvent !== undefined) onEvent(chunk);
-    });
-  } catch (error) {
-    // The SDK's helper ends an unfinished stream by throwing its own plain error ("missing
-    // finish_reason for choice 0", "request ended without sending any chunks").
-    if (!complete() && isSdkStreamComplaint(error)) throw incomplete(error);
-    throw error;
-  }
-  if (!complete()) {
-    controller.abort();
-    throw incomplete();
-  }
-  return stream.finalChatCompletion();
+  const { settings } = checkStreamOptions(
+    'streamChat',
+    options,
+    MODEL_STREAM_KEYS,
+    chatWire,
+    client,
+    body,
+  );
+  return streamCall(chatWire, client, body, settings);
 }

@@ -21,3 +21,27 @@ export function sdkClientOptions<O extends SdkClientOptionsInput>(
   const o = (options ?? {}) as O;
   return { ...o, maxRetries: o.maxRetries ?? 0, timeout: o.timeout ?? DEFAULT_TIMEOUT_MS };
 }
+
+/**
+ * A client that can make a copy of itself with other options (the SDK's `withOptions`).
+ *
+ * @example
+ * const copyable: ClientWithOptions<Anthropic> = new Anthropic()
+ */
+export interface ClientWithOptions<C> {
+  withOptions(options: { maxRetries?: number }): C;
+}
+
+/**
+ * A copy of an existing SDK client (shared auth and connection settings) that never retries by
+ * itself, so the only retries are recourse's and they do not multiply.
+ *
+ * @example
+ * const client = withoutSdkRetries(new Anthropic())
+ * client.maxRetries // 0
+ */
+export function withoutSdkRetries<C extends ClientWithOptions<C>>(client: C): C {
+  if (typeof client?.withOptions !== 'function')
+    throw new TypeError('withoutSdkRetries(client) needs an SDK client with withOptions()');
+  return client.withOptions({ maxRetries: 0 });
+}

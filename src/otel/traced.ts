@@ -23,7 +23,9 @@ import { errorMessage } from '../telemetry/error-summary.js';
 import type { Per } from '../telemetry/instrument.js';
 import { errorAttributes } from './attributes.js';
 import { ensureSpanEvents } from './span-events.js';
+import { SpanModelCalls } from './gen-ai.js';
 import { SPAN } from './span-slot.js';
+import { MODEL_CALL_OBSERVER } from '../model-stream/call-report.js';
 
 /** Options of {@link traced}. */
 export interface TracedOptions {
@@ -36,10 +38,9 @@ export interface TracedOptions {
   tracer?: Tracer;
   /**
    * One span per logical call (`'call'`, place it outermost) or per attempt (`'attempt'`, place it
-   * inside retry), as `instrument`'s `per`. Default `'call'`. `'execute'` is a deprecated alias of
-   * `'call'`.
+   * inside retry), as `instrument`'s `per`. Default `'call'`.
    */
-  per?: Per | 'execute';
+  per?: Per;
   /** Default `'recourse.call'` / `'recourse.attempt'`. */
   spanName?: string;
   /** Added to every span. */
@@ -115,11 +116,8 @@ class TracedPolicy extends BaseLayer {
       throw new TypeError('tracer must be an OpenTelemetry Tracer');
     this.#tracer = o.tracer ?? trace.getTracer('recourse');
     this.#name = name;
-    // 'execute' is the old name of 'call' (deprecated, still accepted; not advertised in errors).
     this.#attempt =
-      (o.per === undefined || o.per === 'execute'
-        ? 'call'
-        : checkOneOf('per', o.per, ['call', 'attempt'])) === 'attempt';
+      (o.per === undefined ? 'call' : checkOneOf('per', o.per, ['call', 'attempt'])) === 'attempt';
     this.#spanName =
       o.spanName === undefined
         ? this.#attempt
@@ -145,26 +143,30 @@ class TracedPolicy extends BaseLayer {
         { kind: SpanKind.INTERNAL, attributes },
         parentContext,
       );
-      // The span rides on the call's scope (nested policies and events find it there).
-      const inner = scope.withSlot(SPAN, span);
+      // The span rides on the call's scope (nested policies and events find it there), and so does
+      // what hears of the model calls made under it (their GenAI attributes).
+      const calls = new SpanModelCalls(span);
+      const inner = scope.withSlot(SPAN, span).withSlot(MODEL_CALL_OBSERVER, calls);
       let result: unknown;
       try {
         result = context.with(trace.setSpan(parentContext, span), next, undefined, fn, inner);
       } catch (error) {
-        endFailed(span, error);
+        calls.settle(() => endFailed(span, error));
         throw error;
       }
+      const ok = (value: unknown): void =>
+        calls.settle((late) => (late === undefined ? endOk(span, value) : endFailed(span, late)));
       if (!isThenable(result)) {
-        endOk(span, result);
+        ok(result);
         return result;
       }
       return Promise.resolve(result).then(
         (value) => {
-          endOk(span, value);
+          ok(value);
           return value;
         },
         (error: unknown) => {
-          endFailed(span, error);
+          calls.settle(() => endFailed(span, error));
           throw error;
         },
       );

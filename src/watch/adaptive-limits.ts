@@ -1,56 +1,6 @@
-import {
-  defaultStallLearner,
-  GapLearner,
-  type GapTrack,
-  type StallLearner,
-} from '../governor/stall-learner.js';
-import {
-  checkMs,
-  checkName,
-  checkOptions,
-  type OptionKeys,
-  showValue,
-} from '../options/validate-options.js';
+import type { AdaptiveSettings } from '../options/stall-options.js';
+import { defaultStallLearner, type GapLearner, type GapTrack } from '../governor/stall-learner.js';
 import { QUIET_IDLE_MS } from './stall-defaults.js';
-
-/**
- * Where and how an adaptive stall limit learns: `watch` takes these as its own options, the
- * adapters (`streamMessage`, `streamChat`, `streamResponse`, `runQuery`, `recourseMiddleware`) as
- * their `adaptive` option when `firstItemMs` or `idleMs` is `'adaptive'`.
- *
- * @example
- * const o: AdaptiveStallOptions = { name: 'deep-research', floorMs: 2_000, capMs: 120_000, learner: stallLearner() }
- */
-export interface AdaptiveStallOptions {
-  /** The dependency: the key the gaps are learned under (with `model`). Default: the adapter's name, or none (`''`) for `watch`. */
-  name?: string;
-  /** The model, learned apart from the dependency's other models (thinking models are quiet longer). Default: the request's model, where the adapter knows it. */
-  model?: string;
-  /** The lowest limit ever used, ms. Default 5 000. */
-  floorMs?: number;
-  /** The highest limit, and the limit until enough gaps were seen, ms. Default 300 000. */
-  capMs?: number;
-  /**
-   * The same for the first-item limit, ms: a model's first gap (headers, thinking) is often far
-   * longer than its gaps between items. Default `capMs`.
-   */
-  firstItemCapMs?: number;
-  /** Where the gaps are learned. Default `defaultStallLearner` (one per process). */
-  learner?: StallLearner;
-}
-
-/** Default floor of adaptive limits: below a few seconds, a network hiccup on a healthy stream would count as a stall. */
-const ADAPTIVE_FLOOR_MS = 5_000;
-
-/** @internal The keys of {@link AdaptiveStallOptions}, for the adapters' `adaptive` option. */
-export const ADAPTIVE_KEYS: OptionKeys<AdaptiveStallOptions> = {
-  name: true,
-  model: true,
-  floorMs: true,
-  capMs: true,
-  firstItemCapMs: true,
-  learner: true,
-};
 
 /**
  * @internal What a watcher with adaptive limits needs: the limits to start a stream with, and
@@ -92,52 +42,25 @@ export class AdaptiveLimits {
 }
 
 /**
- * @internal Checks adaptive options (already known to hold only {@link ADAPTIVE_KEYS}) and makes
- * the limits of one stream, or of every stream of one adapter: `name` and `model` fall back to the
- * given defaults.
+ * @internal The limits of one stream, or of every stream of one adapter, from checked adaptive
+ * options: `name` and `model` fall back to the given defaults, `capMs` to the longest quiet limit.
  */
 export function adaptiveLimits(
-  o: AdaptiveStallOptions,
+  o: AdaptiveSettings,
   first: boolean,
   idle: boolean,
   defaults: { name?: string | undefined; model?: string | undefined } = {},
 ): AdaptiveLimits {
-  const floorMs = o.floorMs === undefined ? ADAPTIVE_FLOOR_MS : checkMs('floorMs', o.floorMs, 1);
-  const capMs =
-    o.capMs === undefined ? Math.max(QUIET_IDLE_MS, floorMs) : checkMs('capMs', o.capMs, 1);
-  if (capMs < floorMs) throw new RangeError(`capMs (${capMs}) must be >= floorMs (${floorMs})`);
-  const firstCapMs =
-    o.firstItemCapMs === undefined ? capMs : checkMs('firstItemCapMs', o.firstItemCapMs, 1);
-  if (firstCapMs < floorMs)
-    throw new RangeError(`firstItemCapMs (${firstCapMs}) must be >= floorMs (${floorMs})`);
-  const learner = o.learner ?? defaultStallLearner;
-  if (!(learner instanceof GapLearner))
-    throw new TypeError(
-      `learner must be a StallLearner from stallLearner(), got ${showValue(learner)}`,
-    );
-  const name = o.name === undefined ? defaults.name : checkName('name', o.name);
-  const model = o.model === undefined ? defaults.model : checkName('model', o.model);
+  const capMs = o.capMs ?? Math.max(QUIET_IDLE_MS, o.floorMs);
+  // checkStallOptions let only a learner from stallLearner() through.
+  const learner = (o.learner ?? defaultStallLearner) as GapLearner;
   return new AdaptiveLimits(
     learner,
-    learner.track(name ?? '', model),
+    learner.track(o.name ?? defaults.name ?? '', o.model ?? defaults.model),
     first,
     idle,
-    floorMs,
+    o.floorMs,
     capMs,
-    firstCapMs,
+    o.firstItemCapMs ?? capMs,
   );
-}
-
-/** @internal An adapter's `adaptive` option, checked (`owner adaptive` names it in errors). */
-export function checkAdaptiveOptions(
-  owner: string,
-  value: unknown,
-): AdaptiveStallOptions | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new TypeError(
-      `adaptive must be an object { name?, model?, floorMs?, capMs?, firstItemCapMs?, learner? }, got ${showValue(value)}`,
-    );
-  }
-  return checkOptions(`${owner} adaptive`, value as AdaptiveStallOptions, ADAPTIVE_KEYS);
 }

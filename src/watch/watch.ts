@@ -1,5 +1,10 @@
 import { type Clock, systemClock } from '../clock/clock.js';
 import {
+  checkStallOptions,
+  STALL_OPTION_KEYS,
+  type StallOptions,
+} from '../options/stall-options.js';
+import {
   checkClock,
   checkFunction,
   checkName,
@@ -7,54 +12,41 @@ import {
   checkSignal,
   type OptionKeys,
 } from '../options/validate-options.js';
-import { type AdaptiveStallOptions, adaptiveLimits } from './adaptive-limits.js';
-import { activeLimit, checkStallLimit } from './stall-limit.js';
+import { resolveStallLimits, type StallDefaults } from './stream-limits.js';
 import { type WatchLimits, watchWith } from './watcher.js';
 
 /**
- * Options of {@link watch}. Each limit is a number of ms >= 1, or `Infinity` for none; `firstItemMs`
- * and `idleMs` also take `'adaptive'`: learned from the gaps this dependency (and model) showed so
- * far, clamped to [`floorMs`, `capMs`]; the adaptive options (`model`, `floorMs`, `capMs`,
- * `firstItemCapMs`, `learner`) apply to adaptive limits only.
+ * Options of {@link watch}: the stall limits every adapter takes too ({@link StallOptions}:
+ * `firstItemMs`, `idleMs`, `totalMs`, `adaptive`), and what only a bare stream needs. `watch` has
+ * no default limits: `firstItemMs` defaults to `idleMs`, the rest to none.
+ *
+ * @example
+ * const o: WatchOptions<SDKMessage> = { idleMs: 'adaptive', name: 'research', adaptive: { floorMs: 2_000 } }
  */
-export interface WatchOptions<M> extends Omit<AdaptiveStallOptions, 'name'> {
-  /** Longest wait for the first progress item, ms, or `'adaptive'`. Default `idleMs`. */
-  firstItemMs?: number | 'adaptive';
-  /** Longest wait between progress items, ms, or `'adaptive'`. Default: no limit. */
-  idleMs?: number | 'adaptive';
-  /** Longest life of the whole stream, ms. Default: no limit. */
-  totalMs?: number;
+export interface WatchOptions<M> extends StallOptions {
   /** Caller cancellation: the pending `next()` rejects at once and the source is closed. */
   signal?: AbortSignal;
   /** Which items count as progress (reset the idle clock). Default: every item. */
   isProgress?: (item: M) => boolean;
   /** Default `systemClock`. */
   clock?: Clock;
-  /** The dependency this stream comes from; reported in `stall` events, and the key adaptive limits learn under. */
+  /**
+   * The dependency this stream comes from; reported in `stall` events, and the key adaptive
+   * limits learn under (unless `adaptive.name` says otherwise).
+   */
   name?: string;
 }
 
 const WATCH_KEYS: OptionKeys<WatchOptions<unknown>> = {
-  firstItemMs: true,
-  idleMs: true,
-  totalMs: true,
+  ...STALL_OPTION_KEYS,
   signal: true,
   isProgress: true,
   clock: true,
   name: true,
-  model: true,
-  floorMs: true,
-  capMs: true,
-  firstItemCapMs: true,
-  learner: true,
 };
 
-const ADAPTIVE_ONLY = ['model', 'floorMs', 'capMs', 'firstItemCapMs', 'learner'] as const;
-
-/** `'adaptive'`, or a fixed limit as `checkStallLimit` takes it. */
-function checkLimitOrAdaptive(name: string, value: unknown): number | 'adaptive' | undefined {
-  return value === 'adaptive' ? value : checkStallLimit(name, value);
-}
+/** `watch` limits nothing unless told: the first item waits as long as `idleMs`. */
+const NO_DEFAULTS: StallDefaults<unknown> = { firstItemMs: undefined, idleMs: undefined };
 
 /**
  * Watches a stream for silence. Throws `StallError` from the consumer's `next()` when no progress
@@ -68,14 +60,15 @@ function checkLimitOrAdaptive(name: string, value: unknown): number | 'adaptive'
  * Each limit is ms >= 1 or `Infinity` (off); at least a limit or a `signal` must be given (with
  * only a signal, `watch` makes a stream abortable and closes it on abort). With `'adaptive'`
  * (`firstItemMs`, `idleMs`) the limit is learned per `name` and `model` from the gaps of earlier
- * streams (3 × p99 by default, see `stallLearner`), clamped to [`floorMs` 5 000, `capMs` 300 000];
- * until 100 gaps were seen it is `capMs`. Each stream starts with the limits learned so far.
+ * streams (3 × p99 by default, see `stallLearner`), clamped to [`adaptive.floorMs` 5 000,
+ * `adaptive.capMs` 300 000]; until 100 gaps were seen it is `capMs`. Each stream starts with the
+ * limits learned so far.
  *
  * @example
  * for await (const message of watch(query({ prompt }), { firstItemMs: 30_000, idleMs: 20_000, totalMs: 600_000 })) {
  *   handle(message)
  * }
- * for await (const event of watch(stream, { idleMs: 'adaptive', floorMs: 2_000, capMs: 120_000, name: 'anthropic', model })) handle(event)
+ * for await (const event of watch(stream, { idleMs: 'adaptive', name: 'anthropic', adaptive: { floorMs: 2_000, capMs: 120_000, model } })) handle(event)
  */
 export function watch<M>(source: AsyncIterable<M>, options: WatchOptions<M>): AsyncIterable<M> {
   if (typeof (source as Partial<AsyncIterable<M>>)?.[Symbol.asyncIterator] !== 'function') {
@@ -84,14 +77,12 @@ export function watch<M>(source: AsyncIterable<M>, options: WatchOptions<M>): As
     );
   }
   const o = checkOptions('watch', options, WATCH_KEYS);
-  const idleMs = checkLimitOrAdaptive('idleMs', o.idleMs);
-  const firstItemMs = checkLimitOrAdaptive('firstItemMs', o.firstItemMs) ?? idleMs;
-  const totalMs = checkStallLimit('totalMs', o.totalMs);
+  const stall = checkStallOptions('watch', o);
   const signal = checkSignal('signal', o.signal);
   if (
-    firstItemMs === undefined &&
-    idleMs === undefined &&
-    totalMs === undefined &&
+    stall.firstItemMs === undefined &&
+    stall.idleMs === undefined &&
+    stall.totalMs === undefined &&
     signal === undefined
   ) {
     throw new TypeError(
@@ -100,9 +91,7 @@ export function watch<M>(source: AsyncIterable<M>, options: WatchOptions<M>): As
   }
   const name = o.name === undefined ? undefined : checkName('name', o.name);
   const limits: WatchLimits<M> = {
-    firstMs: firstItemMs === 'adaptive' ? undefined : activeLimit(firstItemMs),
-    idleMs: idleMs === 'adaptive' ? undefined : activeLimit(idleMs),
-    totalMs: activeLimit(totalMs),
+    ...resolveStallLimits(stall, NO_DEFAULTS as StallDefaults<M>, { name }),
     signal,
     isProgress:
       o.isProgress === undefined
@@ -110,17 +99,6 @@ export function watch<M>(source: AsyncIterable<M>, options: WatchOptions<M>): As
         : checkFunction<(item: M) => boolean>('isProgress', o.isProgress),
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),
     name,
-    adaptive:
-      firstItemMs === 'adaptive' || idleMs === 'adaptive'
-        ? adaptiveLimits(o, firstItemMs === 'adaptive', idleMs === 'adaptive')
-        : undefined,
   };
-  if (limits.adaptive === undefined) {
-    const stray = ADAPTIVE_ONLY.find((k) => o[k] !== undefined);
-    if (stray !== undefined)
-      throw new TypeError(
-        `watch: ${stray} applies to adaptive limits only (firstItemMs or idleMs 'adaptive')`,
-      );
-  }
   return watchWith(source, limits);
 }

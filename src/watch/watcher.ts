@@ -13,14 +13,14 @@ import type { AdaptiveLimits } from './adaptive-limits.js';
  * thinks than while it writes text).
  */
 export interface WatchLimits<M> {
-  firstMs: number | undefined;
+  firstItemMs: number | undefined;
   idleMs: number | ((item: M) => number | undefined) | undefined;
   totalMs: number | undefined;
   signal: AbortSignal | undefined;
   isProgress: ((item: M) => boolean) | undefined;
   clock: Clock;
   name: string | undefined;
-  /** Learned limits: replace `firstMs` and/or `idleMs` at the start of each stream, and learn from its gaps. */
+  /** Learned limits: replace `firstItemMs` and/or `idleMs` at the start of each stream, and learn from its gaps. */
   adaptive?: AdaptiveLimits | undefined;
 }
 
@@ -104,7 +104,7 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
     this.#signal = limits.signal;
     this.#isProgress = limits.isProgress;
     this.#name = limits.name;
-    this.#limit = adaptive?.first ? adaptive.firstLimit() : limits.firstMs;
+    this.#limit = adaptive?.first ? adaptive.firstLimit() : limits.firstItemMs;
     this.#budget = this.#limit;
     this.#stamping =
       limits.clock === systemClock ? IMMEDIATE : hasTimers(limits.clock) ? CLOCK_TIMER : EAGER;

@@ -130,7 +130,7 @@ describe('streamMessage against the real @anthropic-ai/sdk and the chaos server'
   it('stall before the first event (headers, then nothing): StallError first-item', async () => {
     await withChaos(rule({ kind: 'stall', afterEvents: 0 }), async (chaos, client) => {
       const outcome = await settle(
-        streamMessage(client, body(), { firstEventMs: 300, idleMs: 5000 }),
+        streamMessage(client, body(), { firstItemMs: 300, idleMs: 5000 }),
       );
       expect((outcome.error as StallError).phase).toBe('first-item');
       expect(outcome.ms).toBeLessThan(1500);
@@ -465,10 +465,10 @@ describe('streamMessage: stall detection on by default', () => {
     });
   });
 
-  it('firstEventMs is a deprecated alias of firstItemMs; both at once is an error; bad values name the option', async () => {
+  it('firstItemMs bounds the first event on virtual time; the old name firstEventMs is refused; bad values name the option', async () => {
     await withChaos(rule({ kind: 'stall', afterEvents: 0 }), async (_chaos, client) => {
       const clock = new VirtualClock();
-      const state = track(streamMessage(client, body(), { clock, firstEventMs: 1_000 }));
+      const state = track(streamMessage(client, body(), { clock, firstItemMs: 1_000 }));
       await until(() => _chaos.requests.length === 1);
       await clock.advance(1_000);
       await until(() => state.done);
@@ -479,11 +479,11 @@ describe('streamMessage: stall detection on by default', () => {
       });
     });
     const client = new Anthropic({ apiKey: 'k', baseURL: 'http://127.0.0.1:9' });
-    await expect(
-      streamMessage(client, body(), { firstItemMs: 5, firstEventMs: 5 }),
-    ).rejects.toThrow(/give firstItemMs or its deprecated alias firstEventMs, not both/);
-    await expect(streamMessage(client, body(), { firstEventMs: 0 })).rejects.toThrow(
-      /firstEventMs must be a number of ms >= 1, or Infinity for no limit, got 0/,
+    await expect(streamMessage(client, body(), { firstEventMs: 5 } as never)).rejects.toThrow(
+      /^streamMessage: unknown option "firstEventMs"/,
+    );
+    await expect(streamMessage(client, body(), { firstItemMs: 0 })).rejects.toThrow(
+      /firstItemMs must be a number of ms >= 1, or Infinity for no limit, got 0/,
     );
     await expect(streamMessage(client, body(), { idleMs: Number.NaN })).rejects.toThrow(
       /idleMs must be/,

@@ -141,15 +141,15 @@ describe('runQuery: stall detection on by default (virtual time)', () => {
     expect((state.error as Error).name).toBe('AbortError');
   });
 
-  it('firstMessageMs is a deprecated alias of firstItemMs; both at once is an error', async () => {
-    const { clock, state } = await stallAt([], { firstMessageMs: 5_000 });
+  it('firstItemMs is the first-message limit; the old name firstMessageMs is refused', async () => {
+    const { clock, state } = await stallAt([], { firstItemMs: 5_000 });
     await clock.advance(5_000);
     expect(state.error).toMatchObject({ name: 'StallError', phase: 'first-item', limitMs: 5_000 });
-    await expect(runQuery({ prompt: 'p' }, { firstItemMs: 5, firstMessageMs: 5 })).rejects.toThrow(
-      /give firstItemMs or its deprecated alias firstMessageMs, not both/,
+    await expect(runQuery({ prompt: 'p' }, { firstMessageMs: 5 } as never)).rejects.toThrow(
+      /^runQuery: unknown option "firstMessageMs"/,
     );
-    await expect(runQuery({ prompt: 'p' }, { firstMessageMs: -1 })).rejects.toThrow(
-      /firstMessageMs must be a number of ms >= 1/,
+    await expect(runQuery({ prompt: 'p' }, { firstItemMs: -1 })).rejects.toThrow(
+      /firstItemMs must be a number of ms >= 1/,
     );
   });
 

@@ -153,10 +153,9 @@ const ROWS: Row[] = [
   },
   {
     covers: 'agent-recourse:watch adaptive',
-    owner: 'watch',
-    build: (x) => core.watch((async function* () {})(), { idleMs: 'adaptive', ...x }),
+    owner: 'watch adaptive',
+    build: (x) => core.watch((async function* () {})(), { idleMs: 'adaptive', adaptive: x }),
     bad: ['floorMs', 0],
-    clock: true,
   },
   {
     covers: 'agent-recourse:stallLearner',

@@ -1,5 +1,6 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import Anthropic from '@anthropic-ai/sdk';
+import { streamText } from 'ai';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { fallbackModels, recourseMiddleware } from '../../src/ai-sdk/index.js';
@@ -93,7 +94,49 @@ describe('adaptive stall limits in the adapters', () => {
     });
   });
 
-  it('checks the option: adaptive needs an adaptive limit, its keys are known ones, a ladder takes fixed limits only', async () => {
+  it('fallbackModels learns per path: under its name and its model, each path apart', async () => {
+    // claude-stall stalls after its first two events, before any text: the ladder moves on.
+    const chaos = await startChaosServer({
+      port: 0,
+      scenario: {
+        rules: [{ match: { model: 'claude-stall' }, fault: { kind: 'stall', afterEvents: 2 } }],
+        pacing: [{ betweenEventsMs: 5 }],
+      },
+    });
+    try {
+      const provider = createAnthropic({ baseURL: `${chaos.url}/v1`, apiKey: 'test' });
+      const learner = stallLearner({ minSamples: 5 });
+      const model = fallbackModels(
+        [
+          { name: 'first', model: provider('claude-stall') },
+          { name: 'second', model: provider('claude-test') },
+        ],
+        {
+          firstItemMs: 10_000,
+          idleMs: 'adaptive',
+          adaptive: { floorMs: 100, capMs: 300, learner },
+        },
+      );
+      for (let i = 0; i < 2; i++) {
+        const result = streamText({ model, prompt: 'Lisbon?', maxRetries: 0 });
+        expect(await result.text).not.toBe('');
+        expect((await result.providerMetadata)?.recourse).toMatchObject({ servedBy: 'second' });
+      }
+      expect(
+        learner
+          .limits()
+          .map((l) => [l.name, l.model, l.phase])
+          .sort(),
+      ).toEqual([
+        ['first', 'claude-stall', 'idle'],
+        ['second', 'claude-test', 'idle'],
+      ]);
+    } finally {
+      await chaos.close();
+    }
+  });
+
+  it('checks the option: adaptive needs an adaptive limit, its keys are known ones, the same on a ladder', async () => {
     const client = { messages: { stream: () => ({}) } } as unknown as Anthropic;
     const body = { model: 'm', max_tokens: 1, messages: prompt };
     await expect(
@@ -114,10 +157,11 @@ describe('adaptive stall limits in the adapters', () => {
       recourseMiddleware({ name: 'claude', idleMs: 'adaptive', adaptive: { floorMs: 100 } }),
     ).not.toThrow();
     const model = createAnthropic({ apiKey: 'test' })('claude-test');
+    expect(() => fallbackModels([{ name: 'claude', model }], { idleMs: 'adaptive' })).not.toThrow();
     expect(() =>
-      fallbackModels([{ name: 'claude', model }], { idleMs: 'adaptive' as never }),
+      fallbackModels([{ name: 'claude', model }], { idleMs: 5, adaptive: { floorMs: 1 } }),
     ).toThrow(
-      /idleMs 'adaptive' learns per model: set it on each path's recourseMiddleware instead/,
+      "fallbackModels: adaptive applies to adaptive limits only (firstItemMs or idleMs 'adaptive')",
     );
   });
 });

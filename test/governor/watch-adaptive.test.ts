@@ -49,6 +49,7 @@ async function run(
     name?: string;
   },
 ): Promise<StreamResult> {
+  const { name, ...adaptive } = options;
   const consume = (async (): Promise<StreamResult> => {
     let delivered = 0;
     let waitFrom = clock.now();
@@ -56,8 +57,8 @@ async function run(
       for await (const _ of watch(source(script, clock), {
         idleMs: 'adaptive',
         clock,
-        name: options.name ?? 'dep',
-        ...options,
+        name: name ?? 'dep',
+        adaptive,
       })) {
         delivered++;
         waitFrom = clock.now();
@@ -173,9 +174,8 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
         idleMs: 'adaptive',
         clock,
         name: 'k',
-        learner,
+        adaptive: { learner, floorMs: 1 },
         isProgress: (i) => i.progress,
-        floorMs: 1,
       }))
         await clock.sleep(5_000);
     })();
@@ -282,11 +282,13 @@ describe("watch({ idleMs: 'adaptive' }) on virtual time", () => {
 
   it('checks its options', () => {
     const src = (async function* () {})();
-    expect(() => watch(src, { idleMs: 5, floorMs: 10 })).toThrow(
-      /floorMs applies to adaptive limits only/,
+    expect(() => watch(src, { idleMs: 5, adaptive: { floorMs: 10 } })).toThrow(
+      /adaptive applies to adaptive limits only/,
     );
-    expect(() => watch(src, { idleMs: 'adaptive', floorMs: 10, capMs: 5 })).toThrow(RangeError);
-    expect(() => watch(src, { idleMs: 'adaptive', learner: {} as never })).toThrow(
+    expect(() => watch(src, { idleMs: 'adaptive', adaptive: { floorMs: 10, capMs: 5 } })).toThrow(
+      RangeError,
+    );
+    expect(() => watch(src, { idleMs: 'adaptive', adaptive: { learner: {} as never } })).toThrow(
       /learner must be a StallLearner/,
     );
     expect(() => watch(src, { idleMs: 'fast' as never })).toThrow(TypeError);

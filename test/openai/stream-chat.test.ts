@@ -136,7 +136,7 @@ describe('streamChat: stalls', () => {
     ],
   });
 
-  it('no first chunk (headers, then nothing): StallError first-item; firstEventMs is a deprecated alias', async () => {
+  it('no first chunk (headers, then nothing): StallError first-item, each time', async () => {
     await chat(rule({ kind: 'stall', afterEvents: 0 }), async (chaos, client) => {
       const started = performance.now();
       await expect(streamChat(client, body(), { firstItemMs: 250 })).rejects.toMatchObject({
@@ -144,7 +144,7 @@ describe('streamChat: stalls', () => {
         phase: 'first-item',
         limitMs: 250,
       });
-      await expect(streamChat(client, body(), { firstEventMs: 250 })).rejects.toMatchObject({
+      await expect(streamChat(client, body(), { firstItemMs: 250 })).rejects.toMatchObject({
         name: 'StallError',
         phase: 'first-item',
         limitMs: 250,
@@ -236,8 +236,8 @@ describe('streamChat: cancellation, validation, client options', () => {
     await expect(streamChat(client, body(), { idleMs: 0 })).rejects.toThrow(
       /^idleMs must be a number of ms >= 1, or Infinity for no limit, got 0$/,
     );
-    await expect(streamChat(client, body(), { firstItemMs: 5, firstEventMs: 5 })).rejects.toThrow(
-      /give firstItemMs or its deprecated alias firstEventMs, not both/,
+    await expect(streamChat(client, body(), { firstEventMs: 5 } as never)).rejects.toThrow(
+      /^streamChat: unknown option "firstEventMs"/,
     );
     await expect(streamChat(client, body(), { idle: 5 } as never)).rejects.toThrow(
       /^streamChat: unknown option "idle"/,

@@ -191,18 +191,17 @@ describe('agent-recourse/otel', () => {
     expect(
       exporter.getFinishedSpans().map((s) => [s.name, s.attributes['recourse.outcome']]),
     ).toEqual([['recourse.call', 'success']]);
-    // 'execute' is the deprecated name of per: 'call' (one vocabulary with instrument's `per`).
-    await traced({ tracer, name: 'old', per: 'execute' }).execute(() => 1);
+    // per takes instrument's vocabulary only: the old name 'execute' is refused.
+    expect(() => traced({ tracer, name: 'old', per: 'execute' as never })).toThrow(
+      /per must be one of 'call', 'attempt', got "execute"/,
+    );
     await traced({ tracer, name: 'new', per: 'call' }).execute(() => 1);
     expect(
       exporter
         .getFinishedSpans()
         .slice(1)
         .map((s) => [s.name, s.attributes['recourse.dependency']]),
-    ).toEqual([
-      ['recourse.call', 'old'],
-      ['recourse.call', 'new'],
-    ]);
+    ).toEqual([['recourse.call', 'new']]);
   });
 
   it("a timeout fired by the shared deadline timer is an event on its own call's span", async () => {

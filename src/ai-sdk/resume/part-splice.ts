@@ -1,4 +1,4 @@
-import { estimateTokens } from '../../anthropic/resume/estimate-tokens.js';
+import { charsToTokens } from '../../model-stream/chars-to-tokens.js';
 import type { FinishPart, StreamPart } from '../sdk-types.js';
 
 // The AI SDK counterpart of the Anthropic splice: parts of several requests (the first, then
@@ -202,7 +202,7 @@ export class PartSplice {
 
   /** The current request broke: what it cost (estimated), and the text to prefill the next one with. */
   broken(): { text: string; chars: number } {
-    this.#priorOutput += estimateTokens(this.#chars);
+    this.#priorOutput += charsToTokens(this.#chars);
     this.#chars = 0;
     this.#texts = new Map();
     this.#buffer = undefined;

@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { estimateTokens } from './estimate-tokens.js';
+import { charsToTokens } from '../../model-stream/chars-to-tokens.js';
 import type { Kept } from './splice.js';
 
 type Params = Anthropic.MessageStreamParams;
@@ -20,7 +20,7 @@ export function thinkingOn(body: Params): boolean {
  */
 export function continuation(body: Params, kept: Kept): Params | undefined {
   if (kept.blocks.length === 0) return body;
-  const maxTokens = body.max_tokens - estimateTokens(kept.chars);
+  const maxTokens = body.max_tokens - charsToTokens(kept.chars);
   if (maxTokens < 1) return undefined;
   const messages = [...body.messages];
   const last = messages.at(-1);

@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { estimateTokens } from './estimate-tokens.js';
+import { charsToTokens } from '../../model-stream/chars-to-tokens.js';
 
 type Message = Anthropic.Message;
 type Event = Anthropic.MessageStreamEvent;
@@ -296,7 +296,7 @@ export class Splice {
     this.#prior.input += started?.input_tokens ?? 0;
     this.#prior.cacheCreation += started?.cache_creation_input_tokens ?? 0;
     this.#prior.cacheRead += started?.cache_read_input_tokens ?? 0;
-    this.#prior.output += Math.max(this.#reported ?? 0, estimateTokens(this.#chars));
+    this.#prior.output += Math.max(this.#reported ?? 0, charsToTokens(this.#chars));
     this.#blocks = new Map();
     this.#buffer = undefined;
     this.#later = [];

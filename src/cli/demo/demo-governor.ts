@@ -4,7 +4,7 @@ import {
   stallLearner,
 } from '../../governor/stall-learner.js';
 import type { EventedPolicy } from '../../policy/policy.js';
-import type { AdaptiveStallOptions } from '../../watch/adaptive-limits.js';
+import type { AdaptiveStallOptions } from '../../options/stall-options.js';
 
 /**
  * Gaps a demo dependency must show before its learned limit replaces `capMs`. The library's

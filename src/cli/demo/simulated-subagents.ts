@@ -1,6 +1,6 @@
 import type { CallContext } from '../../context/call-context.js';
 import { reportRequestTokens } from '../../governor/attempt-signals.js';
-import type { AdaptiveStallOptions } from '../../watch/adaptive-limits.js';
+import type { AdaptiveStallOptions } from '../../options/stall-options.js';
 import { watch } from '../../watch/watch.js';
 import type { ResearchResult } from './research-orchestrator.js';
 
@@ -126,7 +126,7 @@ export function simulatedSubagent(
       for await (const m of watch(stream(), {
         firstItemMs: 'adaptive',
         idleMs: 'adaptive',
-        ...stall,
+        adaptive: stall,
         name,
         signal: ctx.signal,
       })) {

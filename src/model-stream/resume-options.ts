@@ -1,16 +1,17 @@
-import type { RecourseEventMap } from '../../events/event-types.js';
+import type { RecourseEventMap } from '../events/event-types.js';
 import {
   checkFunction,
   checkInteger,
   checkName,
   checkOptions,
   type OptionKeys,
-} from '../../options/validate-options.js';
-import { textOf } from '../../text/safe-text.js';
+} from '../options/validate-options.js';
+import { textOf } from '../text/safe-text.js';
 
 /**
- * How `streamMessage` resumes a stream that breaks after content began (`resume: true` takes the
- * defaults): `maxResumes` 2 continuation requests per call, `name` the model's name.
+ * How a stream that breaks after content began is resumed (`resume: true` takes the defaults), in
+ * `streamMessage` and `recourseMiddleware`: `maxResumes` 2 continuation requests per call, `name`
+ * the model's name.
  *
  * @example
  * const resume: StreamResumeOptions = { maxResumes: 3, onResume: (e) => console.warn(`resumed after ${e.keptChars} chars: ${e.reason}`) }
@@ -38,10 +39,7 @@ const RESUME_KEYS: OptionKeys<StreamResumeOptions> = {
 };
 
 /** @internal `undefined` / `false`: no resumption. `owner` names the options object in errors. */
-export function checkResume(
-  value: unknown,
-  owner = 'streamMessage resume',
-): ResumeSettings | undefined {
+export function checkResume(value: unknown, owner: string): ResumeSettings | undefined {
   if (value === undefined || value === false) return undefined;
   if (value === true) return { maxResumes: 2, name: undefined, onResume: undefined };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -1,8 +1,0 @@
-/**
- * @internal Tokens of `chars` characters of model output when the API did not say (a stream that
- * broke before its `message_delta`): one per 4 characters, rounded up, the usual rule of thumb for
- * English text (and the chaos server's own rule).
- */
-export function estimateTokens(chars: number): number {
-  return Math.ceil(chars / 4);
-}
