@@ -5,15 +5,19 @@ import { BACKENDS, type ClusterBackend, type StoreSpec } from './backends.js';
 
 export { killHard, requireBuild, type Worker } from '../durable/process-helpers.js';
 
-/** Runs `test/cluster/fixtures/<fixture>` with the spec as its first argument; its stdin is a pipe (see {@link send}). */
+/**
+ * Runs `test/cluster/fixtures/<fixture>` with the spec as its first argument; its stdin is a pipe
+ * (see {@link send}). With `ipc`, it also has the IPC channel a shared virtual time needs (shared-time.ts).
+ */
 export function spawnWorker(
   fixture: string,
   spec: StoreSpec,
   args: Array<string | number>,
+  ipc = false,
 ): Worker {
   const script = fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url));
   return spawnFixture(script, [JSON.stringify(spec), ...args.map(String)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: ipc ? ['pipe', 'pipe', 'pipe', 'ipc'] : ['pipe', 'pipe', 'pipe'],
   });
 }
 
