@@ -19,7 +19,8 @@ const answer = (tokens: number) => ({
   usage: { input_tokens: tokens / 2, output_tokens: tokens / 2 },
 });
 
-async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
+/** Waits for `check` (a store write or its notification landing); the deadline only ends a hung test. */
+async function until(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 10)))
     if (await check()) return;
   throw new Error('condition not met in time');
@@ -70,7 +71,8 @@ for (const backend of BACKENDS) {
 
           await clock.advance(5_000);
           expect(await there.execute(() => 'probe')).toBe('probe');
-          expect((await b.breakerGet('model'))?.state).toBe('closed');
+          // The probe's success is written after its call returns: wait for it to land.
+          await until(async () => (await b.breakerGet('model'))?.state === 'closed');
           await until(async () => {
             if (!backend.notifies) await clock.advance(25);
             return here.state === 'closed';
