@@ -75,7 +75,7 @@ async function withChaos<T>(
  * Polls until no response is in flight on the server: for a stalled stream, proof that the
  * client aborted the request and closed its socket (the server never ends such a response).
  */
-async function socketsClosed(chaos: ChaosServer, withinMs = 1000): Promise<number> {
+async function socketsClosed(chaos: ChaosServer, withinMs = 5_000): Promise<number> {
   const open = inFlight.get(chaos)!;
   const start = Date.now();
   while (open.size > 0) {
@@ -121,9 +121,11 @@ describe('streamMessage against the real @anthropic-ai/sdk and the chaos server'
         retryable: true,
         reason: 'stall',
       });
+      // Not before idleMs; how soon after it is a benchmark figure (bench case stall-precision).
+      // The bound only tells idleMs 300 from the 60 s default, with room for a loaded machine.
       expect(silentFor).toBeGreaterThanOrEqual(290);
-      expect(silentFor).toBeLessThan(800);
-      expect(await socketsClosed(chaos)).toBeLessThan(1000);
+      expect(silentFor).toBeLessThan(5_000);
+      await socketsClosed(chaos);
     });
   });
 
@@ -133,7 +135,7 @@ describe('streamMessage against the real @anthropic-ai/sdk and the chaos server'
         streamMessage(client, body(), { firstItemMs: 300, idleMs: 5000 }),
       );
       expect((outcome.error as StallError).phase).toBe('first-item');
-      expect(outcome.ms).toBeLessThan(1500);
+      expect(outcome.ms).toBeLessThan(4_000); // firstItemMs 300, not the idleMs 5 s
       await socketsClosed(chaos);
     });
   });
@@ -145,7 +147,7 @@ describe('streamMessage against the real @anthropic-ai/sdk and the chaos server'
         const outcome = await settle(streamMessage(client, body(), { idleMs: 400 }));
         expect(isStallError(outcome.error)).toBe(true);
         expect((outcome.error as StallError).phase).toBe('idle');
-        expect(outcome.ms).toBeLessThan(2000);
+        expect(outcome.ms).toBeLessThan(10_000); // idleMs 400; pings forever otherwise
         await socketsClosed(chaos);
       },
     );
@@ -155,7 +157,7 @@ describe('streamMessage against the real @anthropic-ai/sdk and the chaos server'
     await withChaos(rule({ kind: 'slow', perEventMs: 100 }), async (chaos, client) => {
       const outcome = await settle(streamMessage(client, body(), { idleMs: 1000, totalMs: 350 }));
       expect((outcome.error as StallError).phase).toBe('total');
-      expect(outcome.ms).toBeLessThan(1000);
+      expect(outcome.ms).toBeLessThan(5_000); // totalMs 350
       await socketsClosed(chaos);
     });
   });
@@ -312,7 +314,8 @@ describe('streamMessage against the real @anthropic-ai/sdk and the chaos server'
           },
         }),
       );
-      expect(Date.now() - abortAt).toBeLessThan(50);
+      // At once: not after idleMs 10 s (a figure for a quiet machine: about 1 ms).
+      expect(Date.now() - abortAt).toBeLessThan(2_000);
       expect((outcome.error as Error).name).toBe('AbortError');
       expect(classify(outcome.error).kind).toBe('cancelled');
       await socketsClosed(chaos);
@@ -377,7 +380,7 @@ describe('SDK retries do not multiply recourse retries', () => {
 });
 
 /** Waits (real time) until `check` holds: real SDK events must arrive before virtual time moves. */
-async function until(check: () => boolean, withinMs = 3000): Promise<void> {
+async function until(check: () => boolean, withinMs = 10_000): Promise<void> {
   const start = Date.now();
   while (!check()) {
     if (Date.now() - start > withinMs) throw new Error('condition not reached');
