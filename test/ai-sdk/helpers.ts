@@ -69,7 +69,7 @@ export async function withChaos<T>(
  * Polls until no response is in flight on the server: for a stalled stream, proof that the
  * client aborted the request and closed its socket (the server never ends such a response).
  */
-export async function socketsClosed(chaos: ChaosServer, withinMs = 1000): Promise<number> {
+export async function socketsClosed(chaos: ChaosServer, withinMs = 5_000): Promise<number> {
   const start = Date.now();
   while (chaos.inFlight > 0) {
     if (Date.now() - start > withinMs)
@@ -80,7 +80,7 @@ export async function socketsClosed(chaos: ChaosServer, withinMs = 1000): Promis
 }
 
 /** Polls `check` every 5 ms (for real I/O), failing after `withinMs`. */
-export async function until(check: () => boolean, withinMs = 3000): Promise<void> {
+export async function until(check: () => boolean, withinMs = 10_000): Promise<void> {
   const start = Date.now();
   while (!check()) {
     if (Date.now() - start > withinMs) throw new Error('condition not reached');

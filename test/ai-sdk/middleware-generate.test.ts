@@ -70,7 +70,7 @@ describe('recourseMiddleware: doGenerate under the policy', () => {
         generateText({ model, prompt: 'hi', maxRetries: 0, maxOutputTokens: 500 }),
       );
       expect(result.error).toBeInstanceOf(TimeoutError);
-      expect(performance.now() - started).toBeLessThan(1000);
+      expect(performance.now() - started).toBeLessThan(5_000); // totalMs 250; the body never comes
       await socketsClosed(chaos);
     });
   });

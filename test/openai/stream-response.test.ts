@@ -203,7 +203,7 @@ describe('streamResponse: stalls', () => {
         }),
       );
       expect((error as Error).name).toBe('AbortError');
-      expect(await socketsClosed(chaos, 200)).toBeLessThan(200);
+      await socketsClosed(chaos);
     });
     const client: OpenAIResponsesLike = new OpenAI({ apiKey: 'k', baseURL: 'http://127.0.0.1:9' });
     await expect(streamResponse(client, body(), { totalMs: -1 })).rejects.toThrow(
