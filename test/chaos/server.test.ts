@@ -73,7 +73,8 @@ describe('startChaosServer', () => {
     );
     const started = performance.now();
     await chaos.close();
-    expect(performance.now() - started).toBeLessThan(500);
+    // Promptly: the streams never end on their own (quiet: a few ms).
+    expect(performance.now() - started).toBeLessThan(3_000);
     expect(await Promise.all(bodies)).toEqual(['failed', 'failed', 'failed']);
     expect(chaos.server.listening).toBe(false);
     await chaos.close();

@@ -127,6 +127,6 @@ describe('timeout on real time: the start is read lazily', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(attempts).toBeLessThanOrEqual(3);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(5_000); // quiet: about 100 ms
   });
 });

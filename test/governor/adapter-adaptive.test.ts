@@ -67,7 +67,7 @@ describe('adaptive stall limits in the adapters', () => {
         { ...options, adaptive: { ...options.adaptive, model: 'claude-test' } },
       ).catch((e: unknown) => e);
       expect(isStallError(error) && [error.phase, error.limitMs]).toEqual(['idle', 400]);
-      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(performance.now() - started).toBeLessThan(15_000); // at the learned 400 ms, not the default
     });
   });
 

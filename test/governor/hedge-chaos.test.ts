@@ -45,7 +45,7 @@ async function withChaos<T>(
   }
 }
 
-async function allClosed(open: Set<unknown>, withinMs = 2000): Promise<void> {
+async function allClosed(open: Set<unknown>, withinMs = 10_000): Promise<void> {
   const start = Date.now();
   while (open.size > 0) {
     if (Date.now() - start > withinMs)
@@ -72,7 +72,7 @@ describe('hedge against the chaos server with the real SDKs', () => {
         messages++;
         return m;
       });
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Date.now() - started).toBeLessThan(15_000); // well before the slow request's 30 s
       expect(message.stop_reason).toBe('end_turn');
       expect(messages).toBe(1);
       expect(events).toEqual([
@@ -87,7 +87,7 @@ describe('hedge against the chaos server with the real SDKs', () => {
       ]);
       // The server saw both requests, and the slow one's connection closed long before its 30 s.
       await allClosed(open);
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Date.now() - started).toBeLessThan(15_000); // well before the slow request's 30 s
       expect(chaos.requests.map((r) => r.fault)).toContain('latency');
       expect(chaos.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(2);
       // Its tokens as the server counted them: the estimate is in the same range (one per 4 characters).
@@ -121,7 +121,7 @@ describe('hedge against the chaos server with the real SDKs', () => {
         }),
       ]);
       await allClosed(open);
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Date.now() - started).toBeLessThan(15_000); // well before the slow request's 30 s
     });
   });
 

@@ -187,7 +187,7 @@ describe('byClass with the Anthropic SDK against the chaos server', () => {
         }),
       );
       expect(bug).toBeInstanceOf(TypeError);
-      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(Date.now() - started).toBeLessThan(10_000); // not held behind the hung calls
       for (const e of await Promise.all(hung))
         expect(isRunStoppedError(e) && e.phase).toBe('drain');
       const report = await run.stop();
