@@ -1,9 +1,14 @@
-// One ledger key, several real processes on one shared store: the effect runs once.
+// One ledger key, several real processes on one shared store: the effect runs once. The processes
+// share one virtual time (shared-time.ts): leases and renewals run on it, and it moves only once
+// every process has had its store's answers, so a holder the loaded machine runs late does not
+// lose its lease, and a process meant to start later does start later.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { forEachBackend, killHard, spawnWorker, until, type Worker } from './cluster-helpers.js';
+import { VirtualClock } from '../../src/testing/virtual-clock.js';
+import { forEachBackend, killHard, linesOf, spawnWorker, type Worker } from './cluster-helpers.js';
+import { SharedTime } from './shared-time.js';
 
 let workers: Worker[] = [];
 afterEach(() => {
@@ -27,14 +32,31 @@ const effects = (file: string): Array<[number, number]> =>
     .filter(Boolean)
     .map((l) => l.split(' ').map(Number) as [number, number]);
 
+/** Moves the workers' shared time (from `start`) until each printed RESULT or exited; `watch` runs meanwhile. */
+async function runShared(start: number, watch: () => void = () => {}): Promise<void> {
+  const time = new SharedTime(new VirtualClock(start));
+  for (const w of workers) time.add(w.child);
+  const over = (w: Worker): boolean =>
+    linesOf(w, 'RESULT').length > 0 || w.child.exitCode !== null || w.child.signalCode !== null;
+  await time.run(
+    () => workers.every(over),
+    () => {
+      watch();
+      return workers.reduce((n, w) => n + w.stdout().length, 0);
+    },
+    60_000,
+  );
+}
+
 forEachBackend('an idempotency key shared by processes', (backend) => {
   it('4 processes race one key at the same moment: the effect runs once and all get its result', async () => {
     const spec = backend.fresh('ledger-race');
     const file = effectsFile();
-    const startAt = Date.now() + 1500;
+    const startAt = Date.now();
     workers = Array.from({ length: 4 }, () =>
-      spawnWorker('ledger.mjs', spec, ['pay:order-1', file, 'run', 30_000, 200, startAt]),
+      spawnWorker('ledger.mjs', spec, ['pay:order-1', file, 'run', 30_000, 200, startAt], true),
     );
+    await runShared(startAt);
     const results = await Promise.all(workers.map((w) => w.line('RESULT', 20_000)));
     const ran = effects(file);
     expect(ran.length).toBe(1);
@@ -47,14 +69,25 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     const spec = backend.fresh('ledger-kill');
     const file = effectsFile();
     const leaseMs = 800;
-    const holder = spawnWorker('ledger.mjs', spec, ['email:42', file, 'hang', leaseMs, 0, 0]);
-    workers = [holder];
-    const claimedAt = Number(await holder.line('CLAIMED', 20_000));
-    await killHard(holder);
-    const takers = [0, 1].map(() =>
-      spawnWorker('ledger.mjs', spec, ['email:42', file, 'run', leaseMs, 0, 0]),
+    const start = Date.now();
+    const holder = spawnWorker(
+      'ledger.mjs',
+      spec,
+      ['email:42', file, 'hang', leaseMs, 0, start],
+      true,
     );
-    workers.push(...takers);
+    // The takers come after the holder's claim, and keep asking while it holds the key.
+    const takers = [0, 1].map(() =>
+      spawnWorker('ledger.mjs', spec, ['email:42', file, 'run', leaseMs, 0, start + 100], true),
+    );
+    workers = [holder, ...takers];
+    // SIGKILLed once it has claimed: from then on nobody renews its lease.
+    await runShared(start, () => {
+      if (linesOf(holder, 'CLAIMED').length > 0 && holder.child.exitCode === null)
+        holder.child.kill('SIGKILL');
+    });
+    const claimedAt = Number(await holder.line('CLAIMED', 20_000));
+    expect(holder.child.signalCode).toBe('SIGKILL');
     const results = await Promise.all(takers.map((t) => t.line('RESULT', 20_000)));
     const ran = effects(file);
     expect(ran.length).toBe(2); // the killed holder's effect (outcome unknown), then one takeover
@@ -78,23 +111,24 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     const spec = backend.fresh('ledger-long');
     const file = effectsFile();
     const leaseMs = 400;
-    const first = spawnWorker('ledger.mjs', spec, [
-      'report:9',
-      file,
-      'run',
-      leaseMs,
-      6 * leaseMs,
-      Date.now(),
-    ]);
-    workers = [first];
-    // The others start only once the first holds the key (its effect has begun): on a loaded machine a
-    // later process could otherwise claim first, and the long call would not be the one under test.
-    await until(() => effects(file).length === 1, 20_000);
-    const startAt = Date.now() + leaseMs;
-    const later = [0, 1].map((i) =>
-      spawnWorker('ledger.mjs', spec, ['report:9', file, 'run', leaseMs, 0, startAt + i * leaseMs]),
+    // The others start once the first holds the key (its effect has begun), one and two leases later.
+    const startAt = Date.now();
+    const first = spawnWorker(
+      'ledger.mjs',
+      spec,
+      ['report:9', file, 'run', leaseMs, 6 * leaseMs, startAt],
+      true,
+    );
+    const later = [1, 2].map((i) =>
+      spawnWorker(
+        'ledger.mjs',
+        spec,
+        ['report:9', file, 'run', leaseMs, 0, startAt + i * leaseMs],
+        true,
+      ),
     );
     workers = [first, ...later];
+    await runShared(startAt);
     const results = await Promise.all(workers.map((w) => w.line('RESULT', 20_000)));
     expect(effects(file).map(([pid]) => pid)).toEqual([first.child.pid]);
     for (const r of results) expect(JSON.parse(r)).toEqual({ pid: first.child.pid });
