@@ -144,10 +144,10 @@ describe
         expect(messageStartAt).toBeGreaterThan(0);
         // Detected 2 s after the last progress, not after the CLI's own 300 s watchdog.
         expect(rejectedAt - messageStartAt).toBeGreaterThanOrEqual(1900);
-        expect(rejectedAt - messageStartAt).toBeLessThan(3500);
-        expect(outcome.ms).toBeLessThan(12_000);
-        const goneMs = await waitNoCli(1500);
-        expect(goneMs).toBeLessThan(1500);
+        // Bounds far from both (room for a loaded machine; quiet: about 2 s and 5 s).
+        expect(rejectedAt - messageStartAt).toBeLessThan(20_000);
+        expect(outcome.ms).toBeLessThan(25_000);
+        await waitNoCli(10_000);
       });
     });
 
@@ -174,9 +174,10 @@ describe
         );
         expect((outcome.error as StallError).phase).toBe('idle');
         expect(pings.length).toBeGreaterThanOrEqual(1); // the CLI did pass one on, ~10 s in
-        expect(Date.now() - messageStartAt).toBeLessThan(13_000);
+        // At idleMs after message_start: a ping taken for progress would push it past 21 s.
+        expect(Date.now() - messageStartAt).toBeLessThan(20_000);
       });
-    }, 30_000);
+    }, 60_000);
 
     it('every response 529 with CLAUDE_CODE_MAX_RETRIES=0: rejects with a transient error, status 529', async () => {
       const scenario = { rules: [{ fault: { kind: 'status' as const, status: 529 } }] };
@@ -263,8 +264,8 @@ describe
         const latency = Date.now() - abortedAt;
         expect((outcome.error as Error).name).toBe('AbortError');
         expect(classify(outcome.error).kind).toBe('cancelled');
-        expect(latency).toBeLessThan(100);
-        await waitNoCli(1500);
+        expect(latency).toBeLessThan(5_000); // at the abort, not at idleMs 30 s (quiet: a few ms)
+        await waitNoCli(10_000);
       });
     });
 
