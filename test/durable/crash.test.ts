@@ -206,7 +206,8 @@ describe('crash recovery across processes (SIGKILL)', () => {
     const b = spawnFixture('saga-worker.mjs', [db, 'order-9', log, 'recover', String(leaseMs)]);
     const outcomes = [await a.line('RECOVERED'), await b.line('RECOVERED')];
     expect(outcomes).toEqual(['compensated', 'compensated']);
-    expect(Date.now() - killedAt).toBeLessThan(leaseMs / 3);
+    // Well before the 30 s lease ran out (quiet: two process starts, under a second).
+    expect(Date.now() - killedAt).toBeLessThan(leaseMs / 2);
     expect(lines(log)).toEqual([
       'do one',
       'do two',
@@ -218,5 +219,5 @@ describe('crash recovery across processes (SIGKILL)', () => {
     const again = spawnFixture('saga-worker.mjs', [db, 'order-9', log, 'recover', String(leaseMs)]);
     expect(await again.line('RECOVERED')).toBe('compensated');
     expect(lines(log).length).toBe(5);
-  });
+  }, 60_000);
 });

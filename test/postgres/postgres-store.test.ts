@@ -311,7 +311,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         const started = performance.now();
         const breaker = await rejection(store.breakerGet('b'));
         const breakerMs = performance.now() - started;
-        expect([breaker.code, breakerMs >= 110 && breakerMs < 1000]).toEqual(['timeout', true]);
+        expect([breaker.code, breakerMs >= 110 && breakerMs < 5_000]).toEqual(['timeout', true]);
         const ledger = await rejection(store.ledgerClaim('k', 'a', T0, 1000));
         expect([ledger.code, ledger.key]).toEqual(['timeout', 'k']);
       } finally {
@@ -331,7 +331,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         await holder.query(`SELECT * FROM "${schema}".ledger FOR UPDATE`);
         const started = performance.now();
         const error = await rejection(store.ledgerRenew('k', 'a', T0 + 1, 1000));
-        expect([error.code, error.key, performance.now() - started < 1000]).toEqual([
+        expect([error.code, error.key, performance.now() - started < 5_000]).toEqual([
           'timeout',
           'k',
           true,
