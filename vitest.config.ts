@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
-// The multi-process cluster tests (test/cluster) measure how fast a change in one process reaches
-// eight others, in milliseconds. On a 2-core machine another test file running beside them takes
-// the cores those processes need, and the delay measured is the scheduler's, not recourse's. They
-// run after the rest of the suite, one file at a time.
+// The multi-process cluster tests (test/cluster) start eight processes each; beside other test
+// files on a 2-core machine they would only queue for the same cores, so they run after the rest
+// of the suite, one file at a time.
 const CLUSTER = ['test/cluster/**/*.test.ts'];
+
+// The unit files mostly wait (on a chaos server, a child process, a store): a run takes about four
+// times its CPU time. Three at once keep two cores busy; vitest's default on 2 cores is one.
+const UNIT_WORKERS = 3;
 
 export default defineConfig({
   test: {
@@ -18,6 +21,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          maxWorkers: UNIT_WORKERS,
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
           exclude: [...CLUSTER, '**/node_modules/**'],
           sequence: { groupOrder: 0 },
