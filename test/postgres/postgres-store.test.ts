@@ -355,8 +355,12 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const store = open(newPool(), schema);
       const heard: Array<[string, BreakerRecord]> = [];
       const stop = store.breakerSubscribe!((name, record) => heard.push([name, record]));
-      await until(() => true);
-      await wait(200); // the LISTEN connection is up
+      // The LISTEN connection is up once a change of another breaker is heard (a ledger call first:
+      // it waits for the fresh schema to be made, a breaker call would not).
+      await store.ledgerGet('warm-up');
+      await store.breakerForce('warm-up', 'closed');
+      await until(() => heard.some(([n]) => n === 'warm-up'), 20_000);
+      heard.length = 0;
       const name = `b/${'n'.repeat(10_240)}`;
       const { admission } = await store.breakerAdmit(name, T0, LIMITS);
       if (admission.kind !== 'call') throw new Error('expected a call');
