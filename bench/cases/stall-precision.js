@@ -1,4 +1,7 @@
 // Case 3: stall-detection precision: how late after idleMs does watch() report a stall?
+// The figure's only home: the tests check that a stall comes at its limit and phase, not before
+// idleMs, and far sooner than the defaults (test/anthropic/stream-message.test.ts, test/ai-sdk,
+// test/openai: once "within idleMs + 50 ms" there); how soon after idleMs is measured here.
 import { fmt } from '../lib/format.js';
 import { runWorker } from '../lib/spawn.js';
 import { quantile } from '../lib/stats.js';
