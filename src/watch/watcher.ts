@@ -6,6 +6,7 @@ import { ambientScope, type Scope } from '../context/scope.js';
 import { Emitter } from '../events/emitter.js';
 import { reportFirstItem } from '../governor/attempt-signals.js';
 import type { AdaptiveLimits } from './adaptive-limits.js';
+import { onAbort } from '../signal/on-abort.js';
 
 /**
  * @internal The limits a watcher runs with, `undefined` meaning none. `idleMs` may be a function
@@ -65,6 +66,7 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
   readonly #adaptive: AdaptiveLimits | undefined;
   readonly #totalMs: number | undefined;
   readonly #signal: AbortSignal | undefined;
+  #unlinkAbort: (() => void) | undefined;
   readonly #isProgress: ((item: M) => boolean) | undefined;
   readonly #name: string | undefined;
   readonly #stamping: Stamping;
@@ -137,7 +139,7 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
       } catch (error) {
         return this.#failNow(error);
       }
-      this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+      if (this.#signal !== undefined) this.#unlinkAbort = onAbort(this.#signal, this.#onAbort);
       this.#scope = ambientScope();
       if (this.#budget !== undefined || this.#totalMs !== undefined) {
         const now = this.#clock.now();
@@ -369,7 +371,8 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
     this.#burstTimer?.cancel();
     this.#burstTimer = undefined;
     this.#armedAt = Number.NEGATIVE_INFINITY;
-    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#unlinkAbort?.();
+    this.#unlinkAbort = undefined;
     if (closeSource && this.#it?.return !== undefined) {
       try {
         // Not awaited: a source stuck inside its own await would never answer.
