@@ -31,6 +31,7 @@ import { CLOSED_PERIOD, TRIP, type TrippableBreaker } from './breaker-trip.js';
 import { LocalPort } from './local-port.js';
 import { SharedPort } from './shared-port.js';
 import { onAbort } from '../signal/on-abort.js';
+import { predicateAnswer } from '../options/predicate.js';
 
 /**
  * The events a breaker emits.
@@ -412,7 +413,7 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     const c = classify(error);
     if (c.kind === 'cancelled' && scope.aborted) return 'neutral';
     const counts = this.options.countsAsFailure
-      ? this.options.countsAsFailure(error, c)
+      ? predicateAnswer('countsAsFailure', this.options.countsAsFailure(error, c))
       : c.countsForBreaker;
     return counts ? 'failure' : 'neutral';
   }

@@ -7,6 +7,7 @@ import { Emitter } from '../events/emitter.js';
 import { reportFirstItem } from '../governor/attempt-signals.js';
 import type { AdaptiveLimits } from './adaptive-limits.js';
 import { onAbort } from '../signal/on-abort.js';
+import { predicateAnswer } from '../options/predicate.js';
 
 /**
  * @internal The limits a watcher runs with, `undefined` meaning none. `idleMs` may be a function
@@ -193,7 +194,7 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
     let progress = true;
     if (this.#isProgress !== undefined) {
       try {
-        progress = this.#isProgress(result.value);
+        progress = predicateAnswer('isProgress', this.#isProgress(result.value));
       } catch (error) {
         this.#fail(error, true);
         return;
