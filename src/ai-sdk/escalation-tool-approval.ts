@@ -6,6 +6,7 @@ import {
   showValue,
 } from '../options/validate-options.js';
 import type { Escalate } from '../recovery/escalate.js';
+import { checkPredicate, predicateAnswer } from '../options/predicate.js';
 
 /** The part of the AI SDK's approval request this adapter reads: which tool, with what input. */
 export interface ToolApprovalRequestLike {
@@ -76,7 +77,7 @@ export function escalationToolApproval(
       }),
     );
     risky = (name) => names.has(name);
-  } else risky = checkFunction('tools', o.tools);
+  } else risky = checkPredicate('tools', o.tools);
   const otherwise =
     o.otherwise === undefined
       ? undefined
@@ -87,7 +88,7 @@ export function escalationToolApproval(
   const wait = o.wait === true;
   return async (request) => {
     const { toolName, input } = request.toolCall;
-    if (!risky(toolName, input))
+    if (!predicateAnswer('tools', risky(toolName, input)))
       return otherwise === undefined ? 'not-applicable' : otherwise(request);
     const verdict = await escalation.ask({ action: toolName, args: input }, { wait });
     if (verdict.decision === 'approved') {

@@ -2,7 +2,6 @@ import type { Classification } from '../classify/classification.js';
 import { type Clock, systemClock } from '../clock/clock.js';
 import {
   checkClock,
-  checkFunction,
   checkInteger,
   checkMs,
   checkName,
@@ -14,6 +13,7 @@ import {
 import type { BreakerStore } from '../store/breaker-store.js';
 import { wallClock } from '../clock/wall-clock.js';
 import type { BreakerLimits } from '../transitions/breaker-record.js';
+import { checkPredicate } from '../options/predicate.js';
 
 /** Sliding-window mode: open on a failure rate instead of a run of consecutive failures. */
 export interface BreakerWindow {
@@ -157,7 +157,7 @@ export function resolveBreakerOptions(options: BreakerOptions | undefined): Reso
     countsAsFailure:
       o.countsAsFailure === undefined
         ? undefined
-        : checkFunction('countsAsFailure', o.countsAsFailure),
+        : checkPredicate('countsAsFailure', o.countsAsFailure),
     store,
     storeTimeoutMs:
       o.storeTimeoutMs === undefined

@@ -30,6 +30,8 @@ import type { BreakerPort, PortOwner } from './breaker-port.js';
 import { CLOSED_PERIOD, TRIP, type TrippableBreaker } from './breaker-trip.js';
 import { LocalPort } from './local-port.js';
 import { SharedPort } from './shared-port.js';
+import { onAbort } from '../signal/on-abort.js';
+import { predicateAnswer } from '../options/predicate.js';
 
 /**
  * The events a breaker emits.
@@ -382,20 +384,19 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     }
     return new Promise((resolve, reject) => {
       const signal = scope.canAbort ? scope.signal : undefined;
-      const onAbort = (): void => {
+      const unlink = onAbort(signal, () => {
         const reason = scope.reason;
         settle(this.#outcomeOf(reason, scope));
         reject(reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      });
       asPromise(result).then(
         (value) => {
-          signal?.removeEventListener('abort', onAbort);
+          unlink();
           settle('success');
           resolve(value);
         },
         (error: unknown) => {
-          signal?.removeEventListener('abort', onAbort);
+          unlink();
           settle(timedOut ? 'failure' : this.#outcomeOf(error, scope));
           reject(error);
         },
@@ -412,7 +413,7 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     const c = classify(error);
     if (c.kind === 'cancelled' && scope.aborted) return 'neutral';
     const counts = this.options.countsAsFailure
-      ? this.options.countsAsFailure(error, c)
+      ? predicateAnswer('countsAsFailure', this.options.countsAsFailure(error, c))
       : c.countsForBreaker;
     return counts ? 'failure' : 'neutral';
   }

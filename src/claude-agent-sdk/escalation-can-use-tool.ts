@@ -6,6 +6,7 @@ import {
   showValue,
 } from '../options/validate-options.js';
 import type { Escalate } from '../recovery/escalate.js';
+import { checkPredicate, predicateAnswer } from '../options/predicate.js';
 
 /** Options of {@link escalationCanUseTool}. */
 export interface EscalationCanUseToolOptions {
@@ -61,12 +62,12 @@ export function escalationCanUseTool(
       tools.map((t, i) => (typeof t === 'string' && t !== '' ? t : badTool(i, t))),
     );
     risky = (name) => names.has(name);
-  } else risky = checkFunction('tools', tools);
+  } else risky = checkPredicate('tools', tools);
   const otherwise =
     o.otherwise === undefined ? undefined : checkFunction<CanUseTool>('otherwise', o.otherwise);
   const wait = o.wait === true;
   return async (toolName, input, context): Promise<PermissionResult | null> => {
-    if (!risky(toolName, input))
+    if (!predicateAnswer('tools', risky(toolName, input)))
       return otherwise === undefined
         ? { behavior: 'allow', updatedInput: input }
         : otherwise(toolName, input, context);

@@ -1,4 +1,5 @@
 import { abortReason } from '../errors/abort-error.js';
+import { onAbort } from '../signal/on-abort.js';
 
 /**
  * The source of time for every time-dependent part of recourse. Inject a `VirtualClock`
@@ -134,15 +135,14 @@ export const systemClock: TimerClock = {
         else new SystemTimer(ms, resolve);
         return;
       }
-      const onAbort = (): void => {
-        timer.cancel();
-        reject(abortReason(signal));
-      };
       const timer = new SystemTimer(ms, () => {
-        signal.removeEventListener('abort', onAbort);
+        unlink();
         resolve();
       });
-      signal.addEventListener('abort', onAbort, { once: true });
+      const unlink = onAbort(signal, () => {
+        timer.cancel();
+        reject(abortReason(signal));
+      });
     });
   },
   setTimer(ms: number, callback: () => void): Timer {

@@ -4,6 +4,7 @@ import type { DeadlineQueue, UnstampedEntry } from '../clock/deadline-queue.js';
 import { abortReason } from '../errors/abort-error.js';
 import type { CallContext } from './call-context.js';
 import { namesObserved } from './observers.js';
+import { onAbort } from '../signal/on-abort.js';
 
 const NEVER: AbortSignal = new AbortController().signal;
 
@@ -497,13 +498,12 @@ export class Scope implements CallContext, UnstampedEntry {
     const parent = this.#parent;
     if (parent !== undefined && (parent.#flags & CAN_ABORT) !== 0) upstream.push(parent.signal);
     if (upstream.length > 0) {
-      const onAbort = (event: Event): void => {
-        const source = event.target as AbortSignal;
+      const abort = (source: AbortSignal): void => {
         this.abort(source === this.#external ? abortReason(source) : source.reason);
       };
-      for (const s of upstream) s.addEventListener('abort', onAbort, { once: true });
+      const unlinks = upstream.map((s) => onAbort(s, abort));
       this.#unlink = () => {
-        for (const s of upstream) s.removeEventListener('abort', onAbort);
+        for (const unlink of unlinks) unlink();
       };
     }
     return controller.signal;

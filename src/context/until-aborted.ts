@@ -1,9 +1,12 @@
 import { abortReason } from '../errors/abort-error.js';
+import { onAbort } from '../signal/on-abort.js';
 
 /**
  * @internal Settles like `promise`, or rejects with the signal's reason as soon as it aborts; the
  * promise itself keeps running (other callers may share it; fn may ignore its signal) and
- * `onSettled` runs when it finally settles.
+ * `onSettled` runs when it finally settles. Either way `promise` is handled: a caller that got the
+ * abort never leaves fn's own later rejection unhandled (ARCHITECTURE.md §P7), even when the
+ * signal was aborted before this was called (fn aborted it in its synchronous part).
  */
 export function untilAborted<T>(
   promise: Promise<T>,
@@ -11,21 +14,26 @@ export function untilAborted<T>(
   onSettled?: () => void,
 ): Promise<T> {
   if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
+  if (signal.aborted) {
+    const settled = onSettled ?? noop;
+    promise.then(settled, settled);
+    return Promise.reject(abortReason(signal));
+  }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
+    const unlink = onAbort(signal, () => reject(abortReason(signal)));
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        unlink();
         onSettled?.();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        unlink();
         onSettled?.();
         reject(error);
       },
     );
   });
 }
+
+const noop = (): void => {};

@@ -40,6 +40,7 @@ import {
   type RateLimitDimension,
   type RateLimitReadings,
 } from './rate-limit-headers.js';
+import { onAbort } from '../signal/on-abort.js';
 
 /** Options of {@link rateLimiter}. */
 export interface RateLimiterOptions {
@@ -359,16 +360,15 @@ class RateLimiterPolicy extends BaseLayer implements RateLimiter {
       woken = true;
       controller.abort();
     };
-    const onAbort = (): void => controller.abort();
     this.#wakers.add(wake);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const unlink = onAbort(signal, () => controller.abort());
     try {
       await this.#clock.sleep(ms, controller.signal);
     } catch (error) {
       if (!woken && !signal?.aborted) throw error;
     } finally {
       this.#wakers.delete(wake);
-      signal?.removeEventListener('abort', onAbort);
+      unlink();
     }
     if (signal?.aborted) throw abortReason(signal);
   }

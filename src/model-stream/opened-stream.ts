@@ -2,6 +2,7 @@ import { type WatchLimits, watchWith } from '../watch/watcher.js';
 import { beginModelCall, type ModelCallReport } from './call-report.js';
 import { IncompleteStreamError } from './incomplete-stream-error.js';
 import type { ModelWire, WireEnd, WireRequest } from './model-wire.js';
+import { onAbort } from '../signal/on-abort.js';
 
 const noop = (): void => {};
 
@@ -15,9 +16,7 @@ function follow(from: AbortSignal | undefined, to: AbortController): () => void 
     to.abort(from.reason);
     return noop;
   }
-  const onAbort = (): void => to.abort(from.reason);
-  from.addEventListener('abort', onAbort, { once: true });
-  return () => from.removeEventListener('abort', onAbort);
+  return onAbort(from, () => to.abort(from.reason));
 }
 
 /**

@@ -20,6 +20,7 @@ import { QUIET_IDLE_MS, WRITING_IDLE_MS } from '../watch/stall-defaults.js';
 import { resolveStallLimits, type StallDefaults } from '../watch/stream-limits.js';
 import type { WatchLimits } from '../watch/watcher.js';
 import type { ModelWire } from './model-wire.js';
+import { checkPredicate } from '../options/predicate.js';
 
 /**
  * Options of a model stream call (`streamMessage`, `streamChat`, `streamResponse`). Stall
@@ -113,7 +114,7 @@ export function wireLimits<C, Q, I, R>(
     isProgress:
       o.isProgress === undefined
         ? (item) => wire.isProgress(item)
-        : checkFunction<(item: I) => boolean>('isProgress', o.isProgress),
+        : checkPredicate<(item: I) => boolean>('isProgress', o.isProgress),
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),
     name: undefined,
   };

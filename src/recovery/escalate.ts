@@ -32,6 +32,7 @@ import {
   useKey,
 } from './escalation-record.js';
 import { EscalationDesk, type Escalations } from './escalations.js';
+import { checkPredicate, predicateAnswer } from '../options/predicate.js';
 
 /** Options of {@link escalate}. */
 export interface EscalateOptions {
@@ -168,7 +169,7 @@ class EscalatePolicy extends BaseLayer implements Escalate {
     }
     this.#store = store;
     this.#when =
-      o.when === undefined ? (_e, c) => c.kind !== 'cancelled' : checkFunction('when', o.when);
+      o.when === undefined ? (_e, c) => c.kind !== 'cancelled' : checkPredicate('when', o.when);
     this.#ttlMs = o.ttlMs === undefined ? 3_600_000 : checkMs('ttlMs', o.ttlMs, 1);
     this.#keepMs = o.keepMs === undefined ? 7 * 86_400_000 : checkMs('keepMs', o.keepMs, 1);
     this.#resultTtlMs =
@@ -267,7 +268,7 @@ class EscalatePolicy extends BaseLayer implements Escalate {
           try {
             return { ok: true, value: await invokeOnce() };
           } catch (error) {
-            if (!this.#when(error, classify(error))) throw error;
+            if (!predicateAnswer('when', this.#when(error, classify(error)))) throw error;
             // Recorded while this run still holds the action's claim: another process waiting on
             // it reads "escalated", never runs it blind after this failure.
             mine = error;

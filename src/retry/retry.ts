@@ -31,6 +31,7 @@ import {
 import type { EventedPolicy } from '../policy/policy.js';
 import { wholeMs } from '../text/whole-ms.js';
 import type { RetryBudget } from './retry-budget.js';
+import { checkPredicate, predicateAnswer } from '../options/predicate.js';
 
 /** Options of {@link retry}. */
 export interface RetryOptions {
@@ -78,7 +79,7 @@ class RetryPolicy extends BaseLayer {
       o.maxAttempts === undefined ? 3 : checkInteger('maxAttempts', o.maxAttempts, 1);
     this.#backoff =
       o.backoff === undefined ? exponential() : checkBackoff<Backoff>('backoff', o.backoff);
-    this.#retryOn = o.retryOn === undefined ? undefined : checkFunction('retryOn', o.retryOn);
+    this.#retryOn = o.retryOn === undefined ? undefined : checkPredicate('retryOn', o.retryOn);
     this.#maxRetryAfterMs =
       o.maxRetryAfterMs === undefined ? 60_000 : checkMs('maxRetryAfterMs', o.maxRetryAfterMs);
     if (
@@ -138,7 +139,8 @@ class RetryPolicy extends BaseLayer {
       // ARCHITECTURE.md §P2: an inner retry already owned this failure.
       if (isRetriesExhaustedError(error)) throw error;
       const c = classify(error);
-      if (!(this.#retryOn ? this.#retryOn(error, c) : c.retryable)) throw error;
+      if (!(this.#retryOn ? predicateAnswer('retryOn', this.#retryOn(error, c)) : c.retryable))
+        throw error;
       errors ??= [];
       errors.push(error);
       if (attempt >= this.#maxAttempts) throw this.#giveUp(attempt, errors, 'attempts', scope);

@@ -3,6 +3,7 @@ import { afterBurst } from '../clock/after-burst.js';
 import type { Timer, TimerClock } from '../clock/clock.js';
 import { abortReason } from '../errors/abort-error.js';
 import { showValue } from '../options/validate-options.js';
+import { onAbort } from '../signal/on-abort.js';
 
 interface VirtualTimer {
   at: number;
@@ -45,15 +46,14 @@ export class VirtualClock implements TimerClock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        timer.cancel();
-        reject(abortReason(signal!));
-      };
       const timer = this.setTimer(ms, () => {
-        signal?.removeEventListener('abort', onAbort);
+        unlink();
         resolve();
       });
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const unlink = onAbort(signal, (aborted) => {
+        timer.cancel();
+        reject(abortReason(aborted));
+      });
     });
   }
 

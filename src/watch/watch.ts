@@ -6,7 +6,6 @@ import {
 } from '../options/stall-options.js';
 import {
   checkClock,
-  checkFunction,
   checkName,
   checkOptions,
   checkSignal,
@@ -14,6 +13,7 @@ import {
 } from '../options/validate-options.js';
 import { resolveStallLimits, type StallDefaults } from './stream-limits.js';
 import { type WatchLimits, watchWith } from './watcher.js';
+import { checkPredicate } from '../options/predicate.js';
 
 /**
  * Options of {@link watch}: the stall limits every adapter takes too ({@link StallOptions}:
@@ -96,7 +96,7 @@ export function watch<M>(source: AsyncIterable<M>, options: WatchOptions<M>): As
     isProgress:
       o.isProgress === undefined
         ? undefined
-        : checkFunction<(item: M) => boolean>('isProgress', o.isProgress),
+        : checkPredicate<(item: M) => boolean>('isProgress', o.isProgress),
     clock: checkClock<Clock>('clock', o.clock ?? systemClock),
     name,
   };

@@ -6,6 +6,8 @@ import { ambientScope, type Scope } from '../context/scope.js';
 import { Emitter } from '../events/emitter.js';
 import { reportFirstItem } from '../governor/attempt-signals.js';
 import type { AdaptiveLimits } from './adaptive-limits.js';
+import { onAbort } from '../signal/on-abort.js';
+import { predicateAnswer } from '../options/predicate.js';
 
 /**
  * @internal The limits a watcher runs with, `undefined` meaning none. `idleMs` may be a function
@@ -65,6 +67,7 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
   readonly #adaptive: AdaptiveLimits | undefined;
   readonly #totalMs: number | undefined;
   readonly #signal: AbortSignal | undefined;
+  #unlinkAbort: (() => void) | undefined;
   readonly #isProgress: ((item: M) => boolean) | undefined;
   readonly #name: string | undefined;
   readonly #stamping: Stamping;
@@ -137,7 +140,7 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
       } catch (error) {
         return this.#failNow(error);
       }
-      this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+      if (this.#signal !== undefined) this.#unlinkAbort = onAbort(this.#signal, this.#onAbort);
       this.#scope = ambientScope();
       if (this.#budget !== undefined || this.#totalMs !== undefined) {
         const now = this.#clock.now();
@@ -191,7 +194,7 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
     let progress = true;
     if (this.#isProgress !== undefined) {
       try {
-        progress = this.#isProgress(result.value);
+        progress = predicateAnswer('isProgress', this.#isProgress(result.value));
       } catch (error) {
         this.#fail(error, true);
         return;
@@ -369,7 +372,8 @@ class Watcher<M> implements AsyncIterator<M, undefined> {
     this.#burstTimer?.cancel();
     this.#burstTimer = undefined;
     this.#armedAt = Number.NEGATIVE_INFINITY;
-    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#unlinkAbort?.();
+    this.#unlinkAbort = undefined;
     if (closeSource && this.#it?.return !== undefined) {
       try {
         // Not awaited: a source stuck inside its own await would never answer.
