@@ -105,8 +105,8 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     )
       return;
     // This process's own outcome moves its copy at once, so the call that reaches the threshold
-    // opens the breaker here before the store answers (ARCHITECTURE.md §P3); the store applies the
-    // same transition and its answer reconciles the copy with what other processes did.
+    // opens the breaker here before the store answers (ARCHITECTURE.md §state.local); the store
+    // applies the same transition, and its answer reconciles the copy with other processes.
     const limits = this.#owner.options;
     this.#gen++;
     applyRecord(this, this.#owner, epoch, outcome, now, limits);

@@ -1,6 +1,7 @@
-// A shared breaker counts its own process's failures at once (ARCHITECTURE.md §P3): the process
-// that reaches the threshold opens its local copy right then, before the store has answered, and
-// the store's answers reconcile the copy with what other processes did. On every backend.
+// A shared breaker counts its own process's failures at once (ARCHITECTURE.md §state.local): the
+// process that reaches the threshold opens its local copy right then, before the store has
+// answered, and the store's answers reconcile the copy with what other processes did. On every
+// backend.
 import { afterAll, describe, expect, it } from 'vitest';
 import { circuitBreaker, isCircuitOpenError, memoryStore, type Store } from '../../src/index.js';
 import { BACKENDS } from '../cluster/backends.js';
