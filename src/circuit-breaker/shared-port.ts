@@ -29,9 +29,11 @@ const noop = (): void => {};
  * @internal A breaker whose state a store shares between processes. It decides from a **local
  * copy** of the stored record: closed calls never wait on the store; only when the copy says the
  * cooldown is over (or the probe's time is up) does it ask the store, atomically, for the probe —
- * one question per process at a time. Outcomes are written behind (failures and probe outcomes at
- * once, successes only when they clear a failure count), and every answer, change notification
- * and periodic re-read refreshes the copy, keeping the record with the higher epoch.
+ * one question per process at a time. This process's outcomes move the copy at once (the call
+ * that reaches the threshold opens it here) and are written behind (failures and probe outcomes
+ * at once, successes only when they clear a failure count); every answer, change notification
+ * and periodic re-read refreshes the copy, keeping the record with the higher epoch, and none of
+ * the same epoch is taken while this process's own writes are still unanswered.
  *
  * When the store fails or is slower than `storeTimeoutMs`, the port applies the same transitions
  * to its copy alone (this process keeps protecting itself, with its own single probe), never
@@ -57,6 +59,10 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
   #asking: Promise<Admission> | undefined;
   #syncing: Promise<void> | undefined;
   #pendingForce: 'closed' | 'isolated' | undefined;
+  // Outcomes written behind and not answered yet: the copy already counts them, a record of the
+  // same epoch from the store may not (an earlier answer, a late notification), so none is taken
+  // until the last one answers.
+  #writes = 0;
 
   constructor(owner: PortOwner, store: BreakerStore) {
     super();
@@ -91,25 +97,34 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
       this.#applyRecord(epoch, outcome, now);
       return;
     }
-    if (this.state === 'closed') {
-      if (outcome === 'neutral') return;
-      if (outcome === 'success') {
-        // Successes matter only when they clear a count; the first one after a failure says so
-        // for all that follow, so a run of successes costs one write.
-        if (this.failures === 0) return;
-        this.failures = 0;
-        this.#gen++;
-      }
-    }
-    const { name } = this;
+    // Successes matter only when they clear a count; the first one after a failure says so for
+    // all that follow, so a run of successes costs one write.
+    if (
+      this.state === 'closed' &&
+      (outcome === 'neutral' || (outcome === 'success' && this.failures === 0))
+    )
+      return;
+    // This process's own outcome moves its copy at once, so the call that reaches the threshold
+    // opens the breaker here before the store answers (ARCHITECTURE.md §state.local); the store
+    // applies the same transition, and its answer reconciles the copy with other processes.
     const limits = this.#owner.options;
+    this.#gen++;
+    applyRecord(this, this.#owner, epoch, outcome, now, limits);
+    this.#writes++;
+    const { name } = this;
     this.#hub
-      .call(this.#owner.options.storeTimeoutMs, () =>
+      .call(limits.storeTimeoutMs, () =>
         this.#store.breakerRecord(name, epoch, outcome, now, limits),
       )
       .then(
-        (record) => this.#adopt(record, undefined),
-        () => this.#applyRecord(epoch, outcome, now),
+        (record) => {
+          this.#writes--;
+          this.#adopt(record, undefined);
+        },
+        () => {
+          this.#writes--;
+          this.#diverged = true; // the store is down: this copy goes on alone until it is back
+        },
       );
   }
 
@@ -169,6 +184,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
       this.state === 'closed' &&
       this.failures === 0 &&
       this.#pendingForce === undefined &&
+      this.#writes === 0 &&
       this.#asking === undefined &&
       this.#loading === undefined
     );
@@ -297,6 +313,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
   }
 
   #adopt(record: BreakerRecord, issuedAt: number | undefined): void {
+    if (this.#writes > 0 && record.epoch <= this.epoch) return;
     if (!this.#diverged && issuedAt !== this.#gen && record.epoch < this.epoch) return;
     this.#diverged = false;
     this.#gen++;

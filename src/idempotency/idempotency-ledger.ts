@@ -72,9 +72,15 @@ export interface LedgerRunOptions<T = unknown> {
    * `fn` again and emits `ledger_takeover` with `outcome: 'unknown'`.
    */
   reconcile?: (key: string) => Promise<Reconciliation<T>>;
+  /** How long this run's result is kept, ms, instead of the ledger's `ttlMs` (callers sharing the run get the first one's). */
+  ttlMs?: number;
 }
 
-const LEDGER_RUN_KEYS: OptionKeys<LedgerRunOptions> = { signal: true, reconcile: true };
+const LEDGER_RUN_KEYS: OptionKeys<LedgerRunOptions> = {
+  signal: true,
+  reconcile: true,
+  ttlMs: true,
+};
 
 /** Events of an {@link IdempotencyLedger}. */
 export type LedgerEventMap = Pick<RecourseEventMap, 'ledger_takeover' | 'ledger_unrecorded'>;
@@ -91,6 +97,7 @@ interface Flight {
 interface Unrecorded {
   owner: string;
   text: string | undefined;
+  ttlMs: number;
 }
 
 const noop = (): void => {};
@@ -184,9 +191,11 @@ export class IdempotencyLedger {
             'reconcile',
             o.reconcile,
           );
+    const ttlMs = o.ttlMs === undefined ? this.#ttlMs : checkMs('ttlMs', o.ttlMs, 1);
     if (signal?.aborted) throw abortReason(signal);
     let flight = this.#flights.get(key);
-    if (flight === undefined) flight = this.#start(key, fn as () => Promise<unknown>, reconcile);
+    if (flight === undefined)
+      flight = this.#start(key, fn as () => Promise<unknown>, reconcile, ttlMs);
     flight.waiters++;
     try {
       const text = await untilAborted(flight.result, signal);
@@ -205,10 +214,11 @@ export class IdempotencyLedger {
     key: string,
     fn: () => Promise<unknown>,
     reconcile: ((key: string) => Promise<Reconciliation<unknown>>) | undefined,
+    ttlMs: number,
   ): Flight {
     const controller = new AbortController();
     const flight: Flight = {
-      result: this.#execute(key, fn, reconcile, controller.signal),
+      result: this.#execute(key, fn, reconcile, ttlMs, controller.signal),
       waiters: 0,
       controller,
     };
@@ -225,6 +235,7 @@ export class IdempotencyLedger {
     key: string,
     fn: () => Promise<unknown>,
     reconcile: ((key: string) => Promise<Reconciliation<unknown>>) | undefined,
+    ttlMs: number,
     signal: AbortSignal,
   ): Promise<string | undefined> {
     const earlier = this.#unrecorded.get(key);
@@ -254,6 +265,7 @@ export class IdempotencyLedger {
             key,
             owner,
             await this.#serialise(key, owner, answer.result, lease, 'reconciled'),
+            ttlMs,
           );
       }
       let result: unknown;
@@ -267,6 +279,7 @@ export class IdempotencyLedger {
         key,
         owner,
         await this.#serialise(key, owner, result, lease, 'ran'),
+        ttlMs,
       );
     } finally {
       lease.stop();
@@ -359,7 +372,12 @@ export class IdempotencyLedger {
    * Records the outcome, trying again on a store failure while the lease is renewed; when it still
    * fails, remembers it for the key's next run here and rejects with `result_unrecorded`.
    */
-  async #record(key: string, owner: string, text: string | undefined): Promise<string | undefined> {
+  async #record(
+    key: string,
+    owner: string,
+    text: string | undefined,
+    ttlMs: number,
+  ): Promise<string | undefined> {
     const clock = this.#lease.clock;
     let previous = 0;
     let failure: unknown;
@@ -372,7 +390,7 @@ export class IdempotencyLedger {
         const now = clock.now();
         // false: our claim lapsed and another caller took it over; what we did still happened, so
         // our caller still gets our result (the store keeps the other run's).
-        await this.#store.ledgerComplete(key, owner, text, now, now + this.#ttlMs);
+        await this.#store.ledgerComplete(key, owner, text, now, now + ttlMs);
         return text;
       } catch (error) {
         failure = error;
@@ -380,7 +398,7 @@ export class IdempotencyLedger {
     }
     if (this.#unrecorded.size >= MAX_UNRECORDED)
       this.#unrecorded.delete(this.#unrecorded.keys().next().value as string);
-    this.#unrecorded.set(key, { owner, text });
+    this.#unrecorded.set(key, { owner, text, ttlMs });
     const error = new StoreError(
       'result_unrecorded',
       `IdempotencyLedger: the operation for key ${JSON.stringify(key)} ran, but its result could not be recorded after ${RECORD_ATTEMPTS} attempts ` +
@@ -406,7 +424,7 @@ export class IdempotencyLedger {
         earlier.owner,
         earlier.text,
         now,
-        now + this.#ttlMs,
+        now + earlier.ttlMs,
       );
     } catch (error) {
       throw new StoreError(

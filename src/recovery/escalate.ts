@@ -262,6 +262,9 @@ class EscalatePolicy extends BaseLayer implements Escalate {
       if (current?.state === 'denied' || current?.state === 'expired') throw deniedError(current);
       const round = current?.round ?? 0;
       let mine: unknown;
+      // An approved round's outcome is kept as long as its escalation is: replayed any time the
+      // record says "approved", the action must find it ran.
+      const ttlMs = this.#markerTtl(current, this.#clock.now());
       const outcome = await this.#ledger.run<Outcome>(
         useKey(prepared.id, round),
         async () => {
@@ -280,6 +283,7 @@ class EscalatePolicy extends BaseLayer implements Escalate {
           }
         },
         {
+          ttlMs,
           ...(signal === undefined ? {} : { signal }),
           ...(reconcile === undefined
             ? {}
@@ -382,6 +386,16 @@ class EscalatePolicy extends BaseLayer implements Escalate {
     }
   }
 
+  /**
+   * How long the mark of a round's use (and a run's outcome) is kept: `resultTtlMs`, and for a
+   * round of a kept escalation at least as long as the record, so that an approval is used at
+   * most once and an approved action runs at most once for as long as anyone can read "approved".
+   */
+  #markerTtl(record: EscalationRecord | undefined, now: number): number {
+    const kept = record === undefined ? 0 : record.keepUntil - now;
+    return Math.max(this.#resultTtlMs, kept);
+  }
+
   /** Marks the approval of `record.round` used; false when another call used it first. */
   async #use(record: EscalationRecord): Promise<boolean> {
     const key = useKey(record.id, record.round);
@@ -394,7 +408,7 @@ class EscalatePolicy extends BaseLayer implements Escalate {
       owner,
       '{"ok":true,"value":"approved"}',
       now,
-      now + this.#resultTtlMs,
+      now + this.#markerTtl(record, now),
     );
     return true;
   }

@@ -73,6 +73,19 @@ describe('IdempotencyLedger', () => {
     expect(await ledger.run('k', effect)).toEqual({ run: 2 });
   });
 
+  it('a run may keep its result longer than the ledger ttlMs (run option ttlMs); a bad one is refused by name', async () => {
+    const { ledger, clock } = setup({ ttlMs: 5000 });
+    let runs = 0;
+    const effect = async () => ({ run: ++runs });
+    expect(await ledger.run('long', effect, { ttlMs: 50_000 })).toEqual({ run: 1 });
+    await clock.advance(49_999);
+    expect(await ledger.run('long', effect)).toEqual({ run: 1 });
+    await clock.advance(1);
+    expect(await ledger.run('long', effect)).toEqual({ run: 2 });
+    await expect(ledger.run('bad', effect, { ttlMs: 0 })).rejects.toThrow(/ttlMs/);
+    expect(runs).toBe(2);
+  });
+
   it('stores an undefined result (a void effect) and does not run it again', async () => {
     const { ledger } = setup();
     let runs = 0;
