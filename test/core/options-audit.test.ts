@@ -425,7 +425,7 @@ const ROWS: Row[] = [
         },
         ...x,
       }),
-    bad: ['breakerTimeoutMs', 0],
+    bad: ['storeTimeoutMs', 0],
   },
   {
     covers: 'agent-recourse/otel:traced',

@@ -310,7 +310,7 @@ describe.runIf(redisServerInstalled || process.env.RECOURSE_REQUIRE_SERVICES ===
       const store = await storeOnOwnClient(
         'ioredis',
         'many:',
-        { breakerTimeoutMs: 30_000 },
+        { storeTimeoutMs: 30_000 },
         server.url,
       );
       try {

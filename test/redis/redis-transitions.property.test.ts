@@ -41,7 +41,7 @@ describe.runIf(redisAvailable)('the Redis scripts do what the pure transitions d
   async function fresh(): Promise<Store> {
     const prefix = uniquePrefix('prop');
     prefixes.push(prefix);
-    return storeOnOwnClient('ioredis', prefix, { breakerTimeoutMs: 5000 });
+    return storeOnOwnClient('ioredis', prefix, { storeTimeoutMs: 5000 });
   }
 
   it('breaker: admit, record and force', async () => {
