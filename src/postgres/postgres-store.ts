@@ -2,13 +2,13 @@ import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { BreakerChangeListener, StoredAdmission } from '../store/breaker-store.js';
 import {
-  type BudgetGrant,
-  type BudgetLimits,
-  type BudgetRecord,
-  type BudgetTake,
-  budgetTakeTransition,
-  newBudgetRecord,
-} from '../transitions/budget.js';
+  type RetryBudgetGrant,
+  type RetryBudgetLimits,
+  type RetryBudgetRecord,
+  type RetryBudgetTake,
+  retryBudgetTakeTransition,
+  newRetryBudgetRecord,
+} from '../transitions/retry-budget.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
 import type {
   EscalationDecideResult,
@@ -680,38 +680,38 @@ class PostgresStore implements Store, RateLimitStore {
 
   // ── retry budgets ───────────────────────────────────────────────────────────────────────────
 
-  #budgetRow(name: string): RowStatements<BudgetRecord, BudgetRecord> {
+  #budgetRow(name: string): RowStatements<RetryBudgetRecord, RetryBudgetRecord> {
     return jsonRow(
       this.#t.budgets,
       name,
       (r) => JSON.stringify(r),
-      (text) => JSON.parse(text) as BudgetRecord,
+      (text) => JSON.parse(text) as RetryBudgetRecord,
     );
   }
 
-  budgetTake(
+  retryBudgetTake(
     name: string,
-    take: BudgetTake,
+    take: RetryBudgetTake,
     now: number,
-    limits: BudgetLimits,
-  ): Promise<BudgetGrant> {
+    limits: RetryBudgetLimits,
+  ): Promise<RetryBudgetGrant> {
     const row = this.#budgetRow(name);
     // A shared budget gives up on the store after its own storeTimeoutMs (250) too.
-    return this.#calls.run('budgetTake', undefined, this.#storeTimeoutMs, (client) =>
+    return this.#calls.run('retryBudgetTake', undefined, this.#storeTimeoutMs, (client) =>
       applyToRow(client, row, (current) => {
-        const r = current ?? newBudgetRecord(now, limits);
-        return { result: budgetTakeTransition(r, take, now, limits), write: r };
+        const r = current ?? newRetryBudgetRecord(now, limits);
+        return { result: retryBudgetTakeTransition(r, take, now, limits), write: r };
       }),
     );
   }
 
-  budgetGet(name: string): Promise<BudgetRecord | undefined> {
-    return this.#calls.run('budgetGet', undefined, this.#storeTimeoutMs, async (client) => {
+  retryBudgetGet(name: string): Promise<RetryBudgetRecord | undefined> {
+    return this.#calls.run('retryBudgetGet', undefined, this.#storeTimeoutMs, async (client) => {
       const { rows } = await client.query<{ record: string }>(
         `SELECT record FROM ${this.#t.budgets} WHERE id = $1`,
         [rowId(name)],
       );
-      return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as BudgetRecord);
+      return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as RetryBudgetRecord);
     });
   }
 

@@ -33,12 +33,12 @@ import type {
 } from '../transitions/breaker-record.js';
 import {
   BUDGET_BUCKETS,
-  type BudgetGrant,
-  type BudgetLimits,
-  type BudgetRecord,
-  type BudgetTake,
-  budgetFloorCapacity,
-} from '../transitions/budget.js';
+  type RetryBudgetGrant,
+  type RetryBudgetLimits,
+  type RetryBudgetRecord,
+  type RetryBudgetTake,
+  retryBudgetFloorCapacity,
+} from '../transitions/retry-budget.js';
 import { escalationListTransition, escalationView } from '../transitions/escalation.js';
 import { BreakerChannel } from './breaker-channel.js';
 import { RedisCalls } from './redis-calls.js';
@@ -56,7 +56,7 @@ import {
 import { BREAKER_ADMIT } from './scripts/breaker-admit.js';
 import { BREAKER_FORCE } from './scripts/breaker-force.js';
 import { BREAKER_RECORD } from './scripts/breaker-record.js';
-import { BUDGET_TAKE } from './scripts/budget-take.js';
+import { RETRY_BUDGET_TAKE } from './scripts/retry-budget-take.js';
 import { CHECKPOINT_SAVE } from './scripts/checkpoint-save.js';
 import { ESCALATION_DECIDE } from './scripts/escalation-decide.js';
 import { ESCALATION_LIST } from './scripts/escalation-list.js';
@@ -636,21 +636,21 @@ class RedisStore implements Store, RateLimitStore {
 
   // ── retry budgets ───────────────────────────────────────────────────────────────────────────
 
-  async budgetTake(
+  async retryBudgetTake(
     name: string,
-    take: BudgetTake,
+    take: RetryBudgetTake,
     now: number,
-    limits: BudgetLimits,
-  ): Promise<BudgetGrant> {
+    limits: RetryBudgetLimits,
+  ): Promise<RetryBudgetGrant> {
     const slotMs = limits.windowMs / BUDGET_BUCKETS;
-    const capacity = budgetFloorCapacity(limits);
+    const capacity = retryBudgetFloorCapacity(limits);
     const refillMs = limits.minPerSecond > 0 ? (capacity / limits.minPerSecond) * 1000 : 0;
     const reply = list(
       await this.#calls.script(
-        'budgetTake',
+        'retryBudgetTake',
         undefined,
         this.#storeTimeoutMs,
-        BUDGET_TAKE,
+        RETRY_BUDGET_TAKE,
         [this.#key('budget', name)],
         [
           String(now),
@@ -675,9 +675,9 @@ class RedisStore implements Store, RateLimitStore {
     };
   }
 
-  async budgetGet(name: string): Promise<BudgetRecord | undefined> {
+  async retryBudgetGet(name: string): Promise<RetryBudgetRecord | undefined> {
     const reply = list(
-      await this.#calls.command('budgetGet', undefined, this.#storeTimeoutMs, [
+      await this.#calls.command('retryBudgetGet', undefined, this.#storeTimeoutMs, [
         'HMGET',
         this.#key('budget', name),
         'b',

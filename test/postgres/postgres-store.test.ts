@@ -132,7 +132,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const limits = { ratio: 0.1, minPerSecond: 2, windowMs: 10_000 };
       expect(
         (
-          await store.budgetTake(
+          await store.retryBudgetTake(
             'b',
             { requests: 0, returned: 0, returnedAt: 0, want: 5 },
             T0,
