@@ -179,7 +179,7 @@ export {
   BudgetExceededError,
   type BudgetExceededErrorOptions,
   isBudgetExceededError,
-} from './errors/budget-exceeded-error.js';
+} from './errors/spend-limit-exceeded-error.js';
 export {
   copyRateLimitRecord,
   newRateLimitRecord,
@@ -281,7 +281,7 @@ export {
 } from './saga/saga-failed-error.js';
 export { Saga, type SagaOptions, type SagaRecoverOptions } from './saga/saga.js';
 export { isSagaStateError, SagaStateError } from './saga/saga-state-error.js';
-export type { RetryBudgetStore } from './store/budget-store.js';
+export type { RetryBudgetStore } from './store/retry-budget-store.js';
 export type { CheckpointRecord, CheckpointStore } from './store/checkpoint-store.js';
 export type {
   EscalationDecideResult,
@@ -322,16 +322,16 @@ export {
 } from './transitions/escalation.js';
 export {
   BUDGET_BUCKETS,
-  type BudgetBucket,
-  budgetFloorCapacity,
-  type BudgetGrant,
-  type BudgetLimits,
-  type BudgetRecord,
-  type BudgetTake,
-  budgetTakeTransition,
-  budgetTotals,
-  newBudgetRecord,
-} from './transitions/budget.js';
+  type RetryBudgetBucket,
+  retryBudgetFloorCapacity,
+  type RetryBudgetGrant,
+  type RetryBudgetLimits,
+  type RetryBudgetRecord,
+  type RetryBudgetTake,
+  retryBudgetTakeTransition,
+  retryBudgetTotals,
+  newRetryBudgetRecord,
+} from './transitions/retry-budget.js';
 export {
   ledgerClaimTransition,
   ledgerCompleteTransition,

@@ -89,7 +89,7 @@ export interface OpenStoreOptions {
   /** PostgreSQL pool size (default 2); a process with a shared breaker needs one more for LISTEN. */
   connections?: number;
   /** The store's limit for one breaker call, ms (default the store's: 250). */
-  breakerTimeoutMs?: number;
+  storeTimeoutMs?: number;
 }
 
 /**
@@ -120,7 +120,7 @@ export async function openStore(spec: StoreSpec, o: OpenStoreOptions = {}): Prom
     const store = postgresStore({
       pool,
       ...(spec.schema === undefined ? {} : { schema: spec.schema }),
-      ...(o.breakerTimeoutMs === undefined ? {} : { breakerTimeoutMs: o.breakerTimeoutMs }),
+      ...(o.storeTimeoutMs === undefined ? {} : { storeTimeoutMs: o.storeTimeoutMs }),
     });
     return {
       store,
@@ -169,7 +169,7 @@ async function openRedisStore(
   const store = redisStore({
     client,
     ...(spec.prefix === undefined ? {} : { prefix: spec.prefix }),
-    ...(o.breakerTimeoutMs === undefined ? {} : { breakerTimeoutMs: o.breakerTimeoutMs }),
+    ...(o.storeTimeoutMs === undefined ? {} : { storeTimeoutMs: o.storeTimeoutMs }),
   });
   return {
     store,

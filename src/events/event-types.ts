@@ -163,7 +163,7 @@ export interface RecourseEventMap {
    * A `spendLimit` refused a call (`BudgetExceededError`): `spent` so far plus the call's
    * `estimate` would pass `limit` (in `unit`), for the run or for dependency `name`.
    */
-  budget_exceeded: {
+  spend_limit_exceeded: {
     name: string;
     unit: 'usd' | 'tokens';
     spent: number;
@@ -235,7 +235,7 @@ const TYPES: { readonly [K in RecourseEventType]: true } = {
   escalation: true,
   rate_limit_wait: true,
   rate_limit_learned: true,
-  budget_exceeded: true,
+  spend_limit_exceeded: true,
   spend_rate_exceeded: true,
   resume: true,
 };

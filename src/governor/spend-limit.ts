@@ -1,7 +1,7 @@
 import type { Work } from '../context/call-context.js';
 import type { RecourseEventMap } from '../events/event-types.js';
 import { ambientScope, type Scope, ScopeSlot } from '../context/scope.js';
-import { BudgetExceededError } from '../errors/budget-exceeded-error.js';
+import { BudgetExceededError } from '../errors/spend-limit-exceeded-error.js';
 import { UNNAMED_DEPENDENCY } from '../guardrails/health-monitor.js';
 import {
   checkFunction,
@@ -33,15 +33,15 @@ export interface ModelPrice {
 
 /** Options of {@link spendLimit}: exactly one of `usd` and `tokens`. */
 export interface SpendLimitOptions {
-  /** The budget in USD (needs `prices`). */
+  /** The limit in USD (needs `prices`). */
   usd?: number;
-  /** The budget in tokens, input and output together. */
+  /** The limit in tokens, input and output together. */
   tokens?: number;
   /** Prices by model name; `'*'` prices any model not listed. Needed with `usd`. */
   prices?: Record<string, ModelPrice>;
-  /** One budget for everything through this limit (`'run'`), or one per dependency (the call's name). Default `'run'`. */
+  /** One count for everything through this limit (`'run'`), or one per dependency (the call's name). Default `'run'`. */
   per?: 'run' | 'dependency';
-  /** The budget's name in errors and events (per `'run'`). Default `'run'`. */
+  /** The limit's name in errors and events (per `'run'`). Default `'run'`. */
   name?: string;
   /** The tokens a request may cost, from its body. Default {@link estimateTokens}: input ≈ JSON characters / 4, output = `max_tokens`. */
   estimate?: (request: unknown) => TokenUsage;
@@ -68,7 +68,7 @@ function checkSpendOptions(owner: string, options: SpendOptions | undefined): Sp
   return out;
 }
 
-/** Where a call's spending is counted: which budget, which model, whether it was counted. */
+/** Where a call's spending is counted: which limit, which model, whether it was counted. */
 interface SpendOptions {
   /** The dependency to count against (per `'dependency'`). Default: the call's name. */
   dependency?: string;
@@ -77,10 +77,10 @@ interface SpendOptions {
 }
 
 /**
- * A budget of tokens or USD for an agent run (see {@link spendLimit}): a policy, and a counter
+ * A spend limit of tokens or USD for an agent run (see {@link spendLimit}): a policy, and a counter
  * code can check and feed directly.
  */
-export interface SpendLimit extends EventedPolicy<'budget_exceeded' | 'spend_rate_exceeded'> {
+export interface SpendLimit extends EventedPolicy<'spend_limit_exceeded' | 'spend_rate_exceeded'> {
   readonly name: string;
   readonly unit: 'usd' | 'tokens';
   readonly limit: number;
@@ -123,7 +123,7 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
   readonly #estimate: (request: unknown) => TokenUsage;
   readonly #rate: SpendRate | undefined;
   readonly #spent = new Map<string, number>();
-  /** The costliest single call seen per budget: what a call through the policy (no body) is expected to cost. */
+  /** The costliest single call seen per limit: what a call through the policy (no body) is expected to cost. */
   readonly #largest = new Map<string, number>();
 
   constructor(
@@ -275,8 +275,8 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
     // Reached, or the next call may pass it: refuse before anything is sent.
     if (spent < this.limit && spent + estimate <= this.limit) return;
     const name = this.#perDependency ? key : this.name;
-    if (this.wants('budget_exceeded'))
-      this.events.emit('budget_exceeded', {
+    if (this.wants('spend_limit_exceeded'))
+      this.events.emit('spend_limit_exceeded', {
         name,
         unit: this.unit,
         spent,
@@ -366,25 +366,25 @@ function checkPrices(value: unknown): Record<string, ModelPrice> {
 }
 
 /**
- * A budget of tokens or USD for an agent run, counted from what the SDKs report (Anthropic
+ * A spend limit of tokens or USD for an agent run, counted from what the SDKs report (Anthropic
  * `Message.usage`, OpenAI `usage`, the AI SDK's `usage` / `totalUsage`; USD from the `prices` you
  * pass). A call that would pass the limit is refused **before it is sent** with
  * `BudgetExceededError` (persistent: never retried, not counted by breakers), so a loop whose
  * retries would overspend stops at the last call that fits. How much a call may cost: with a body
  * (the adapters' `spendLimit` option, or `check(body)`), its input estimate plus its `max_tokens`
  * (an answer never writes more); as a policy with no body, the costliest call seen so far.
- * `per: 'dependency'` keeps one budget per dependency (the call's name: a named `pipeline`).
+ * `per: 'dependency'` keeps one count per dependency (the call's name: a named `pipeline`).
  * A stream cut short counts what its partial message used. With `rate`, spending faster than
  * `rate.usd` / `rate.tokens` per `rate.perMs` (a sliding window, per breaker) opens `rate.breaker`
  * (for a `BreakerRegistry`, the dependency's breaker), through its own transition, so a breaker on
  * a store opens in every process; it recovers by its cooldown and single probe. Put that breaker
  * in the calls' pipeline: while it is open they fail fast with `CircuitOpenError` (`reason`
- * `spend_rate`). Events: `budget_exceeded`, `spend_rate_exceeded`.
+ * `spend_rate`). Events: `spend_limit_exceeded`, `spend_rate_exceeded`.
  * Defaults: per 'run', name 'run', estimate {@link estimateTokens}, no rate.
  *
  * @example
- * const budget = spendLimit({ usd: 2, prices: { 'claude-sonnet-4-6': { inputPerMTok: 3, outputPerMTok: 15 } } })
- * const call = pipeline(retry(), budget)
+ * const limit = spendLimit({ usd: 2, prices: { 'claude-sonnet-4-6': { inputPerMTok: 3, outputPerMTok: 15 } } })
+ * const call = pipeline(retry(), limit)
  * const message = await call.execute((ctx) => streamMessage(client, body, { signal: ctx.signal })) // counted, checked before sending
  * // a breaker that opens when more than 200,000 tokens are spent within a minute
  * const breaker = circuitBreaker({ name: 'model', cooldownMs: 60_000 })

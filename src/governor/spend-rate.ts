@@ -24,7 +24,7 @@ import { SpendWindow } from './spend-window.js';
  *
  * @example
  * const breakers = new BreakerRegistry({ cooldownMs: 60_000 })
- * const budget = spendLimit({ usd: 20, prices, per: 'dependency', rate: { usd: 1, perMs: 60_000, breaker: breakers } })
+ * const limit = spendLimit({ usd: 20, prices, per: 'dependency', rate: { usd: 1, perMs: 60_000, breaker: breakers } })
  */
 export interface SpendRateOptions {
   /** At most this many USD within `perMs` (needs the limit's `prices`). */

@@ -10,8 +10,8 @@ import {
   showValue,
 } from '../options/validate-options.js';
 import type { RetryBudget } from '../retry/retry-budget.js';
-import type { RetryBudgetStore } from '../store/budget-store.js';
-import { BUDGET_BUCKETS } from '../transitions/budget.js';
+import type { RetryBudgetStore } from '../store/retry-budget-store.js';
+import { BUDGET_BUCKETS } from '../transitions/retry-budget.js';
 import { SharedRetryBudget, type SharedRetryBudgetHandle } from './shared-retry-budget.js';
 import { TimeBuckets } from './time-buckets.js';
 
@@ -232,8 +232,8 @@ export function retryBudget(
   if (
     typeof store !== 'object' ||
     store === null ||
-    typeof store.budgetTake !== 'function' ||
-    typeof store.budgetGet !== 'function'
+    typeof store.retryBudgetTake !== 'function' ||
+    typeof store.retryBudgetGet !== 'function'
   ) {
     throw new TypeError(
       `store must be a RetryBudgetStore (memoryStore(), sqliteStore(), redisStore(), postgresStore()), got ${showValue(store)}`,

@@ -1,9 +1,13 @@
 import { type Clock, startTimer, type Timer } from '../clock/clock.js';
 import { Emitter } from '../events/emitter.js';
 import type { Listener } from '../events/event-types.js';
-import type { RetryBudgetStore } from '../store/budget-store.js';
+import type { RetryBudgetStore } from '../store/retry-budget-store.js';
 import { StoreError } from '../store/store-error.js';
-import type { BudgetGrant, BudgetLimits, BudgetTake } from '../transitions/budget.js';
+import type {
+  RetryBudgetGrant,
+  RetryBudgetLimits,
+  RetryBudgetTake,
+} from '../transitions/retry-budget.js';
 import type { RetryBudgetHandle, RetryBudgetStats } from './retry-budget.js';
 
 /** Events of a shared retry budget (the same names and shapes as a shared breaker's). */
@@ -31,7 +35,7 @@ export interface SharedRetryBudgetHandle extends RetryBudgetHandle {
 export interface SharedBudgetSettings {
   store: RetryBudgetStore;
   name: string;
-  limits: BudgetLimits;
+  limits: RetryBudgetLimits;
   clock: Clock;
   storeTimeoutMs: number;
   leaseMs: number;
@@ -47,7 +51,7 @@ const MAX_LEASE = 32;
 /**
  * @internal One retry budget for every process sharing a store. `tryRetry()` never waits: it
  * spends a token this process took ahead (a small local lease) or says no. One store call at a
- * time (`budgetTake`) reports the requests seen here, gives back tokens unused for `leaseMs`, and
+ * time (`retryBudgetTake`) reports the requests seen here, gives back tokens unused for `leaseMs`, and
  * takes as many tokens as this process asked for since its previous call (a quarter more, at most
  * {@link MAX_LEASE}). Granted tokens count as retries in the store at once, so all processes
  * together never retry more than the budget allows; a process that asks late may be refused
@@ -79,7 +83,7 @@ export class SharedRetryBudget implements SharedRetryBudgetHandle {
   #starvedUntil = Number.NEGATIVE_INFINITY;
   #available = true;
   #downSince = 0;
-  #last: BudgetGrant | undefined;
+  #last: RetryBudgetGrant | undefined;
   #timer: Timer | undefined;
   #closed = false;
 
@@ -157,7 +161,7 @@ export class SharedRetryBudget implements SharedRetryBudgetHandle {
     return now - Math.max(this.#lastAskAt, this.#grantedAt) >= this.#s.leaseMs;
   }
 
-  #nextTake(now: number, want: number, returnAll: boolean): BudgetTake {
+  #nextTake(now: number, want: number, returnAll: boolean): RetryBudgetTake {
     let returned = this.#late;
     let returnedAt = this.#lateAt;
     this.#late = 0;
@@ -219,10 +223,10 @@ export class SharedRetryBudget implements SharedRetryBudgetHandle {
     );
   }
 
-  /** One `budgetTake` under `storeTimeoutMs`; a grant that arrives later is given back next time. */
-  #call(take: BudgetTake): Promise<BudgetGrant> {
+  /** One `retryBudgetTake` under `storeTimeoutMs`; a grant that arrives later is given back next time. */
+  #call(take: RetryBudgetTake): Promise<RetryBudgetGrant> {
     const { store, name, limits, clock, storeTimeoutMs } = this.#s;
-    return new Promise<BudgetGrant>((resolve, reject) => {
+    return new Promise<RetryBudgetGrant>((resolve, reject) => {
       let settled = false;
       const timer = startTimer(clock, storeTimeoutMs, () => {
         if (settled) return;
@@ -235,9 +239,9 @@ export class SharedRetryBudget implements SharedRetryBudgetHandle {
         );
       });
       timer.unref?.();
-      let pending: Promise<BudgetGrant>;
+      let pending: Promise<RetryBudgetGrant>;
       try {
-        pending = Promise.resolve(store.budgetTake(name, take, clock.now(), limits));
+        pending = Promise.resolve(store.retryBudgetTake(name, take, clock.now(), limits));
       } catch (error) {
         pending = Promise.reject(error);
       }
@@ -262,7 +266,7 @@ export class SharedRetryBudget implements SharedRetryBudgetHandle {
     });
   }
 
-  #unavailable(error: unknown, take: BudgetTake): void {
+  #unavailable(error: unknown, take: RetryBudgetTake): void {
     // What could not be reported is reported when the store is back (bounded then by the window).
     this.#pending += take.requests;
     if (take.returned > 0) {

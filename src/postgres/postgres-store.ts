@@ -2,13 +2,13 @@ import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { BreakerChangeListener, StoredAdmission } from '../store/breaker-store.js';
 import {
-  type BudgetGrant,
-  type BudgetLimits,
-  type BudgetRecord,
-  type BudgetTake,
-  budgetTakeTransition,
-  newBudgetRecord,
-} from '../transitions/budget.js';
+  type RetryBudgetGrant,
+  type RetryBudgetLimits,
+  type RetryBudgetRecord,
+  type RetryBudgetTake,
+  retryBudgetTakeTransition,
+  newRetryBudgetRecord,
+} from '../transitions/retry-budget.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
 import type {
   EscalationDecideResult,
@@ -62,15 +62,15 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Limit of a ledger, saga or checkpoint call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
   timeoutMs?: number;
-  /** Limit of a breaker, retry-budget or rate-limiter call, ms (a breaker gives up after its own `storeTimeoutMs`, 250, anyway). Default 250. */
-  breakerTimeoutMs?: number;
+  /** Limit of a breaker, retry-budget or rate-limiter call, ms: the same name and meaning as `circuitBreaker({ storeTimeoutMs })` and `retryBudget({ storeTimeoutMs })`, and the shorter of the two applies. Default 250. */
+  storeTimeoutMs?: number;
 }
 
 const POSTGRES_STORE_KEYS: OptionKeys<PostgresStoreOptions> = {
   pool: true,
   schema: true,
   timeoutMs: true,
-  breakerTimeoutMs: true,
+  storeTimeoutMs: true,
 };
 
 /** Expired ledger rows are deleted after every this many claims (and this many at most per sweep). */
@@ -155,7 +155,7 @@ function ledgerValues(id: Buffer, e: LedgerEntry): unknown[] {
 class PostgresStore implements Store, RateLimitStore {
   readonly #calls: PgCalls;
   readonly #timeoutMs: number;
-  readonly #breakerTimeoutMs: number;
+  readonly #storeTimeoutMs: number;
   readonly #channel: string;
   readonly #listener: BreakerListener;
   readonly #pool: PgLike;
@@ -172,11 +172,11 @@ class PostgresStore implements Store, RateLimitStore {
   readonly #rateLimits = new RateLimitBatches((name, batch) => this.#rateLimitWrite(name, batch));
   #claimsSinceSweep = 0;
 
-  constructor(pool: PgLike, schema: string, timeoutMs: number, breakerTimeoutMs: number) {
+  constructor(pool: PgLike, schema: string, timeoutMs: number, storeTimeoutMs: number) {
     this.#pool = pool;
     this.#calls = new PgCalls(pool, schema);
     this.#timeoutMs = timeoutMs;
-    this.#breakerTimeoutMs = breakerTimeoutMs;
+    this.#storeTimeoutMs = storeTimeoutMs;
     const s = quoteIdent(schema);
     this.#t = {
       breakers: `${s}.breakers`,
@@ -277,7 +277,7 @@ class PostgresStore implements Store, RateLimitStore {
     apply: (r: BreakerRecord) => R,
   ): Promise<{ out: R; record: BreakerRecord }> {
     const row = this.#breakerRow(name);
-    return this.#calls.run(operation, undefined, this.#breakerTimeoutMs, (client) =>
+    return this.#calls.run(operation, undefined, this.#storeTimeoutMs, (client) =>
       applyToRow(client, row, (current) => {
         const r = current === undefined ? newBreakerRecord() : { ...current };
         const out = apply(r);
@@ -317,7 +317,7 @@ class PostgresStore implements Store, RateLimitStore {
   }
 
   breakerGet(name: string): Promise<BreakerRecord | undefined> {
-    return this.#calls.run('breakerGet', undefined, this.#breakerTimeoutMs, async (client) => {
+    return this.#calls.run('breakerGet', undefined, this.#storeTimeoutMs, async (client) => {
       const { rows } = await client.query<BreakerRow>(
         `SELECT ${BREAKER_COLUMNS} FROM ${this.#t.breakers} WHERE id = $1`,
         [rowId(name)],
@@ -680,38 +680,38 @@ class PostgresStore implements Store, RateLimitStore {
 
   // ── retry budgets ───────────────────────────────────────────────────────────────────────────
 
-  #budgetRow(name: string): RowStatements<BudgetRecord, BudgetRecord> {
+  #budgetRow(name: string): RowStatements<RetryBudgetRecord, RetryBudgetRecord> {
     return jsonRow(
       this.#t.budgets,
       name,
       (r) => JSON.stringify(r),
-      (text) => JSON.parse(text) as BudgetRecord,
+      (text) => JSON.parse(text) as RetryBudgetRecord,
     );
   }
 
-  budgetTake(
+  retryBudgetTake(
     name: string,
-    take: BudgetTake,
+    take: RetryBudgetTake,
     now: number,
-    limits: BudgetLimits,
-  ): Promise<BudgetGrant> {
+    limits: RetryBudgetLimits,
+  ): Promise<RetryBudgetGrant> {
     const row = this.#budgetRow(name);
-    // A shared budget gives up on the store after its own storeTimeoutMs (250): the breaker limit fits.
-    return this.#calls.run('budgetTake', undefined, this.#breakerTimeoutMs, (client) =>
+    // A shared budget gives up on the store after its own storeTimeoutMs (250) too.
+    return this.#calls.run('retryBudgetTake', undefined, this.#storeTimeoutMs, (client) =>
       applyToRow(client, row, (current) => {
-        const r = current ?? newBudgetRecord(now, limits);
-        return { result: budgetTakeTransition(r, take, now, limits), write: r };
+        const r = current ?? newRetryBudgetRecord(now, limits);
+        return { result: retryBudgetTakeTransition(r, take, now, limits), write: r };
       }),
     );
   }
 
-  budgetGet(name: string): Promise<BudgetRecord | undefined> {
-    return this.#calls.run('budgetGet', undefined, this.#breakerTimeoutMs, async (client) => {
+  retryBudgetGet(name: string): Promise<RetryBudgetRecord | undefined> {
+    return this.#calls.run('retryBudgetGet', undefined, this.#storeTimeoutMs, async (client) => {
       const { rows } = await client.query<{ record: string }>(
         `SELECT record FROM ${this.#t.budgets} WHERE id = $1`,
         [rowId(name)],
       );
-      return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as BudgetRecord);
+      return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as RetryBudgetRecord);
     });
   }
 
@@ -740,7 +740,7 @@ class PostgresStore implements Store, RateLimitStore {
     batch: (current: RateLimitRecord | undefined) => RateLimitBatchResult,
   ): Promise<RateLimitAnswer[]> {
     const row = this.#rateLimitRow(name);
-    return this.#calls.run('rateLimitUpdate', undefined, this.#breakerTimeoutMs, (client) =>
+    return this.#calls.run('rateLimitUpdate', undefined, this.#storeTimeoutMs, (client) =>
       applyToRow(client, row, (current) => {
         const { record, answers } = batch(current);
         return { result: answers, write: record };
@@ -754,7 +754,7 @@ class PostgresStore implements Store, RateLimitStore {
   }
 
   rateLimitGet(name: string): Promise<RateLimitRecord | undefined> {
-    return this.#calls.run('rateLimitGet', undefined, this.#breakerTimeoutMs, async (client) => {
+    return this.#calls.run('rateLimitGet', undefined, this.#storeTimeoutMs, async (client) => {
       const { rows } = await client.query<{ record: string }>(
         `SELECT record FROM ${this.#t.rateLimits} WHERE id = $1`,
         [rowId(name)],
@@ -836,7 +836,7 @@ async function insertLedger(
  * breaker subscribes (re-opened after an outage). Calls that fail or outlive their limit reject
  * with `StoreError` (breaker, budget and rate-limit calls 250 ms, others `timeoutMs`). Expired ledger results are deleted
  * as claims go by. `close()` waits for running calls and releases the listening connection; the
- * pool stays yours to `end()`. Defaults: schema `'recourse'`, timeoutMs 5000, breakerTimeoutMs 250.
+ * pool stays yours to `end()`. Defaults: schema `'recourse'`, timeoutMs 5000, storeTimeoutMs 250.
  *
  * @example
  * import pg from 'pg'
@@ -858,7 +858,7 @@ export function postgresStore(options: PostgresStoreOptions): Store & RateLimitS
   }
   const schema = checkSchemaName(o.schema ?? 'recourse');
   const timeoutMs = o.timeoutMs === undefined ? 5000 : checkMs('timeoutMs', o.timeoutMs, 1);
-  const breakerTimeoutMs =
-    o.breakerTimeoutMs === undefined ? 250 : checkMs('breakerTimeoutMs', o.breakerTimeoutMs, 1);
-  return new PostgresStore(pool as PgLike, schema, timeoutMs, breakerTimeoutMs);
+  const storeTimeoutMs =
+    o.storeTimeoutMs === undefined ? 250 : checkMs('storeTimeoutMs', o.storeTimeoutMs, 1);
+  return new PostgresStore(pool as PgLike, schema, timeoutMs, storeTimeoutMs);
 }

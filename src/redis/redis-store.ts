@@ -33,12 +33,12 @@ import type {
 } from '../transitions/breaker-record.js';
 import {
   BUDGET_BUCKETS,
-  type BudgetGrant,
-  type BudgetLimits,
-  type BudgetRecord,
-  type BudgetTake,
-  budgetFloorCapacity,
-} from '../transitions/budget.js';
+  type RetryBudgetGrant,
+  type RetryBudgetLimits,
+  type RetryBudgetRecord,
+  type RetryBudgetTake,
+  retryBudgetFloorCapacity,
+} from '../transitions/retry-budget.js';
 import { escalationListTransition, escalationView } from '../transitions/escalation.js';
 import { BreakerChannel } from './breaker-channel.js';
 import { RedisCalls } from './redis-calls.js';
@@ -56,7 +56,7 @@ import {
 import { BREAKER_ADMIT } from './scripts/breaker-admit.js';
 import { BREAKER_FORCE } from './scripts/breaker-force.js';
 import { BREAKER_RECORD } from './scripts/breaker-record.js';
-import { BUDGET_TAKE } from './scripts/budget-take.js';
+import { RETRY_BUDGET_TAKE } from './scripts/retry-budget-take.js';
 import { CHECKPOINT_SAVE } from './scripts/checkpoint-save.js';
 import { ESCALATION_DECIDE } from './scripts/escalation-decide.js';
 import { ESCALATION_LIST } from './scripts/escalation-list.js';
@@ -83,8 +83,8 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** Limit of a ledger, saga, checkpoint or escalation call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
   timeoutMs?: number;
-  /** Limit of a breaker, retry-budget or rate-limiter call, ms (a breaker gives up after its own `storeTimeoutMs`, 250, anyway). Default 250. */
-  breakerTimeoutMs?: number;
+  /** Limit of a breaker, retry-budget or rate-limiter call, ms: the same name and meaning as `circuitBreaker({ storeTimeoutMs })` and `retryBudget({ storeTimeoutMs })`, and the shorter of the two applies. Default 250. */
+  storeTimeoutMs?: number;
 }
 
 const REDIS_STORE_KEYS: OptionKeys<RedisStoreOptions> = {
@@ -92,7 +92,7 @@ const REDIS_STORE_KEYS: OptionKeys<RedisStoreOptions> = {
   subscriber: true,
   prefix: true,
   timeoutMs: true,
-  breakerTimeoutMs: true,
+  storeTimeoutMs: true,
 };
 
 /**
@@ -135,7 +135,7 @@ const RATE_LIMIT_SWAP_ATTEMPTS = 20;
 class RedisStore implements Store, RateLimitStore {
   readonly #calls: RedisCalls;
   readonly #timeoutMs: number;
-  readonly #breakerTimeoutMs: number;
+  readonly #storeTimeoutMs: number;
   readonly #prefix: string;
   readonly #channelName: string;
   readonly #channel: BreakerChannel;
@@ -148,12 +148,12 @@ class RedisStore implements Store, RateLimitStore {
     subscriber: RedisLike | undefined,
     prefix: string,
     timeoutMs: number,
-    breakerTimeoutMs: number,
+    storeTimeoutMs: number,
   ) {
     this.#calls = new RedisCalls(client, sender(client), prefix);
     this.#prefix = prefix;
     this.#timeoutMs = timeoutMs;
-    this.#breakerTimeoutMs = breakerTimeoutMs;
+    this.#storeTimeoutMs = storeTimeoutMs;
     this.#channelName = `${prefix}breakers`;
     this.#channel = new BreakerChannel(
       this.#channelName,
@@ -208,7 +208,7 @@ class RedisStore implements Store, RateLimitStore {
       await this.#calls.script(
         operation,
         undefined,
-        this.#breakerTimeoutMs,
+        this.#storeTimeoutMs,
         script,
         [this.#key('breaker', name)],
         args,
@@ -274,7 +274,7 @@ class RedisStore implements Store, RateLimitStore {
     this.#see(name);
     await BreakerChannel.ready();
     const reply = list(
-      await this.#calls.command('breakerGet', undefined, this.#breakerTimeoutMs, [
+      await this.#calls.command('breakerGet', undefined, this.#storeTimeoutMs, [
         'HMGET',
         this.#key('breaker', name),
         's',
@@ -636,21 +636,21 @@ class RedisStore implements Store, RateLimitStore {
 
   // ── retry budgets ───────────────────────────────────────────────────────────────────────────
 
-  async budgetTake(
+  async retryBudgetTake(
     name: string,
-    take: BudgetTake,
+    take: RetryBudgetTake,
     now: number,
-    limits: BudgetLimits,
-  ): Promise<BudgetGrant> {
+    limits: RetryBudgetLimits,
+  ): Promise<RetryBudgetGrant> {
     const slotMs = limits.windowMs / BUDGET_BUCKETS;
-    const capacity = budgetFloorCapacity(limits);
+    const capacity = retryBudgetFloorCapacity(limits);
     const refillMs = limits.minPerSecond > 0 ? (capacity / limits.minPerSecond) * 1000 : 0;
     const reply = list(
       await this.#calls.script(
-        'budgetTake',
+        'retryBudgetTake',
         undefined,
-        this.#breakerTimeoutMs,
-        BUDGET_TAKE,
+        this.#storeTimeoutMs,
+        RETRY_BUDGET_TAKE,
         [this.#key('budget', name)],
         [
           String(now),
@@ -675,9 +675,9 @@ class RedisStore implements Store, RateLimitStore {
     };
   }
 
-  async budgetGet(name: string): Promise<BudgetRecord | undefined> {
+  async retryBudgetGet(name: string): Promise<RetryBudgetRecord | undefined> {
     const reply = list(
-      await this.#calls.command('budgetGet', undefined, this.#breakerTimeoutMs, [
+      await this.#calls.command('retryBudgetGet', undefined, this.#storeTimeoutMs, [
         'HMGET',
         this.#key('budget', name),
         'b',
@@ -713,7 +713,7 @@ class RedisStore implements Store, RateLimitStore {
     name: string,
   ): Promise<{ record: RateLimitRecord | undefined; version: string }> {
     const reply = list(
-      await this.#calls.command(operation, undefined, this.#breakerTimeoutMs, [
+      await this.#calls.command(operation, undefined, this.#storeTimeoutMs, [
         'HMGET',
         this.#key('rate-limit', name),
         'r',
@@ -752,7 +752,7 @@ class RedisStore implements Store, RateLimitStore {
       const reply = await this.#calls.script(
         'rateLimitUpdate',
         undefined,
-        this.#breakerTimeoutMs,
+        this.#storeTimeoutMs,
         RATE_LIMIT_SWAP,
         [this.#key('rate-limit', name)],
         [version, rateLimitToJson(record), String(rateLimitPx(record, now))],
@@ -809,7 +809,7 @@ function keepPx(keepUntil: number, now: number): number {
  * (`subscriber`, by default `client.duplicate()`). Calls that fail or outlive their limit reject
  * with `StoreError` (breaker, budget and rate-limit calls 250 ms, others `timeoutMs`). `close()` waits for running calls and ends the subscriber connection it
  * made; the client stays yours to `quit()`. Defaults: prefix `'recourse:'`, timeoutMs 5000,
- * breakerTimeoutMs 250. One Redis node (or a primary behind Sentinel): not Redis Cluster.
+ * storeTimeoutMs 250. One Redis node (or a primary behind Sentinel): not Redis Cluster.
  *
  * @example
  * import { Redis } from 'ioredis'
@@ -843,7 +843,7 @@ export function redisStore(options: RedisStoreOptions): Store & RateLimitStore {
   }
   const prefix = o.prefix === undefined ? 'recourse:' : checkString('prefix', o.prefix, true);
   const timeoutMs = o.timeoutMs === undefined ? 5000 : checkMs('timeoutMs', o.timeoutMs, 1);
-  const breakerTimeoutMs =
-    o.breakerTimeoutMs === undefined ? 250 : checkMs('breakerTimeoutMs', o.breakerTimeoutMs, 1);
-  return new RedisStore(o.client, o.subscriber, prefix, timeoutMs, breakerTimeoutMs);
+  const storeTimeoutMs =
+    o.storeTimeoutMs === undefined ? 250 : checkMs('storeTimeoutMs', o.storeTimeoutMs, 1);
+  return new RedisStore(o.client, o.subscriber, prefix, timeoutMs, storeTimeoutMs);
 }

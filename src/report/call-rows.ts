@@ -58,7 +58,7 @@ const MARK_OF: Partial<Record<string, ItemKind>> = {
   served: 'served',
   giveup: 'other',
   hedge: 'other',
-  budget_exceeded: 'other',
+  spend_limit_exceeded: 'other',
   spend_rate_exceeded: 'other',
   model_fallback: 'other',
   resume: 'other',

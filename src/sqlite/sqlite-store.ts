@@ -15,13 +15,13 @@ import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, showValue, type OptionKeys } from '../options/validate-options.js';
 import type { StoredAdmission } from '../store/breaker-store.js';
 import {
-  type BudgetGrant,
-  type BudgetLimits,
-  type BudgetRecord,
-  type BudgetTake,
-  budgetTakeTransition,
-  newBudgetRecord,
-} from '../transitions/budget.js';
+  type RetryBudgetGrant,
+  type RetryBudgetLimits,
+  type RetryBudgetRecord,
+  type RetryBudgetTake,
+  retryBudgetTakeTransition,
+  newRetryBudgetRecord,
+} from '../transitions/retry-budget.js';
 import type { CheckpointRecord } from '../store/checkpoint-store.js';
 import type {
   EscalationDecideResult,
@@ -199,8 +199,8 @@ class SqliteStore implements Store {
   readonly #escalationReopen;
   readonly #escalationList;
   #opensSinceSweep = 0;
-  readonly #budgetTake;
-  readonly #budgetGet;
+  readonly #retryBudgetTake;
+  readonly #retryBudgetGet;
 
   constructor(db: Database.Database, path: string, busyTimeoutMs: number) {
     this.#db = db;
@@ -524,19 +524,24 @@ class SqliteStore implements Store {
     const putBudget = db.prepare<[string, string]>(
       'INSERT INTO recourse_budgets (name, record) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET record = excluded.record',
     );
-    const readBudget = (name: string): BudgetRecord | undefined => {
+    const readBudget = (name: string): RetryBudgetRecord | undefined => {
       const row = getBudget.get(name);
-      return row === undefined ? undefined : (JSON.parse(row.record) as BudgetRecord);
+      return row === undefined ? undefined : (JSON.parse(row.record) as RetryBudgetRecord);
     };
-    this.#budgetTake = db.transaction(
-      (name: string, take: BudgetTake, now: number, limits: BudgetLimits): BudgetGrant => {
-        const record = readBudget(name) ?? newBudgetRecord(now, limits);
-        const grant = budgetTakeTransition(record, take, now, limits);
+    this.#retryBudgetTake = db.transaction(
+      (
+        name: string,
+        take: RetryBudgetTake,
+        now: number,
+        limits: RetryBudgetLimits,
+      ): RetryBudgetGrant => {
+        const record = readBudget(name) ?? newRetryBudgetRecord(now, limits);
+        const grant = retryBudgetTakeTransition(record, take, now, limits);
         putBudget.run(name, JSON.stringify(record));
         return grant;
       },
     );
-    this.#budgetGet = readBudget;
+    this.#retryBudgetGet = readBudget;
   }
 
   /**
@@ -690,17 +695,19 @@ class SqliteStore implements Store {
     return this.#use('escalationList', () => this.#escalationList(query));
   }
 
-  budgetTake(
+  retryBudgetTake(
     name: string,
-    take: BudgetTake,
+    take: RetryBudgetTake,
     now: number,
-    limits: BudgetLimits,
-  ): Promise<BudgetGrant> {
-    return this.#use('budgetTake', () => this.#budgetTake.immediate(name, take, now, limits));
+    limits: RetryBudgetLimits,
+  ): Promise<RetryBudgetGrant> {
+    return this.#use('retryBudgetTake', () =>
+      this.#retryBudgetTake.immediate(name, take, now, limits),
+    );
   }
 
-  budgetGet(name: string): Promise<BudgetRecord | undefined> {
-    return this.#use('budgetGet', () => this.#budgetGet(name));
+  retryBudgetGet(name: string): Promise<RetryBudgetRecord | undefined> {
+    return this.#use('retryBudgetGet', () => this.#retryBudgetGet(name));
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import { breakerConformance } from './breaker-conformance.js';
-import { budgetConformance } from './budget-conformance.js';
+import { retryBudgetConformance } from './retry-budget-conformance.js';
 import type { CheckpointRecord } from './checkpoint-store.js';
 import { escalationConformance } from './escalation-conformance.js';
 import type { SagaLogEntry } from './saga-log-store.js';
@@ -509,7 +509,11 @@ export function storeConformance(
       options.openAnother === undefined ? undefined : another,
     );
 
-    budgetConformance(api, () => store, options.openAnother === undefined ? undefined : another);
+    retryBudgetConformance(
+      api,
+      () => store,
+      options.openAnother === undefined ? undefined : another,
+    );
 
     describe('close', () => {
       it('rejects every call after close with StoreError closed; closing twice is fine', async () => {
@@ -539,13 +543,13 @@ export function storeConformance(
           rejection(store.sagaReset('s', 'a')),
           rejection(store.breakerGet('b')),
           rejection(
-            store.budgetTake('b', { requests: 1, want: 1, returned: 0, returnedAt: 0 }, T0, {
+            store.retryBudgetTake('b', { requests: 1, want: 1, returned: 0, returnedAt: 0 }, T0, {
               ratio: 0.1,
               minPerSecond: 3,
               windowMs: 10_000,
             }),
           ),
-          rejection(store.budgetGet('b')),
+          rejection(store.retryBudgetGet('b')),
         ]);
         for (const e of errors)
           expect([

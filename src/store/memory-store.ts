@@ -6,13 +6,13 @@ import type {
 import { MemoryBreakers } from './breaker-memory.js';
 import type { BreakerChangeListener, StoredAdmission } from './breaker-store.js';
 import {
-  type BudgetGrant,
-  type BudgetLimits,
-  type BudgetRecord,
-  type BudgetTake,
-  budgetTakeTransition,
-  newBudgetRecord,
-} from '../transitions/budget.js';
+  type RetryBudgetGrant,
+  type RetryBudgetLimits,
+  type RetryBudgetRecord,
+  type RetryBudgetTake,
+  retryBudgetTakeTransition,
+  newRetryBudgetRecord,
+} from '../transitions/retry-budget.js';
 import type { CheckpointRecord } from './checkpoint-store.js';
 import type {
   EscalationDecideResult,
@@ -65,7 +65,7 @@ class MemoryStore implements Store, RateLimitStore {
   readonly #sagaLogs = new Map<string, SagaLogEntry[]>();
   readonly #sagaLeases = new Map<string, LeaseRecord>();
   readonly #escalations = new Map<string, EscalationRecord>();
-  readonly #budgets = new Map<string, BudgetRecord>();
+  readonly #budgets = new Map<string, RetryBudgetRecord>();
   readonly #rateLimits = new Map<string, RateLimitRecord>();
   #claimsSinceSweep = 0;
   #opensSinceSweep = 0;
@@ -299,22 +299,22 @@ class MemoryStore implements Store, RateLimitStore {
     return escalationListTransition(this.#escalations.values(), query);
   }
 
-  async budgetTake(
+  async retryBudgetTake(
     name: string,
-    take: BudgetTake,
+    take: RetryBudgetTake,
     now: number,
-    limits: BudgetLimits,
-  ): Promise<BudgetGrant> {
+    limits: RetryBudgetLimits,
+  ): Promise<RetryBudgetGrant> {
     this.#open();
     let record = this.#budgets.get(name);
     if (record === undefined) {
-      record = newBudgetRecord(now, limits);
+      record = newRetryBudgetRecord(now, limits);
       this.#budgets.set(name, record);
     }
-    return budgetTakeTransition(record, take, now, limits);
+    return retryBudgetTakeTransition(record, take, now, limits);
   }
 
-  async budgetGet(name: string): Promise<BudgetRecord | undefined> {
+  async retryBudgetGet(name: string): Promise<RetryBudgetRecord | undefined> {
     this.#open();
     const r = this.#budgets.get(name);
     return r === undefined ? undefined : { ...r, buckets: r.buckets.map((b) => ({ ...b })) };

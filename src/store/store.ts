@@ -1,5 +1,5 @@
 import type { BreakerStore } from './breaker-store.js';
-import type { RetryBudgetStore } from './budget-store.js';
+import type { RetryBudgetStore } from './retry-budget-store.js';
 import type { CheckpointStore } from './checkpoint-store.js';
 import type { EscalationStore } from './escalation-store.js';
 import type { LedgerStore } from './ledger-store.js';

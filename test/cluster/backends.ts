@@ -94,7 +94,7 @@ function postgresBackend(): ClusterBackend {
       const pool = new pg.Pool({ connectionString: spec.url as string, max: 4 });
       pool.on('error', () => {});
       // Setting up and checking is not the outage road: a loaded machine must not time these out.
-      const store = postgresStore({ pool, schema: spec.schema as string, breakerTimeoutMs: 5000 });
+      const store = postgresStore({ pool, schema: spec.schema as string, storeTimeoutMs: 5000 });
       const close = store.close.bind(store);
       store.close = async () => {
         await close();
@@ -127,7 +127,7 @@ function redisBackend(): ClusterBackend {
       return storeOnOwnClient(
         'ioredis',
         spec.prefix as string,
-        { breakerTimeoutMs: 5000 },
+        { storeTimeoutMs: 5000 },
         spec.url as string,
       );
     },

@@ -425,7 +425,7 @@ const ROWS: Row[] = [
         },
         ...x,
       }),
-    bad: ['breakerTimeoutMs', 0],
+    bad: ['storeTimeoutMs', 0],
   },
   {
     covers: 'agent-recourse/otel:traced',
@@ -567,11 +567,12 @@ const NO_OPTIONS: Record<string, string> = {
     'a pure transition of an escalation record (store back ends)',
   'agent-recourse:escalationListTransition':
     'a pure query over escalation records (store back ends)',
-  'agent-recourse:budgetTakeTransition':
+  'agent-recourse:retryBudgetTakeTransition':
     'a pure transition of a retry budget record (store back ends)',
-  'agent-recourse:budgetTotals': 'a pure helper of retry budget records (store back ends)',
-  'agent-recourse:budgetFloorCapacity': 'a pure helper of retry budget limits (store back ends)',
-  'agent-recourse:newBudgetRecord': 'a pure helper of retry budget records (store back ends)',
+  'agent-recourse:retryBudgetTotals': 'a pure helper of retry budget records (store back ends)',
+  'agent-recourse:retryBudgetFloorCapacity':
+    'a pure helper of retry budget limits (store back ends)',
+  'agent-recourse:newRetryBudgetRecord': 'a pure helper of retry budget records (store back ends)',
   'agent-recourse:rateLimitTransition':
     'a pure transition of a rate limiter record (store back ends)',
   'agent-recourse:newRateLimitRecord': 'a pure helper of rate limiter records (store back ends)',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicBackend } from '../../src/cli/demo/anthropic-backend.js';
 import { runDemo, TOPICS } from '../../src/cli/demo/run-demo.js';
+import { expectSeedFaultsHandled } from '../helpers/demo-faults.js';
 
 describe('the demo over the real @anthropic-ai/sdk and the embedded chaos server', () => {
   it("catches the seed scenario's stalls, 529s and empty answers and still serves every topic", async () => {
@@ -11,8 +12,7 @@ describe('the demo over the real @anthropic-ai/sdk and the embedded chaos server
       backend,
       TOPICS,
     );
-    expect(summary.failed).toBe(0);
-    expect(Object.values(summary.servedBy).reduce((a, b) => a + b, 0)).toBe(TOPICS.length);
+    expectSeedFaultsHandled(summary, text);
     expect(summary.stallsCaught).toBeGreaterThan(0);
     expect(text).toMatch(/failed: overloaded \(529\)/);
     expect(text).toMatch(/returned a useless result: empty result/);

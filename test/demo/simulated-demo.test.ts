@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runDemo, TOPICS } from '../../src/cli/demo/run-demo.js';
 import { simulatedBackend } from '../../src/cli/demo/simulated-backend.js';
 import { seededRandom } from '../../src/random/seeded-random.js';
+import { injectedFaults } from '../helpers/demo-faults.js';
 
 describe('the in-process research demo', () => {
   it('runs every topic through the ladder, catches the injected faults and tags who served', async () => {
@@ -17,6 +18,15 @@ describe('the in-process research demo', () => {
     expect(summary.stallsCaught).toBeGreaterThan(0);
     expect(summary.retries).toBeGreaterThan(0);
     expect(summary.degraded).toBeGreaterThan(0);
+    const injected = injectedFaults(text);
+    expect(injected['529']).toBeGreaterThan(0);
+    expect(injected.stall).toBeGreaterThan(0);
+    expect(injected.empty).toBeGreaterThan(0);
+    // the outage at the start: six 529s, so the breaker opens and the ladder falls back
+    expect(summary.failuresByPath['deep-research']).toBeGreaterThanOrEqual(6);
+    expect(summary.breakerTrips['deep-research']).toBeGreaterThanOrEqual(1);
+    expect(text).toMatch(/^ {2}breakers {14}deep-research=\w+ \(opened \d+×\)/m);
+    expect(text).toMatch(/fallback deep-research → quick-search/);
     expect(text).toMatch(/will go silent mid-stream/);
     expect(text).toMatch(/stall caught/);
     expect(text).toMatch(/will return an EMPTY result/);

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseScenario } from '../../src/chaos/scenario.js';
 import { ROOT } from './compile-examples.js';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -56,5 +57,29 @@ describe('README.md is a quickstart', () => {
       Buffer.byteLength(readme),
       'README.md grew past its size: move the detail into docs/<topic>.md and link it',
     ).toBeLessThanOrEqual(MAX_BYTES);
+  });
+});
+
+describe('the README quickstart reproduces its fallback without a key', () => {
+  const quickstart = readme.slice(readme.indexOf('## Quickstart'), readme.indexOf('## Recipes'));
+  // The hidden marker the examples test runs the quickstart under, and the visible commands.
+  const marker = /<!-- run (\{.*\}) -->/.exec(quickstart)?.[1];
+  const commands = /```bash\n([\s\S]*?)```/.exec(quickstart)?.[1] ?? '';
+
+  it('shows, outside any HTML comment, the chaos server command with the scenario the example is run under', () => {
+    expect(marker, 'the quickstart example has a run marker').toBeDefined();
+    const run = JSON.parse(marker!) as { scenario: unknown; stdout: string };
+    const file = /^echo '(.*)' > chaos\.json$/m.exec(commands)?.[1];
+    expect(file, 'the quickstart writes its scenario to chaos.json in plain sight').toBeDefined();
+    expect(parseScenario(JSON.parse(file!))).toEqual(run.scenario);
+    expect(commands).toMatch(
+      /^npx agent-recourse chaos serve --port 8787 --scenario chaos\.json &$/m,
+    );
+    expect(commands).toMatch(
+      /^ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.1:8787 ANTHROPIC_API_KEY=test npx tsx quickstart\.ts$/m,
+    );
+    // The prose says what the run prints: the same line the examples test expects.
+    const said = /the run prints `([^`]+)`/.exec(quickstart)?.[1] ?? '';
+    expect(said).toMatch(new RegExp(run.stdout));
   });
 });

@@ -101,7 +101,7 @@ describe('sqliteStore: opening', () => {
       const limits = { ratio: 0.1, minPerSecond: 2, windowMs: 10_000 };
       expect(
         (
-          await store.budgetTake(
+          await store.retryBudgetTake(
             'b',
             { requests: 0, returned: 0, returnedAt: 0, want: 5 },
             1000,
@@ -184,7 +184,7 @@ describe('sqliteStore: opening', () => {
     expect(await store.escalationOpen(record, 1)).toEqual({ created: true, record });
     expect(
       (
-        await store.budgetTake('b', { requests: 0, returned: 0, returnedAt: 0, want: 1 }, 1, {
+        await store.retryBudgetTake('b', { requests: 0, returned: 0, returnedAt: 0, want: 1 }, 1, {
           ratio: 0.1,
           minPerSecond: 3,
           windowMs: 10_000,

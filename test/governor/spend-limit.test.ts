@@ -52,7 +52,7 @@ describe('spendLimit', () => {
       kind: 'persistent',
       retryable: false,
       countsForBreaker: false,
-      reason: 'budget_exceeded',
+      reason: 'spend_limit_exceeded',
     });
     expect(isBudgetExceededError(e)).toBe(true);
     expect(e.message).toContain('900 tokens spent and the next call may cost 200 tokens');
@@ -71,7 +71,7 @@ describe('spendLimit', () => {
       const client = anthropicFor(chaos);
       const budget = spendLimit({ tokens: 1_000 });
       const exceeded: unknown[] = [];
-      budget.on('budget_exceeded', (e) => exceeded.push(e));
+      budget.on('spend_limit_exceeded', (e) => exceeded.push(e));
       const loop = pipeline(retry({ maxAttempts: 50, backoff: { delay: () => 0 } }), budget);
       const error = await loop
         .execute((ctx) =>

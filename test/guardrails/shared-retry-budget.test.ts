@@ -8,27 +8,27 @@ import {
   type Store,
 } from '../../src/index.js';
 import { seededRandom } from '../../src/random/seeded-random.js';
-import type { RetryBudgetStore } from '../../src/store/budget-store.js';
+import type { RetryBudgetStore } from '../../src/store/retry-budget-store.js';
 import { VirtualClock } from '../../src/testing/index.js';
-import type { BudgetGrant, BudgetTake } from '../../src/transitions/budget.js';
+import type { RetryBudgetGrant, RetryBudgetTake } from '../../src/transitions/retry-budget.js';
 import { httpError } from '../helpers/http-error.js';
 import { tick } from './helpers.js';
 
-/** A store whose budgetTake can be made to hang or fail, counting calls. */
+/** A store whose retryBudgetTake can be made to hang or fail, counting calls. */
 function controllableStore(inner: Store = memoryStore()) {
   let mode: 'ok' | 'hang' | 'fail' = 'ok';
   const hung: Array<() => void> = [];
-  const takes: BudgetTake[] = [];
+  const takes: RetryBudgetTake[] = [];
   const store: RetryBudgetStore = {
-    budgetTake(name, take, now, limits): Promise<BudgetGrant> {
+    retryBudgetTake(name, take, now, limits): Promise<RetryBudgetGrant> {
       takes.push({ ...take });
       if (mode === 'fail') return Promise.reject(new Error('ECONNREFUSED'));
-      const answer = () => inner.budgetTake(name, take, now, limits);
+      const answer = () => inner.retryBudgetTake(name, take, now, limits);
       if (mode === 'hang')
         return new Promise((resolve, reject) => hung.push(() => answer().then(resolve, reject)));
       return answer();
     },
-    budgetGet: (name) => inner.budgetGet(name),
+    retryBudgetGet: (name) => inner.retryBudgetGet(name),
   };
   return {
     store,
@@ -76,7 +76,7 @@ describe('retryBudget({ store }): options', () => {
       heldTokens: 1,
       unreportedRequests: 0,
     });
-    const stored = await store.budgetGet('default');
+    const stored = await store.retryBudgetGet('default');
     // Wall-clock time: every process on one scale.
     expect(Math.abs((stored?.refilledAt ?? 0) - Date.now())).toBeLessThan(5_000);
     await budget.close();
@@ -197,12 +197,12 @@ describe('retryBudget({ store }): one budget for many processes', () => {
     }
     const held = a.stats().store?.heldTokens ?? 0;
     expect(held).toBeGreaterThan(0);
-    const before = await store.budgetGet('dep');
+    const before = await store.retryBudgetGet('dep');
     const retriesBefore = before?.buckets.reduce((s, x) => s + x.retries, 0) ?? 0;
     await clock.advance(1_100);
     await tick();
     expect(a.stats().store?.heldTokens).toBe(0);
-    const after = await store.budgetGet('dep');
+    const after = await store.retryBudgetGet('dep');
     expect(after?.buckets.reduce((s, x) => s + x.retries, 0)).toBe(retriesBefore - held);
     // B gets what A gave back.
     b.recordRequest();
@@ -225,7 +225,7 @@ describe('retryBudget({ store }): one budget for many processes', () => {
     await tick(); // the spent token is replaced (and more are taken)
     expect(budget.stats().store?.heldTokens).toBeGreaterThan(0);
     await budget.close();
-    const stored = await store.budgetGet('dep');
+    const stored = await store.retryBudgetGet('dep');
     expect(stored?.buckets.reduce((s, x) => s + x.requests, 0)).toBe(30);
     expect(stored?.buckets.reduce((s, x) => s + x.retries, 0)).toBe(1); // only the one spent
   });
@@ -283,7 +283,7 @@ describe('retryBudget({ store }): store outage', () => {
     await clock.advance(1_000);
     await tick();
     expect(budget.stats().store?.available).toBe(true);
-    const stored = await ctl.store.budgetGet('default');
+    const stored = await ctl.store.retryBudgetGet('default');
     const reported = stored?.buckets.reduce((s, x) => s + x.requests, 0) ?? 0;
     expect(reported).toBeGreaterThan(0);
     expect(reported).toBeLessThanOrEqual(110);

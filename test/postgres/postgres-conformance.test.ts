@@ -22,12 +22,12 @@ describe.runIf(pgAvailable)('postgres', () => {
     () => {
       schema = uniqueSchema('conf');
       schemas.add(schema);
-      return storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT }));
+      return storeOnOwnPool((pool) => postgresStore({ pool, schema, storeTimeoutMs: LIMIT }));
     },
     { describe, it, expect, beforeEach, afterEach },
     {
       openAnother: () =>
-        storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT })),
+        storeOnOwnPool((pool) => postgresStore({ pool, schema, storeTimeoutMs: LIMIT })),
     },
   );
 
@@ -36,12 +36,12 @@ describe.runIf(pgAvailable)('postgres', () => {
     () => {
       schema = uniqueSchema('conf_rl');
       schemas.add(schema);
-      return storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT }));
+      return storeOnOwnPool((pool) => postgresStore({ pool, schema, storeTimeoutMs: LIMIT }));
     },
     { describe, it, expect, beforeEach, afterEach },
     {
       openAnother: () =>
-        storeOnOwnPool((pool) => postgresStore({ pool, schema, breakerTimeoutMs: LIMIT })),
+        storeOnOwnPool((pool) => postgresStore({ pool, schema, storeTimeoutMs: LIMIT })),
     },
   );
 });

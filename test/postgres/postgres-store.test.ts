@@ -132,7 +132,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const limits = { ratio: 0.1, minPerSecond: 2, windowMs: 10_000 };
       expect(
         (
-          await store.budgetTake(
+          await store.retryBudgetTake(
             'b',
             { requests: 0, returned: 0, returnedAt: 0, want: 5 },
             T0,
@@ -259,7 +259,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         'schema must be a non-empty string of at most 63 bytes',
       );
       expect(() => postgresStore({ pool, schema: 'x'.repeat(64) })).toThrow('of at most 63 bytes');
-      expect(() => postgresStore({ pool, breakerTimeoutMs: 0 })).toThrow('breakerTimeoutMs');
+      expect(() => postgresStore({ pool, storeTimeoutMs: 0 })).toThrow('storeTimeoutMs');
       expect(() => postgresStore({ pool, shema: 'x' } as never)).toThrow('unknown option "shema"');
     });
 
@@ -306,7 +306,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         const store = open(
           newPool({ connectionString: `postgres://postgres@127.0.0.1:${port}/test` }),
           'x',
-          { timeoutMs: 300, breakerTimeoutMs: 120 },
+          { timeoutMs: 300, storeTimeoutMs: 120 },
         );
         const started = performance.now();
         const breaker = await rejection(store.breakerGet('b'));
@@ -445,7 +445,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const schema = fresh('sub');
       const pool = newPool();
       // the first call creates the schema: more than 250 ms on a loaded machine
-      const store = open(pool, schema, { breakerTimeoutMs: 5000 });
+      const store = open(pool, schema, { storeTimeoutMs: 5000 });
       await store.breakerGet('b');
       const stopA = store.breakerSubscribe!(() => {});
       const stopB = store.breakerSubscribe!(() => {});
@@ -480,7 +480,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
     it('keeps many breaker names small: one row of about 240 bytes each, nothing in the process', async () => {
       const schema = fresh('many');
       // Size, not speed, is measured here: a generous limit keeps a loaded machine from failing writes.
-      const store = open(newPool({ max: 8 }), schema, { breakerTimeoutMs: 10_000 });
+      const store = open(newPool({ max: 8 }), schema, { storeTimeoutMs: 10_000 });
       await store.breakerGet('warm');
       collectGarbage();
       const before = process.memoryUsage().heapUsed;

@@ -27,10 +27,10 @@ for (const kind of ['ioredis', 'redis'] as const satisfies readonly ClientKind[]
       () => {
         prefix = uniquePrefix(`conf-${kind}`);
         prefixes.add(prefix);
-        return storeOnOwnClient(kind, prefix, { breakerTimeoutMs: LIMIT });
+        return storeOnOwnClient(kind, prefix, { storeTimeoutMs: LIMIT });
       },
       { describe, it, expect, beforeEach, afterEach },
-      { openAnother: () => storeOnOwnClient(kind, prefix, { breakerTimeoutMs: LIMIT }) },
+      { openAnother: () => storeOnOwnClient(kind, prefix, { storeTimeoutMs: LIMIT }) },
     );
 
     rateLimitStoreConformance(
@@ -38,10 +38,10 @@ for (const kind of ['ioredis', 'redis'] as const satisfies readonly ClientKind[]
       () => {
         prefix = uniquePrefix(`conf-rl-${kind}`);
         prefixes.add(prefix);
-        return storeOnOwnClient(kind, prefix, { breakerTimeoutMs: LIMIT });
+        return storeOnOwnClient(kind, prefix, { storeTimeoutMs: LIMIT });
       },
       { describe, it, expect, beforeEach, afterEach },
-      { openAnother: () => storeOnOwnClient(kind, prefix, { breakerTimeoutMs: LIMIT }) },
+      { openAnother: () => storeOnOwnClient(kind, prefix, { storeTimeoutMs: LIMIT }) },
     );
   });
 }

@@ -106,7 +106,7 @@ describe.runIf(redisAvailable)('redisStore rate limiters on the shared server', 
     const prefix = uniquePrefix('rl-trips');
     prefixes.push(prefix);
     const { client, sent } = countingClient(real);
-    const store = redisStore({ client, prefix, breakerTimeoutMs: 5000 });
+    const store = redisStore({ client, prefix, storeTimeoutMs: 5000 });
     try {
       await store.rateLimitUpdate('warm', take(), T0); // loads the script
       sent.length = 0;
@@ -134,7 +134,7 @@ describe.runIf(redisAvailable)('redisStore rate limiters on the shared server', 
     const { client, sent } = countingClient(real, async (command) => {
       if (rival && command === 'EVALSHA') await admin.hincrby(key, 'v', 1);
     });
-    const store = redisStore({ client, prefix, breakerTimeoutMs: 5000 });
+    const store = redisStore({ client, prefix, storeTimeoutMs: 5000 });
     try {
       await store.rateLimitUpdate('claude', take(), T0);
       const before = await admin.hget(key, 'r');
@@ -193,13 +193,13 @@ describe.runIf(redisServerInstalled || required)(
       const store = await storeOnOwnClient(
         'ioredis',
         'outage:',
-        { breakerTimeoutMs: 200 },
+        { storeTimeoutMs: 200 },
         server.url,
       );
       const other = await storeOnOwnClient(
         'ioredis',
         'outage:',
-        { breakerTimeoutMs: 2000 },
+        { storeTimeoutMs: 2000 },
         server.url,
       );
       try {

@@ -257,7 +257,7 @@ describe.runIf(redisServerInstalled || process.env.RECOURSE_REQUIRE_SERVICES ===
           await server.command('SCRIPT', 'FLUSH');
           expect(
             (
-              await store.budgetTake(
+              await store.retryBudgetTake(
                 'budget',
                 { requests: 10, returned: 0, returnedAt: 0, want: 1 },
                 T0,
@@ -312,7 +312,7 @@ describe.runIf(redisServerInstalled || process.env.RECOURSE_REQUIRE_SERVICES ===
       const store = await storeOnOwnClient(
         'ioredis',
         'many:',
-        { breakerTimeoutMs: 30_000 },
+        { storeTimeoutMs: 30_000 },
         server.url,
       );
       try {

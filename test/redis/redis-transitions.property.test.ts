@@ -14,11 +14,11 @@ import {
   newBreakerRecord,
 } from '../../src/transitions/breaker-record.js';
 import {
-  type BudgetLimits,
-  type BudgetRecord,
-  budgetTakeTransition,
-  newBudgetRecord,
-} from '../../src/transitions/budget.js';
+  type RetryBudgetLimits,
+  type RetryBudgetRecord,
+  retryBudgetTakeTransition,
+  newRetryBudgetRecord,
+} from '../../src/transitions/retry-budget.js';
 import {
   ledgerClaimTransition,
   ledgerCompleteTransition,
@@ -41,7 +41,7 @@ describe.runIf(redisAvailable)('the Redis scripts do what the pure transitions d
   async function fresh(): Promise<Store> {
     const prefix = uniquePrefix('prop');
     prefixes.push(prefix);
-    return storeOnOwnClient('ioredis', prefix, { breakerTimeoutMs: 5000 });
+    return storeOnOwnClient('ioredis', prefix, { storeTimeoutMs: 5000 });
   }
 
   it('breaker: admit, record and force', async () => {
@@ -124,9 +124,9 @@ describe.runIf(redisAvailable)('the Redis scripts do what the pure transitions d
           limits,
           fc.constantFrom(T0, 1000.3),
           fc.array(take, { maxLength: 25 }),
-          async (l: BudgetLimits, start, takes) => {
+          async (l: RetryBudgetLimits, start, takes) => {
             const name = `budget${n++}`;
-            let local: BudgetRecord | undefined;
+            let local: RetryBudgetRecord | undefined;
             let now = start;
             let last = { granted: 0, at: 0 };
             for (const t of takes) {
@@ -138,10 +138,10 @@ describe.runIf(redisAvailable)('the Redis scripts do what the pure transitions d
                 returnedAt: returned > 0 ? last.at : 0,
                 want: t.want,
               };
-              local ??= newBudgetRecord(now, l);
-              const expected = budgetTakeTransition(local, request, now, l);
-              expect(await store.budgetTake(name, request, now, l)).toEqual(expected);
-              const stored = await store.budgetGet(name);
+              local ??= newRetryBudgetRecord(now, l);
+              const expected = retryBudgetTakeTransition(local, request, now, l);
+              expect(await store.retryBudgetTake(name, request, now, l)).toEqual(expected);
+              const stored = await store.retryBudgetGet(name);
               expect(stored).toEqual(local);
               last = { granted: expected.granted, at: now };
             }

@@ -1,11 +1,10 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { generateText, type LanguageModel, streamText, wrapLanguageModel } from 'ai';
 import { recourseMiddleware } from '../../ai-sdk/recourse-middleware.js';
-import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
-import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
+import type { DemoBackend } from './demo-backend.js';
 import { demoHedge, demoStreamStallLimits, governorLine } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
-import { DEEP_MODEL, QUICK_MODEL, seedScenario, seedScenarioLine } from './seed-scenario.js';
+import { DEEP_MODEL, QUICK_MODEL, type SeedServers, startSeedServers } from './seed-scenario.js';
 
 /** Options of the Vercel AI SDK backend. */
 export interface AiSdkBackendOptions {
@@ -28,24 +27,30 @@ const system = (role: string) =>
  * await runDemo({ stdout: process.stdout }, await aiSdkBackend({ seed: 7, live: false }))
  */
 export async function aiSdkBackend(o: AiSdkBackendOptions): Promise<DemoBackend> {
-  let chaos: ChaosServer | undefined;
-  let provider: ReturnType<typeof createAnthropic>;
+  let chaos: SeedServers | undefined;
+  let providers: {
+    deep: ReturnType<typeof createAnthropic>;
+    quick: ReturnType<typeof createAnthropic>;
+  };
   if (o.live) {
     const apiKey = process.env.ANTHROPIC_API_KEY;
     if (!apiKey) throw new TypeError('--live needs ANTHROPIC_API_KEY in the environment');
-    provider = createAnthropic({ apiKey });
+    const provider = createAnthropic({ apiKey });
+    providers = { deep: provider, quick: provider };
   } else {
     // The SDK warns about model ids it does not know and logs stream errors without an onError:
     // the chaos server's answers would fill the demo's trace with both.
     (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
-    chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed) });
-    provider = createAnthropic({ apiKey: 'sk-ant-demo-offline', baseURL: `${chaos.url}/v1` });
+    chaos = await startSeedServers(o.seed);
+    const offline = (url: string) =>
+      createAnthropic({ apiKey: 'sk-ant-demo-offline', baseURL: `${url}/v1` });
+    providers = { deep: offline(chaos.deep.url), quick: offline(chaos.quick.url) };
   }
   const stall = demoStreamStallLimits(o.live);
   const hedge = demoHedge(o.live);
   const totalMs = o.live ? 120_000 : 10_000;
   const deepModel = wrapLanguageModel({
-    model: provider(DEEP_MODEL),
+    model: providers.deep(DEEP_MODEL),
     middleware: recourseMiddleware({
       name: 'deep-research',
       firstItemMs: 'adaptive',
@@ -54,7 +59,7 @@ export async function aiSdkBackend(o: AiSdkBackendOptions): Promise<DemoBackend>
     }),
   });
   const quickModel = wrapLanguageModel({
-    model: provider(QUICK_MODEL),
+    model: providers.quick(QUICK_MODEL),
     middleware: recourseMiddleware({ name: 'quick-search', totalMs }),
   });
 
@@ -100,7 +105,7 @@ export async function aiSdkBackend(o: AiSdkBackendOptions): Promise<DemoBackend>
       ? 'the real Anthropic API (Vercel AI SDK, @ai-sdk/anthropic)'
       : 'the real Vercel AI SDK (@ai-sdk/anthropic) against the embedded chaos server',
     details: [
-      ...(chaos ? [seedScenarioLine({ deep: DEEP_MODEL, quick: QUICK_MODEL }, chaos.url)] : []),
+      ...(chaos ? [chaos.line({ deep: DEEP_MODEL, quick: QUICK_MODEL })] : []),
       `recourseMiddleware: streamText under ${governorLine(stall, hedge)} (the SDK has no idle timeout), generateText totalMs ${totalMs} · SDK retries off (maxRetries: 0)`,
     ],
     subagents: { deep, quick },
@@ -114,7 +119,7 @@ export async function aiSdkBackend(o: AiSdkBackendOptions): Promise<DemoBackend>
       backoffMaxMs: o.live ? 10_000 : 800,
     },
     concurrency: 2,
-    ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
+    ...(chaos ? { injected: chaos.injected } : {}),
     close: async () => {
       await chaos?.close();
     },

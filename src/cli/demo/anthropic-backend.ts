@@ -1,11 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { anthropicClientOptions } from '../../anthropic/client-options.js';
 import { streamMessage } from '../../anthropic/stream-message.js';
-import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
-import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
+import type { DemoBackend } from './demo-backend.js';
 import { demoHedge, demoStreamStallLimits, governorLine } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
-import { DEEP_MODEL, QUICK_MODEL, seedScenario, seedScenarioLine } from './seed-scenario.js';
+import { DEEP_MODEL, QUICK_MODEL, type SeedServers, startSeedServers } from './seed-scenario.js';
 
 /** Options of the Anthropic SDK backend. */
 export interface AnthropicBackendOptions {
@@ -30,22 +29,23 @@ const textOf = (content: ReadonlyArray<{ type: string; text?: string }>): string
  * await runDemo({ stdout: process.stdout }, await anthropicBackend({ seed: 7, live: false }))
  */
 export async function anthropicBackend(o: AnthropicBackendOptions): Promise<DemoBackend> {
-  let chaos: ChaosServer | undefined;
-  let client: Anthropic;
+  let chaos: SeedServers | undefined;
+  let clients: { deep: Anthropic; quick: Anthropic };
   if (o.live) {
     const apiKey = process.env.ANTHROPIC_API_KEY;
     if (!apiKey) throw new TypeError('--live needs ANTHROPIC_API_KEY in the environment');
-    client = new Anthropic(anthropicClientOptions({ apiKey }));
+    const client = new Anthropic(anthropicClientOptions({ apiKey }));
+    clients = { deep: client, quick: client };
   } else {
-    chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed) });
-    client = new Anthropic(
-      anthropicClientOptions({ apiKey: 'sk-ant-demo-offline', baseURL: chaos.url }),
-    );
+    chaos = await startSeedServers(o.seed);
+    const offline = (baseURL: string) =>
+      new Anthropic(anthropicClientOptions({ apiKey: 'sk-ant-demo-offline', baseURL }));
+    clients = { deep: offline(chaos.deep.url), quick: offline(chaos.quick.url) };
   }
   const stall = demoStreamStallLimits(o.live);
   const hedge = demoHedge(o.live);
   const subagent =
-    (model: string, role: string, maxTokens: number): Subagent =>
+    (client: Anthropic, model: string, role: string, maxTokens: number): Subagent =>
     async (topic, ctx) => {
       const message = await streamMessage(
         client,
@@ -73,12 +73,12 @@ export async function anthropicBackend(o: AnthropicBackendOptions): Promise<Demo
           `deep-research: ${DEEP_MODEL} · quick-search: ${QUICK_MODEL} · ${governorLine(stall, hedge)}`,
         ]
       : [
-          seedScenarioLine({ deep: DEEP_MODEL, quick: QUICK_MODEL }, chaos!.url),
+          chaos!.line({ deep: DEEP_MODEL, quick: QUICK_MODEL }),
           `${governorLine(stall, hedge)} (the SDK has no idle timeout once headers arrive) · SDK retries off (maxRetries: 0)`,
         ],
     subagents: {
-      deep: subagent(DEEP_MODEL, 'deep-research', 1024),
-      quick: subagent(QUICK_MODEL, 'quick-search', 512),
+      deep: subagent(clients.deep, DEEP_MODEL, 'deep-research', 1024),
+      quick: subagent(clients.quick, QUICK_MODEL, 'quick-search', 512),
     },
     stallLimits: stall,
     timing: {
@@ -90,7 +90,7 @@ export async function anthropicBackend(o: AnthropicBackendOptions): Promise<Demo
       backoffMaxMs: o.live ? 10_000 : 800,
     },
     concurrency: 2,
-    ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
+    ...(chaos ? { injected: chaos.injected } : {}),
     close: async () => {
       await chaos?.close();
     },

@@ -24,7 +24,7 @@ async function main(config: ClusterWorkerConfig): Promise<void> {
   // A demo runs on laptops under load: a store answer slower than 250 ms is not an outage here.
   const { store, close } = await openStore(config.store, {
     connections: 4,
-    breakerTimeoutMs: STORE_TIMEOUT_MS,
+    storeTimeoutMs: STORE_TIMEOUT_MS,
   });
   const breaker = circuitBreaker({
     name: config.breakerName,

@@ -1,11 +1,10 @@
 import OpenAI from 'openai';
-import { type ChaosServer, startChaosServer } from '../../chaos/server.js';
 import { openAIClientOptions } from '../../openai/client-options.js';
 import { streamChat } from '../../openai/stream-chat.js';
-import { chaosFaultCounts, type DemoBackend } from './demo-backend.js';
+import type { DemoBackend } from './demo-backend.js';
 import { demoHedge, demoStreamStallLimits, governorLine } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
-import { type DemoModels, seedScenario, seedScenarioLine } from './seed-scenario.js';
+import { type DemoModels, type SeedServers, startSeedServers } from './seed-scenario.js';
 
 /** Options of the OpenAI SDK backend. */
 export interface OpenAIBackendOptions {
@@ -37,23 +36,24 @@ export const OPENAI_DEMO_MODELS: DemoModels = {
  */
 export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBackend> {
   const models = OPENAI_DEMO_MODELS;
-  let chaos: ChaosServer | undefined;
-  let client: OpenAI;
+  let chaos: SeedServers | undefined;
+  let clients: { deep: OpenAI; quick: OpenAI };
   if (o.live) {
     const apiKey = process.env.OPENAI_API_KEY;
     if (!apiKey)
       throw new TypeError('--live --backend openai needs OPENAI_API_KEY in the environment');
-    client = new OpenAI(openAIClientOptions({ apiKey }));
+    const client = new OpenAI(openAIClientOptions({ apiKey }));
+    clients = { deep: client, quick: client };
   } else {
-    chaos = await startChaosServer({ port: 0, scenario: seedScenario(o.seed, models) });
-    client = new OpenAI(
-      openAIClientOptions({ apiKey: 'sk-demo-offline', baseURL: `${chaos.url}/v1` }),
-    );
+    chaos = await startSeedServers(o.seed);
+    const offline = (url: string) =>
+      new OpenAI(openAIClientOptions({ apiKey: 'sk-demo-offline', baseURL: `${url}/v1` }));
+    clients = { deep: offline(chaos.deep.url), quick: offline(chaos.quick.url) };
   }
   const stall = demoStreamStallLimits(o.live);
   const hedge = demoHedge(o.live);
   const subagent =
-    (model: string, role: string, maxTokens: number): Subagent =>
+    (client: OpenAI, model: string, role: string, maxTokens: number): Subagent =>
     async (topic, ctx) => {
       const completion = await streamChat(
         client,
@@ -85,12 +85,12 @@ export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBacken
       ? 'the real OpenAI API (openai SDK, Chat Completions)'
       : 'the real openai SDK (Chat Completions) against the embedded chaos server',
     details: [
-      ...(chaos ? [seedScenarioLine(models, chaos.url)] : []),
+      ...(chaos ? [chaos.line(models)] : []),
       `streamChat: ${governorLine(stall, hedge)} (the SDK has no idle timeout once headers arrive), a stream without finish_reason is a failure · SDK retries off (maxRetries: 0)`,
     ],
     subagents: {
-      deep: subagent(models.deep, 'deep-research', 1024),
-      quick: subagent(models.quick, 'quick-search', 512),
+      deep: subagent(clients.deep, models.deep, 'deep-research', 1024),
+      quick: subagent(clients.quick, models.quick, 'quick-search', 512),
     },
     stallLimits: stall,
     timing: {
@@ -102,7 +102,7 @@ export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBacken
       backoffMaxMs: o.live ? 10_000 : 800,
     },
     concurrency: 2,
-    ...(chaos ? { injected: () => chaosFaultCounts(chaos!.requests) } : {}),
+    ...(chaos ? { injected: chaos.injected } : {}),
     close: async () => {
       await chaos?.close();
     },

@@ -67,6 +67,8 @@ export interface DemoSummary {
   stallsCaught: number;
   attemptsByPath: Record<string, number>;
   failuresByPath: Record<string, number>;
+  /** Per path, how many times its breaker opened (a trip). */
+  breakerTrips: Record<string, number>;
   /** The editor's re-plans: a logical failure (a context overflow) handed back and answered with a smaller plan. */
   replans: number;
   /** The editor wrote the brief. */
@@ -116,6 +118,7 @@ export async function runDemo(
     stallsCaught: 0,
     attemptsByPath: {},
     failuresByPath: {},
+    breakerTrips: {},
     replans: 0,
     brief: false,
     hedges: {},
@@ -212,7 +215,10 @@ export async function runDemo(
     ),
   );
   for (const { name, policy, breaker } of orchestrator.paths) {
-    breaker.on('state', () => view.breakers(orchestrator.breakers.states()));
+    breaker.on('state', (e) => {
+      if (e.to === 'open') summary.breakerTrips[name] = (summary.breakerTrips[name] ?? 0) + 1;
+      view.breakers(orchestrator.breakers.states());
+    });
     policy.on('invalid', (e) => {
       const value = (e as { value?: unknown }).value;
       const topic =
@@ -355,7 +361,10 @@ export async function runDemo(
     );
   w(
     `  breakers              ${Object.entries(orchestrator.breakers.states())
-      .map(([k, v]) => `${k}=${v}`)
+      .map(([k, v]) => {
+        const trips = summary.breakerTrips[k] ?? 0;
+        return `${k}=${v}${trips > 0 ? ` (opened ${trips}×)` : ''}`;
+      })
       .join('  ')}`,
   );
   w(`  wall time             ${(summary.wallMs / 1000).toFixed(1)} s`);

@@ -1,4 +1,7 @@
+import type { ChaosServer } from '../../chaos/server.js';
+import { startChaosServer } from '../../chaos/server.js';
 import type { Scenario } from '../../chaos/scenario.js';
+import { chaosFaultCounts } from './demo-backend.js';
 import { EDITOR_CONTEXT_CHARS } from './editor-step.js';
 
 /**
@@ -22,69 +25,47 @@ export interface DemoModels {
   quick: string;
 }
 
-/**
- * The seed scenario in one header line.
- *
- * @example
- * seedScenarioLine({ deep: 'gpt-5', quick: 'gpt-5-mini' }, 'http://127.0.0.1:4010')
- */
-export function seedScenarioLine(models: DemoModels, url: string): string {
-  return `chaos server ${url} · seed scenario: ${models.deep} starts with six 529s, then stalls mid-stream 20%, answers 529 20%, empty 10%, its first event 2.5× late 20%; ${models.quick} healthy`;
-}
+/** A path of the research orchestrator, each with its own chaos server. */
+export type SeedPath = 'deep' | 'quick';
 
 /**
- * The demo's "seed" scenario: the deep-research model starts with a short outage (six 529s),
+ * The demo's "seed" scenario for one path. deep-research starts with a short outage (six 529s),
  * then sometimes stalls mid-stream, sometimes answers 529 and now and then returns an empty
- * answer; a fifth of its streamed answers start about 2.5 times later than the others (a latency tail for
- * the hedge). Streams are paced (a few ms between events), so adaptive
- * stall limits have gaps to learn from. The quick-search model is healthy, with a small context
- * window (about 3,000 tokens) that the editor's first plan overflows.
- * Seeded, so a run is repeatable request by request.
+ * answer; a fifth of its streamed answers start about 2.5 times later than the others (a latency
+ * tail for the hedge). quick-search is healthy, with a small context window (about 3,000 tokens)
+ * that the editor's first plan overflows. Streams are paced (a few ms between events), so adaptive
+ * stall limits have gaps to learn from. Seeded, so a run is repeatable request by request.
+ *
+ * No rule names a model: an SDK may send another model id than the one asked for (the Claude
+ * Agent SDK's CLI maps an agent's model to its own), and the faults must land whatever it sends.
+ * The path is told apart by its server instead (see `startSeedServers`).
  *
  * @example
- * const chaos = await startChaosServer({ port: 0, scenario: seedScenario(7) })
- * const openai = seedScenario(7, { deep: 'gpt-5', quick: 'gpt-5-mini' })
+ * const chaos = await startChaosServer({ port: 0, scenario: seedScenario(7, 'deep') })
  */
-export function seedScenario(
-  seed: number,
-  models: DemoModels = { deep: DEEP_MODEL, quick: QUICK_MODEL },
-): Scenario {
-  // Exact names: one model's name may begin another's (gpt-5, gpt-5-mini).
-  const deep = models.deep;
-  const quick = models.quick;
+export function seedScenario(seed: number, path: SeedPath): Scenario {
+  if (path === 'quick')
+    return {
+      seed,
+      rules: [{ name: 'quick-latency', fault: { kind: 'latency', ms: 350 } }],
+      // The chaos server's token rule is 4 characters a token.
+      answers: { '*': { contextTokens: EDITOR_CONTEXT_CHARS / 4 } },
+      pacing: [{ betweenEventsMs: { uniform: [1, 5] } }],
+    };
   return {
     seed,
     rules: [
       // an outage at the start: the breaker opens, the ladder falls back, a probe later closes it
-      {
-        name: 'deep-outage',
-        match: { model: deep },
-        fault: { kind: 'status', status: 529 },
-        times: 6,
-      },
-      {
-        name: 'deep-stall',
-        match: { model: deep },
-        fault: { kind: 'stall', afterEvents: 3 },
-        probability: 0.2,
-      },
-      {
-        name: 'deep-overloaded',
-        match: { model: deep },
-        fault: { kind: 'status', status: 529 },
-        probability: 0.2,
-      },
-      { name: 'deep-empty', match: { model: deep }, fault: { kind: 'empty' }, probability: 0.1 },
+      { name: 'deep-outage', fault: { kind: 'status', status: 529 }, times: 6 },
+      { name: 'deep-stall', fault: { kind: 'stall', afterEvents: 3 }, probability: 0.2 },
+      { name: 'deep-overloaded', fault: { kind: 'status', status: 529 }, probability: 0.2 },
+      { name: 'deep-empty', fault: { kind: 'empty' }, probability: 0.1 },
       // healthy answers take a moment, as real ones do (deep more than quick)
-      { name: 'deep-latency', match: { model: deep }, fault: { kind: 'latency', ms: 700 } },
-      { name: 'quick-latency', match: { model: quick }, fault: { kind: 'latency', ms: 350 } },
+      { name: 'deep-latency', fault: { kind: 'latency', ms: 700 } },
     ],
-    // The chaos server's token rule is 4 characters a token.
-    answers: { [models.quick]: { contextTokens: EDITOR_CONTEXT_CHARS / 4 } },
     pacing: [
       // the tail: on top of the 700 ms latency, 20% of first events wait 1.4 s more
       {
-        match: { model: deep },
         firstEventMs: {
           mix: [
             { weight: 80, ms: { uniform: [20, 150] } },
@@ -93,7 +74,46 @@ export function seedScenario(
         },
         betweenEventsMs: { uniform: [1, 6] },
       },
-      { match: { model: quick }, betweenEventsMs: { uniform: [1, 5] } },
     ],
+  };
+}
+
+/** The two chaos servers of an offline demo run: one per path, each with its seed scenario. */
+export interface SeedServers {
+  readonly deep: ChaosServer;
+  readonly quick: ChaosServer;
+  /** The header line that says what each server injects. */
+  line(models: DemoModels): string;
+  /** Injected faults by kind over both servers (for the summary). */
+  injected(): Record<string, number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts one chaos server per path on free ports. A path's SDK client (or CLI) talks to its own
+ * server, so every request it makes gets that path's faults whatever model id it sends.
+ *
+ * @example
+ * const servers = await startSeedServers(7)
+ * const deep = new Anthropic(anthropicClientOptions({ apiKey: 'x', baseURL: servers.deep.url }))
+ */
+export async function startSeedServers(seed: number): Promise<SeedServers> {
+  const deep = await startChaosServer({ port: 0, scenario: seedScenario(seed, 'deep') });
+  let quick: ChaosServer;
+  try {
+    quick = await startChaosServer({ port: 0, scenario: seedScenario(seed, 'quick') });
+  } catch (error) {
+    await deep.close();
+    throw error;
+  }
+  return {
+    deep,
+    quick,
+    line: (models) =>
+      `chaos servers · seed scenario: deep-research (${models.deep}, ${deep.url}) starts with six 529s, then stalls mid-stream 20%, answers 529 20%, empty 10%, its first event 2.5× late 20%; quick-search (${models.quick}, ${quick.url}) healthy`,
+    injected: () => chaosFaultCounts([...deep.requests, ...quick.requests]),
+    close: async () => {
+      await Promise.all([deep.close(), quick.close()]);
+    },
   };
 }

@@ -5,7 +5,7 @@ import { type SimulatedFault, simulatedSubagent } from './simulated-subagents.js
 
 /**
  * In-process subagents: async generators that, from a seeded random source, sometimes throw a
- * 529-like error, stall between messages, or return an empty result; deep-research's first message
+ * 529-like error (deep-research starts with an outage of six), stall between messages, or return an empty result; deep-research's first message
  * is now and then 10× late (hedged after 100 ms). Stall limits are adaptive, learned over the run.
  *
  * @example
@@ -32,13 +32,14 @@ export function simulatedBackend(random: () => number): DemoBackend {
   return {
     title: 'in-process simulated subagents (seeded faults)',
     details: [
-      'deep-research: 20% 529, 10% stall, 10% empty, 10% first message 10× late · quick-search: 5% 529, 3% stall, 5% empty',
+      'deep-research: six 529s at the start, then 20% 529, 10% stall, 10% empty, 10% first message 10× late · quick-search: 5% 529, 3% stall, 5% empty',
       governorLine(stall, hedge),
     ],
     subagents: {
       deep: simulatedSubagent(
         'deep-research',
         {
+          outage: 6,
           overloaded: 0.2,
           stall: 0.1,
           empty: 0.1,

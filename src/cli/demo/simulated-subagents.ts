@@ -16,6 +16,8 @@ interface AgentMessage {
 
 /** Fault rates of a simulated subagent. */
 export interface SimulatedProfile {
+  /** Calls at the start that all throw a 529 (an outage: the breaker opens, the ladder falls back). */
+  outage?: number;
   overloaded: number;
   stall: number;
   empty: number;
@@ -59,6 +61,7 @@ export function simulatedSubagent(
   stall: AdaptiveStallOptions,
   onFault: (name: string, topic: string, fault: SimulatedFault, attempt: number) => void,
 ) {
+  let outageLeft = profile.outage ?? 0;
   return async (topic: string, ctx: CallContext): Promise<ResearchResult> => {
     if (profile.contextChars !== undefined && topic.length > profile.contextChars) {
       const tokens = Math.ceil(topic.length / 4);
@@ -74,8 +77,10 @@ export function simulatedSubagent(
       });
     }
     const roll = random();
+    const down = outageLeft > 0;
+    if (down) outageLeft--;
     const fault: SimulatedFault =
-      roll < profile.overloaded
+      down || roll < profile.overloaded
         ? 'overloaded'
         : roll < profile.overloaded + profile.stall
           ? 'stall'

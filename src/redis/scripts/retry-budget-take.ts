@@ -1,10 +1,10 @@
 import { LUA_NUM, redisScript } from './script.js';
 
-/** @internal `budgetTakeTransition` (refill, give back, report, take) as one script (see `src/transitions/budget.ts`). */
-export const BUDGET_TAKE = redisScript(
-  'budget-take',
+/** @internal `retryBudgetTakeTransition` (refill, give back, report, take) as one script (see `src/transitions/retry-budget.ts`). */
+export const RETRY_BUDGET_TAKE = redisScript(
+  'retry-budget-take',
   1,
-  `-- budget-take: budgetTakeTransition on one retry budget, atomically: the floor bucket refills, returned
+  `-- retry-budget-take: retryBudgetTakeTransition on one retry budget, atomically: the floor bucket refills, returned
 -- tokens go back, the reported requests join the current bucket, then up to 'want' tokens are granted.
 -- KEYS[1]  the budget's hash (fields b buckets 'slot,requests,retries;…' ascending, f floorTokens,
 --          r refilledAt; absent: a new budget, full floor bucket)
@@ -16,7 +16,7 @@ export const BUDGET_TAKE = redisScript(
 -- ARGV[6]  tokens wanted
 -- ARGV[7]  ratio
 -- ARGV[8]  minPerSecond
--- ARGV[9]  the floor bucket's capacity (budgetFloorCapacity)
+-- ARGV[9]  the floor bucket's capacity (retryBudgetFloorCapacity)
 -- ARGV[10] PX, ms: how long an idle budget is kept (its window plus the floor's refill time)
 -- ARGV[11] how many buckets the window holds (BUDGET_BUCKETS)
 -- Returns  {granted, requests, retries, floorTokens}: texts (floorTokens may have a fraction)

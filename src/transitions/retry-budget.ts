@@ -9,9 +9,9 @@ export const BUDGET_BUCKETS = 10;
  * so a store keeps no configuration (every process sharing one budget name should pass the same).
  *
  * @example
- * const limits: BudgetLimits = { ratio: 0.1, minPerSecond: 3, windowMs: 10_000 }
+ * const limits: RetryBudgetLimits = { ratio: 0.1, minPerSecond: 3, windowMs: 10_000 }
  */
-export interface BudgetLimits {
+export interface RetryBudgetLimits {
   /** Retries allowed as a fraction of requests over the window. */
   ratio: number;
   /** Floor bucket refill rate, tokens per second; it holds `max(1, minPerSecond)` (0: no floor). */
@@ -21,7 +21,7 @@ export interface BudgetLimits {
 }
 
 /** Requests and granted retries counted in one time bucket (`slot` = `floor(time / (windowMs / 10))`). */
-export interface BudgetBucket {
+export interface RetryBudgetBucket {
   slot: number;
   requests: number;
   retries: number;
@@ -32,10 +32,10 @@ export interface BudgetBucket {
  * the window matter) and the floor bucket. Times are on the callers' shared clock (`Date.now()`).
  *
  * @example
- * const r: BudgetRecord = { buckets: [{ slot: 170000000, requests: 40, retries: 4 }], floorTokens: 3, refilledAt: Date.now() }
+ * const r: RetryBudgetRecord = { buckets: [{ slot: 170000000, requests: 40, retries: 4 }], floorTokens: 3, refilledAt: Date.now() }
  */
-export interface BudgetRecord {
-  buckets: BudgetBucket[];
+export interface RetryBudgetRecord {
+  buckets: RetryBudgetBucket[];
   /** Floor tokens left at `refilledAt` (may have a fraction). */
   floorTokens: number;
   /** Clock time the floor bucket was last topped up. */
@@ -43,13 +43,13 @@ export interface BudgetRecord {
 }
 
 /**
- * What one process reports and asks for in one {@link budgetTakeTransition}: its requests since its
+ * What one process reports and asks for in one {@link retryBudgetTakeTransition}: its requests since its
  * last report, the unused tokens of its previous grant (given back), and how many tokens it wants.
  *
  * @example
- * const take: BudgetTake = { requests: 12, returned: 1, returnedAt: grantedAt, want: 4 }
+ * const take: RetryBudgetTake = { requests: 12, returned: 1, returnedAt: grantedAt, want: 4 }
  */
-export interface BudgetTake {
+export interface RetryBudgetTake {
   /** Logical calls seen since the last report (credit: `ratio` × requests). */
   requests: number;
   /** Tokens of an earlier grant that were not used: they stop counting as retries. */
@@ -61,13 +61,13 @@ export interface BudgetTake {
 }
 
 /**
- * The answer of {@link budgetTakeTransition}: tokens granted (each may be spent on one retry, and
+ * The answer of {@link retryBudgetTakeTransition}: tokens granted (each may be spent on one retry, and
  * counts as a retry in the window from now on) and the window's totals after the call.
  *
  * @example
- * const { granted } = await store.budgetTake('claude', take, Date.now(), limits)
+ * const { granted } = await store.retryBudgetTake('claude', take, Date.now(), limits)
  */
-export interface BudgetGrant {
+export interface RetryBudgetGrant {
   /** Tokens granted, 0 to `want`. */
   granted: number;
   /** Requests in the window after the call (every process's). */
@@ -83,9 +83,9 @@ export interface BudgetGrant {
  * fractional rate still grants some), none when the rate is 0.
  *
  * @example
- * budgetFloorCapacity({ ratio: 0.1, minPerSecond: 0.5, windowMs: 10_000 }) // 1
+ * retryBudgetFloorCapacity({ ratio: 0.1, minPerSecond: 0.5, windowMs: 10_000 }) // 1
  */
-export function budgetFloorCapacity(limits: BudgetLimits): number {
+export function retryBudgetFloorCapacity(limits: RetryBudgetLimits): number {
   return limits.minPerSecond === 0 ? 0 : Math.max(1, limits.minPerSecond);
 }
 
@@ -94,13 +94,13 @@ export function budgetFloorCapacity(limits: BudgetLimits): number {
  * name it never stored).
  *
  * @example
- * const r = newBudgetRecord(Date.now(), limits)
+ * const r = newRetryBudgetRecord(Date.now(), limits)
  */
-export function newBudgetRecord(now: number, limits: BudgetLimits): BudgetRecord {
-  return { buckets: [], floorTokens: budgetFloorCapacity(limits), refilledAt: now };
+export function newRetryBudgetRecord(now: number, limits: RetryBudgetLimits): RetryBudgetRecord {
+  return { buckets: [], floorTokens: retryBudgetFloorCapacity(limits), refilledAt: now };
 }
 
-function slotOf(time: number, limits: BudgetLimits): number {
+function slotOf(time: number, limits: RetryBudgetLimits): number {
   return Math.floor(time / (limits.windowMs / BUDGET_BUCKETS));
 }
 
@@ -116,17 +116,17 @@ function slotOf(time: number, limits: BudgetLimits): number {
  * script) and writes the record back in the same one.
  *
  * @example
- * const grant = budgetTakeTransition(record, { requests: 20, returned: 0, returnedAt: 0, want: 2 }, Date.now(), limits)
+ * const grant = retryBudgetTakeTransition(record, { requests: 20, returned: 0, returnedAt: 0, want: 2 }, Date.now(), limits)
  */
-export function budgetTakeTransition(
-  r: BudgetRecord,
-  take: BudgetTake,
+export function retryBudgetTakeTransition(
+  r: RetryBudgetRecord,
+  take: RetryBudgetTake,
   now: number,
-  limits: BudgetLimits,
-): BudgetGrant {
+  limits: RetryBudgetLimits,
+): RetryBudgetGrant {
   const slot = slotOf(now, limits);
   r.buckets = r.buckets.filter((b) => b.slot > slot - BUDGET_BUCKETS);
-  const capacity = budgetFloorCapacity(limits);
+  const capacity = retryBudgetFloorCapacity(limits);
   const elapsed = now - r.refilledAt;
   if (elapsed > 0) {
     r.floorTokens += (elapsed * limits.minPerSecond) / 1000;
@@ -168,12 +168,12 @@ export function budgetTakeTransition(
  * floor tokens it would hold (for stats and dashboards).
  *
  * @example
- * const { requests, retries } = budgetTotals(record, Date.now(), limits)
+ * const { requests, retries } = retryBudgetTotals(record, Date.now(), limits)
  */
-export function budgetTotals(
-  r: BudgetRecord,
+export function retryBudgetTotals(
+  r: RetryBudgetRecord,
   now: number,
-  limits: BudgetLimits,
+  limits: RetryBudgetLimits,
 ): { requests: number; retries: number; floorTokens: number } {
   const slot = slotOf(now, limits);
   let requests = 0;
@@ -185,7 +185,7 @@ export function budgetTotals(
   }
   const elapsed = Math.max(0, now - r.refilledAt);
   const floorTokens = Math.min(
-    budgetFloorCapacity(limits),
+    retryBudgetFloorCapacity(limits),
     r.floorTokens + (elapsed * limits.minPerSecond) / 1000,
   );
   return { requests, retries, floorTokens };

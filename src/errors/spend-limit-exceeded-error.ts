@@ -3,12 +3,12 @@ import { hasErrorName, RecourseError } from './recourse-error.js';
 
 /** Facts of a {@link BudgetExceededError}. */
 export interface BudgetExceededErrorOptions {
-  /** The budget's name: the run's (`spendLimit({ name })`) or the dependency's. */
+  /** The spend limit's name: the run's (`spendLimit({ name })`) or the dependency's. */
   name: string;
   unit: 'usd' | 'tokens';
   /** Spent so far, in `unit`. */
   spent: number;
-  /** What the refused call was expected to cost (0 when the budget was already spent). */
+  /** What the refused call was expected to cost (0 when the limit was already reached). */
   estimate: number;
   limit: number;
 }
@@ -16,14 +16,15 @@ export interface BudgetExceededErrorOptions {
 /**
  * A `spendLimit` refused a call before it was sent: what was spent plus what the call would cost
  * passes the limit. Classified `persistent` and not retryable: a retry would only spend more, and
- * the budget does not come back by waiting. Not counted by breakers (the dependency is fine).
+ * spending does not come back by waiting. Not counted by breakers (the dependency is fine).
  *
  * @example
  * catch (e) { if (isBudgetExceededError(e)) console.log(`stopped at ${e.spent} of ${e.limit} ${e.unit}`) }
  */
 export class BudgetExceededError extends RecourseError {
   override name = 'BudgetExceededError' as const;
-  readonly budget: string;
+  /** The spend limit's name: the run's (`spendLimit({ name })`) or the dependency's. */
+  readonly limitName: string;
   readonly unit: 'usd' | 'tokens';
   readonly spent: number;
   readonly estimate: number;
@@ -36,7 +37,7 @@ export class BudgetExceededError extends RecourseError {
         ? `spend limit ${JSON.stringify(o.name)}: ${show(o.spent)} spent and the next call may cost ${show(o.estimate)}, over the limit of ${show(o.limit)}`
         : `spend limit ${JSON.stringify(o.name)}: ${show(o.spent)} spent, the limit of ${show(o.limit)} is reached`,
     );
-    this.budget = o.name;
+    this.limitName = o.name;
     this.unit = o.unit;
     this.spent = o.spent;
     this.estimate = o.estimate;
@@ -48,7 +49,7 @@ const EXCEEDED: DeclaredClassification = Object.freeze({
   kind: 'persistent',
   retryable: false,
   countsForBreaker: false,
-  reason: 'budget_exceeded',
+  reason: 'spend_limit_exceeded',
 });
 Object.defineProperty(BudgetExceededError.prototype, classifiedAs, { value: EXCEEDED });
 

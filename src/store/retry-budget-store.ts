@@ -1,14 +1,19 @@
-import type { BudgetGrant, BudgetLimits, BudgetRecord, BudgetTake } from '../transitions/budget.js';
+import type {
+  RetryBudgetGrant,
+  RetryBudgetLimits,
+  RetryBudgetRecord,
+  RetryBudgetTake,
+} from '../transitions/retry-budget.js';
 
 /**
  * Where a retry budget shared by many processes (`retryBudget({ store })`) keeps its window and
  * floor bucket. A process never asks the store before a retry: it holds a few tokens taken ahead
  * (a local lease) and spends them synchronously; it calls the store to report its requests, give
- * back unused tokens and take more, in one `budgetTake` call, a few times a second at most.
+ * back unused tokens and take more, in one `retryBudgetTake` call, a few times a second at most.
  *
  * Contract for implementers (the conformance suite in `agent-recourse/testing` checks all of it):
- * - **Atomic**: `budgetTake` reads the record (a fresh `newBudgetRecord(now, limits)` when none is
- *   stored), applies `budgetTakeTransition` exported by `agent-recourse` and writes the result as **one**
+ * - **Atomic**: `retryBudgetTake` reads the record (a fresh `newRetryBudgetRecord(now, limits)` when none is
+ *   stored), applies `retryBudgetTakeTransition` exported by `agent-recourse` and writes the result as **one**
  *   atomic step (a transaction, one Lua script), so concurrent takers in any number of processes
  *   never get more tokens in total than the budget holds.
  * - **Time** (`now`, `returnedAt`) comes from the callers' clock, one wall-clock scale for every
@@ -22,22 +27,22 @@ import type { BudgetGrant, BudgetLimits, BudgetRecord, BudgetTake } from '../tra
  *   unavailable, and decides from a budget of its own process until the store answers again.
  *
  * @example
- * const grant = await store.budgetTake('claude', { requests: 40, returned: 0, returnedAt: 0, want: 4 }, Date.now(), limits)
+ * const grant = await store.retryBudgetTake('claude', { requests: 40, returned: 0, returnedAt: 0, want: 4 }, Date.now(), limits)
  * let tokens = grant.granted // spend one per retry, no round trip
  */
 export interface RetryBudgetStore {
   /**
-   * Atomically applies `budgetTakeTransition(record, take, now, limits)` to the stored record of
+   * Atomically applies `retryBudgetTakeTransition(record, take, now, limits)` to the stored record of
    * `name` and stores the result.
    *
    * @returns the tokens granted and the window's totals after the call
    */
-  budgetTake(
+  retryBudgetTake(
     name: string,
-    take: BudgetTake,
+    take: RetryBudgetTake,
     now: number,
-    limits: BudgetLimits,
-  ): Promise<BudgetGrant>;
+    limits: RetryBudgetLimits,
+  ): Promise<RetryBudgetGrant>;
 
   /**
    * Reads the stored record; writes nothing.
@@ -45,5 +50,5 @@ export interface RetryBudgetStore {
    * @returns a copy (buckets ascending by slot; buckets that left the window may still be there),
    *   or `undefined` when `name` was never stored (or expired)
    */
-  budgetGet(name: string): Promise<BudgetRecord | undefined>;
+  retryBudgetGet(name: string): Promise<RetryBudgetRecord | undefined>;
 }
