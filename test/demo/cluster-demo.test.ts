@@ -47,8 +47,11 @@ async function fleetRun(store: string): Promise<void> {
     new Set([...untilProbe.matchAll(/ w(\d) {2}deep-research open here too/g)].map((m) => m[1]))
       .size,
   ).toBe(3);
+  // Every worker turns deep-research away while it is open (a worker the loaded machine runs late
+  // may do so first after a probe, which fails and reopens it: the demo runs on real time).
+  const afterTrip = stdout.slice(trip);
   expect(
-    new Set([...untilProbe.matchAll(/ w(\d) {2}skips deep-research \(open\)/g)].map((m) => m[1]))
+    new Set([...afterTrip.matchAll(/ w(\d) {2}skips deep-research \(open\)/g)].map((m) => m[1]))
       .size,
   ).toBe(4);
   // Probes: at least one, never two at once, and they are the only deep-research requests while open.
