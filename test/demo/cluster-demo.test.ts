@@ -145,7 +145,7 @@ describe('recourse demo --workers', () => {
     expect(bad.stderr).toContain(
       '--store must be one of sqlite:PATH, postgres://…[?schema=NAME] or redis://…[?prefix=P]',
     );
-  }, 30_000);
+  }, 120_000);
 
   it('needs --workers with --store, a store with --workers, and leaves the single-process flags alone', async () => {
     requireBuild();
@@ -168,5 +168,5 @@ describe('recourse demo --workers', () => {
     ]);
     const one = await cli(['demo', '--workers', '1', '--store', 'sqlite:x.db']);
     expect([one.code, one.stderr]).toEqual([2, expect.stringContaining('--workers')]);
-  }, 30_000);
+  }, 120_000);
 });
