@@ -11,8 +11,10 @@ const UNIT_WORKERS = 3;
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A deadline for a hung test, not a speed limit: a test that spawns a compiler, an SDK's CLI or
+    // eight processes takes several times as long on a loaded machine as on a quiet one.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     reporters: ['default', 'json'],
     outputFile: { json: '.tmp/vitest-results.json' },

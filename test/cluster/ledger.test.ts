@@ -63,7 +63,7 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     const winner = ran[0]![0];
     expect(workers.map((w) => w.child.pid)).toContain(winner);
     for (const r of results) expect(JSON.parse(r)).toEqual({ pid: winner });
-  }, 30_000);
+  }, 120_000);
 
   it('the holder is SIGKILLed mid-effect: another process takes over only after leaseMs, once', async () => {
     const spec = backend.fresh('ledger-kill');
@@ -105,7 +105,7 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     } finally {
       await store.close();
     }
-  }, 30_000);
+  }, 120_000);
 
   it('a call three times longer than leaseMs never runs twice: its holder keeps renewing', async () => {
     const spec = backend.fresh('ledger-long');
@@ -133,7 +133,7 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     expect(effects(file).map(([pid]) => pid)).toEqual([first.child.pid]);
     for (const r of results) expect(JSON.parse(r)).toEqual({ pid: first.child.pid });
     for (const w of workers) expect(w.stdout()).not.toContain('TAKEOVER');
-  }, 30_000);
+  }, 120_000);
 });
 
 forEachBackend('a saga shared by processes', (backend) => {
@@ -160,5 +160,5 @@ forEachBackend('a saga shared by processes', (backend) => {
       'undo two {"charge":"c-2"}',
       'undo one {"reservation":"r-1"}',
     ]);
-  }, 30_000);
+  }, 120_000);
 });

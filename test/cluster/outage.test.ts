@@ -31,7 +31,7 @@ describe.runIf(pgAvailable && (bin !== undefined || process.env.RECOURSE_REQUIRE
       requireBuild();
       writeFileSync(effects, '');
       cluster = await PrivateCluster.create();
-    }, 60_000);
+    }, 120_000);
     afterAll(async () => {
       for (const w of workers) w.child.kill('SIGKILL');
       await cluster?.destroy();

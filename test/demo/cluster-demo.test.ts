@@ -47,8 +47,11 @@ async function fleetRun(store: string): Promise<void> {
     new Set([...untilProbe.matchAll(/ w(\d) {2}deep-research open here too/g)].map((m) => m[1]))
       .size,
   ).toBe(3);
+  // Every worker turns deep-research away while it is open (a worker the loaded machine runs late
+  // may do so first after a probe, which fails and reopens it: the demo runs on real time).
+  const afterTrip = stdout.slice(trip);
   expect(
-    new Set([...untilProbe.matchAll(/ w(\d) {2}skips deep-research \(open\)/g)].map((m) => m[1]))
+    new Set([...afterTrip.matchAll(/ w(\d) {2}skips deep-research \(open\)/g)].map((m) => m[1]))
       .size,
   ).toBe(4);
   // Probes: at least one, never two at once, and they are the only deep-research requests while open.
@@ -142,7 +145,7 @@ describe('recourse demo --workers', () => {
     expect(bad.stderr).toContain(
       '--store must be one of sqlite:PATH, postgres://…[?schema=NAME] or redis://…[?prefix=P]',
     );
-  }, 30_000);
+  }, 120_000);
 
   it('needs --workers with --store, a store with --workers, and leaves the single-process flags alone', async () => {
     requireBuild();
@@ -165,5 +168,5 @@ describe('recourse demo --workers', () => {
     ]);
     const one = await cli(['demo', '--workers', '1', '--store', 'sqlite:x.db']);
     expect([one.code, one.stderr]).toEqual([2, expect.stringContaining('--workers')]);
-  }, 30_000);
+  }, 120_000);
 });

@@ -66,5 +66,5 @@ describe('runnable examples', () => {
     const warned = await runExample(warns!, dir, 'self-warns');
     expect(runFailure(warns!, warned)).toContain('self.md:16: stderr is not empty');
     expect(runFailure({ ...warns!, run: { stderr: 'deprecated' } }, warned)).toBeUndefined();
-  }, 30_000);
+  }, 120_000);
 });

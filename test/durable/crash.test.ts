@@ -219,5 +219,5 @@ describe('crash recovery across processes (SIGKILL)', () => {
     const again = spawnFixture('saga-worker.mjs', [db, 'order-9', log, 'recover', String(leaseMs)]);
     expect(await again.line('RECOVERED')).toBe('compensated');
     expect(lines(log).length).toBe(5);
-  }, 60_000);
+  }, 120_000);
 });

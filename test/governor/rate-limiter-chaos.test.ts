@@ -104,7 +104,7 @@ describe('rateLimiter against the chaos server (real header shapes, real SDKs)',
     } finally {
       await chaos.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('OpenAI SDK (x-ratelimit-* headers), as a policy around streamChat: 0 answers of 429, within 5% of ideal', async () => {
     const clock = new VirtualClock();
@@ -142,7 +142,7 @@ describe('rateLimiter against the chaos server (real header shapes, real SDKs)',
     } finally {
       await chaos.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('without the limiter, the same burst draws 150 answers of 429 (the test can fail)', async () => {
     const clock = new VirtualClock();
@@ -171,5 +171,5 @@ describe('rateLimiter against the chaos server (real header shapes, real SDKs)',
     } finally {
       await chaos.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

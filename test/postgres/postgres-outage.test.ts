@@ -15,7 +15,7 @@ describe.runIf(pgAvailable && postgresBin() !== undefined)(
 
     beforeAll(async () => {
       cluster = await PrivateCluster.create();
-    }, 60_000);
+    }, 120_000);
     afterAll(async () => {
       for (const s of stores) await s.close();
       for (const p of pools) await p.end().catch(() => {});

@@ -25,7 +25,9 @@ function open(
   schema: string,
   extra: Record<string, unknown> = {},
 ): Store & RateLimitStore {
-  const store = postgresStore({ pool, schema, ...extra });
+  // What a store does is checked here, not how fast: on a loaded machine a breaker call (the first
+  // one of a fresh schema makes it) may pass the 250 ms default; the timeout tests set their own.
+  const store = postgresStore({ pool, schema, breakerTimeoutMs: 5_000, ...extra });
   stores.push(store);
   return store;
 }
@@ -55,7 +57,7 @@ async function admin<R extends pg.QueryResultRow>(
 
 const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
   for (const end = Date.now() + ms; Date.now() < end; await wait(10)) if (await check()) return;
   throw new Error('condition not met in time');
 }
@@ -484,7 +486,8 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       await store.breakerGet('warm');
       collectGarbage();
       const before = process.memoryUsage().heapUsed;
-      const N = 100_000;
+      // 20,000 names show the size per name as well as 100,000 did, in a fifth of the writes.
+      const N = 20_000;
       let next = 0;
       await Promise.all(
         Array.from({ length: 8 }, async () => {
@@ -497,7 +500,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       expect(rows).toBe(N);
       expect(Number(bytes) / N).toBeLessThan(400);
       collectGarbage();
-      expect(process.memoryUsage().heapUsed - before).toBeLessThan(20e6);
+      expect(process.memoryUsage().heapUsed - before).toBeLessThan(N * 200); // 200 bytes a name, as before
     }, 300_000);
   });
 
@@ -505,7 +508,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
     it('waits for running calls, leaves the pool to its owner, and rejects later calls', async () => {
       const schema = fresh('close');
       const pool = newPool();
-      const store = postgresStore({ pool, schema });
+      const store = postgresStore({ pool, schema, breakerTimeoutMs: 5_000 });
       await store.breakerGet('b');
       store.breakerSubscribe!(() => {});
       const running = store.ledgerClaim('k', 'a', T0, 1000);

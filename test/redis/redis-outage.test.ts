@@ -20,7 +20,7 @@ for (const kind of ['ioredis', 'redis'] as const satisfies readonly ClientKind[]
       beforeAll(async () => {
         // An append-only file with fsync on every write: the restart loses nothing recorded.
         server = await PrivateRedis.create();
-      }, 30_000);
+      }, 120_000);
       afterAll(async () => {
         for (const s of stores) await s.close();
         await server?.destroy();

@@ -184,7 +184,7 @@ describe.runIf(redisServerInstalled || required)(
     let server: PrivateRedis;
     beforeAll(async () => {
       server = await PrivateRedis.create();
-    }, 30_000);
+    }, 120_000);
     afterAll(async () => {
       await server?.destroy();
     });
@@ -213,6 +213,6 @@ describe.runIf(redisServerInstalled || required)(
         await store.close();
         await other.close();
       }
-    }, 30_000);
+    }, 120_000);
   },
 );

@@ -194,7 +194,7 @@ describe('redisStore with no server to talk to', () => {
         client.disconnect();
       }
     }
-  }, 30_000);
+  }, 120_000);
 });
 
 describe.runIf(redisServerInstalled || process.env.RECOURSE_REQUIRE_SERVICES === '1')(
@@ -203,7 +203,7 @@ describe.runIf(redisServerInstalled || process.env.RECOURSE_REQUIRE_SERVICES ===
     let server: PrivateRedis;
     beforeAll(async () => {
       server = await PrivateRedis.create({ persistent: false });
-    }, 30_000);
+    }, 120_000);
     afterAll(async () => {
       await server?.destroy();
     });
