@@ -7,20 +7,10 @@ import {
 } from '../chaos/index.js';
 import { errorText } from '../text/safe-text.js';
 import { type CommandGroup, command, usageError } from './command.js';
-import { booleanFlag, integerFlag, textFlag, type ValueFlag } from './flags.js';
+import { booleanFlag, integerFlag, textFlag, urlFlag } from './flags.js';
 import { packageDoc } from './package-docs.js';
 
 const NAME = 'chaos serve';
-
-const urlFlag: ValueFlag<string> = {
-  kind: 'value',
-  value: 'URL',
-  help: 'forward requests to this API (e.g. https://api.anthropic.com) after the faults are decided, instead of answering with canned text',
-  parse: (raw) => {
-    if (!/^https?:\/\/[^/]/.test(raw)) throw new RangeError('must be an http:// or https:// URL');
-    return raw;
-  },
-};
 
 const flags = {
   port: integerFlag('N', 'port to listen on (default 0: any free port)', 0, 65535),
@@ -29,7 +19,9 @@ const flags = {
     'FILE',
     `JSON scenario: { "seed": 1, "rules": [{ "match": {...}, "fault": {...} }], "answers": {...}, "rateLimit": {...}, "pacing": [...] } (default: no faults; see ${packageDoc('chaos-server.md')})`,
   ),
-  upstream: urlFlag,
+  upstream: urlFlag(
+    'forward requests to this API (e.g. https://api.anthropic.com) after the faults are decided, instead of answering with canned text',
+  ),
   log: textFlag('FILE', 'append one JSON line per request to FILE'),
   quiet: booleanFlag('do not print a line per request', 'q'),
 };

@@ -5,7 +5,7 @@ import type { EscalationRecord, EscalationState } from '../store/escalation-stor
 import { redactText } from '../telemetry/redact-text.js';
 import { errorText, textOf } from '../text/safe-text.js';
 import { type CliIo, type Command, type CommandGroup, command, usageError } from './command.js';
-import { booleanFlag, choiceFlag, integerFlag, textFlag } from './flags.js';
+import { booleanFlag, choiceFlag, integerFlag, nameFlag, textFlag } from './flags.js';
 import {
   describeStore,
   openStore,
@@ -211,7 +211,7 @@ function decideCommand(state: 'approved' | 'denied'): Command {
     ].join('\n'),
     flags: {
       store: storeFlag,
-      by: textFlag('NAME', 'who decides, recorded with the decision (default: your login name)'),
+      by: nameFlag('NAME', 'who decides, recorded with the decision (default: your login name)'),
       note: textFlag('TEXT', 'why, recorded with the decision'),
     },
     positionals: { min: 1, max: 1 },

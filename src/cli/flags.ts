@@ -1,3 +1,5 @@
+import { MAX_NAME_LENGTH } from '../options/validate-options.js';
+
 // Flag declarations of the `recourse` commands. A command lists its flags once; the parser, the
 // help text and the typed values all come from that list, so a new flag (a demo `--workers`, an
 // `escalations` subcommand's `--store`) is one entry and nothing else.
@@ -106,6 +108,56 @@ export function choiceFlag<T extends string>(
       if (!(choices as readonly string[]).includes(raw))
         throw new RangeError(`must be one of ${choices.join(', ')}`);
       return raw as T;
+    },
+  };
+}
+
+/**
+ * A flag whose value is a name recorded with something (`--by alice`): non-empty text of at most
+ * the length every recourse name has.
+ *
+ * @example
+ * const flags = { by: nameFlag('NAME', 'who decides') }
+ */
+export function nameFlag(value: string, help: string): ValueFlag<string> {
+  return {
+    kind: 'value',
+    value,
+    help,
+    parse: (raw) => {
+      if (raw.length > MAX_NAME_LENGTH)
+        throw new RangeError(`must be at most ${MAX_NAME_LENGTH} characters`);
+      return raw;
+    },
+  };
+}
+
+/**
+ * A flag whose value is an absolute http:// or https:// URL, parsed here (a URL the WHATWG parser
+ * refuses, `http://[::1`, is a usage error, not a failure of the command later).
+ *
+ * @example
+ * const flags = { upstream: urlFlag('forward requests to this API') }
+ */
+export function urlFlag(help: string): ValueFlag<string> {
+  return {
+    kind: 'value',
+    value: 'URL',
+    help,
+    parse: (raw) => {
+      let url: URL | undefined;
+      try {
+        url = new URL(raw);
+      } catch {
+        url = undefined;
+      }
+      if (
+        url === undefined ||
+        (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+        url.host === ''
+      )
+        throw new RangeError('must be an http:// or https:// URL');
+      return raw;
     },
   };
 }

@@ -16,7 +16,7 @@ type ParseArgsOptions = Record<string, { type: 'string' | 'boolean'; short?: str
  * Parses `argv` for `command` with `util.parseArgs`, then checks what parseArgs leaves loose:
  * unknown flags (with the closest known one), a value flag without its value (also when the next
  * word is another flag), a value given to a boolean flag, a flag given twice, positional counts,
- * each value's own rule, and flags that contradict each other. `-h` / `--help` anywhere wins.
+ * each value's own rule, an empty argument (`approve ""`), and flags that contradict each other. `-h` / `--help` anywhere wins.
  *
  * @example
  * const parsed = parseCommandArgs(demoCommand, ['--seed', '3'])
@@ -111,5 +111,19 @@ export function parseCommandArgs<S extends Flags>(
   }
   if (positionals.length < min)
     return { kind: 'error', message: `missing argument: ${command.synopsis}` };
+  const empty = positionals.indexOf('');
+  if (empty !== -1)
+    return {
+      kind: 'error',
+      message: `${positionalName(command, empty)} must not be empty, got ""`,
+    };
   return { kind: 'ok', flags: flags as CommandInput<S>['flags'], positionals };
+}
+
+/** The placeholder of positional `index` in the synopsis (`ID`, `RUN.jsonl`), else "argument N". */
+function positionalName<S extends Flags>(command: Command<S>, index: number): string {
+  const words = command.synopsis.slice(command.name.length).trim().split(/\s+/);
+  const end = words.findIndex((w) => w.startsWith('['));
+  const names = end === -1 ? words : words.slice(0, end);
+  return names[index] ?? `argument ${index + 1}`;
 }

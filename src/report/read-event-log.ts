@@ -191,6 +191,88 @@ function toEvent(line: Bag, lineNo: number, type: string, at: number, r: Redacto
 }
 
 /**
+ * @internal Reads an event log one line at a time, so a log of any size is read without holding
+ * its text: {@link parseEventLog} feeds it a string, `readEventLogFile` a file in chunks.
+ */
+export class EventLogParser {
+  readonly #r = new Redactor();
+  readonly #events: LogEvent[] = [];
+  readonly #skipped: SkippedLines = {
+    malformed: [],
+    malformedCount: 0,
+    notEvents: [],
+    notEventsCount: 0,
+    unknownTypes: [],
+  };
+  readonly #unknown = new Map<string, { type: string; count: number; firstLine: number }>();
+  #lines = 0;
+  #outOfOrder = 0;
+  #previous = Number.NEGATIVE_INFINITY;
+
+  /** Line `lineNo` (from 1) of the log, without its line break. */
+  line(text: string, lineNo: number): void {
+    const raw = text.trim();
+    if (raw === '') return;
+    this.#lines++;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      this.#malformed(lineNo);
+      return;
+    }
+    const skipped = this.#skipped;
+    const at = isBag(parsed) ? timeOf(parsed) : undefined;
+    if (
+      !isBag(parsed) ||
+      typeof parsed.event !== 'string' ||
+      parsed.event === '' ||
+      at === undefined
+    ) {
+      if (skipped.notEvents.length < MAX_LISTED) skipped.notEvents.push(lineNo);
+      skipped.notEventsCount++;
+      return;
+    }
+    const type = parsed.event;
+    if (!KNOWN_EVENT_TYPES.has(type)) {
+      const seen = this.#unknown.get(type);
+      if (seen === undefined)
+        this.#unknown.set(type, {
+          type: this.#r.text(type.slice(0, 80))!,
+          count: 1,
+          firstLine: lineNo,
+        });
+      else seen.count++;
+      return;
+    }
+    if (at < this.#previous) this.#outOfOrder++;
+    this.#previous = at;
+    this.#events.push(toEvent(parsed, lineNo, type, at, this.#r));
+  }
+
+  /** Counts line `lineNo` as not JSON without reading it (a line too long to hold). */
+  tooLong(lineNo: number): void {
+    this.#lines++;
+    this.#malformed(lineNo);
+  }
+
+  #malformed(lineNo: number): void {
+    const skipped = this.#skipped;
+    if (skipped.malformed.length < MAX_LISTED) skipped.malformed.push(lineNo);
+    skipped.malformedCount++;
+  }
+
+  /** The log read so far, sorted by time. */
+  finish(): EventLog {
+    const skipped = this.#skipped;
+    skipped.unknownTypes = [...this.#unknown.values()];
+    const events = this.#events;
+    if (this.#outOfOrder > 0) events.sort((a, b) => a.at - b.at);
+    return { events, lines: this.#lines, skipped, outOfOrder: this.#outOfOrder };
+  }
+}
+
+/**
  * Reads a JSON-lines event log written by `jsonLogger`: one event per line. A line that is not
  * JSON, a JSON line that is not an event and an event of a type the report does not draw are
  * skipped and counted (with line numbers); events out of time order are sorted into place (the
@@ -201,61 +283,14 @@ function toEvent(line: Bag, lineNo: number, type: string, at: number, r: Redacto
  * log.skipped.malformedCount // 0
  */
 export function parseEventLog(text: string): EventLog {
-  const r = new Redactor();
-  const events: LogEvent[] = [];
-  const skipped: SkippedLines = {
-    malformed: [],
-    malformedCount: 0,
-    notEvents: [],
-    notEventsCount: 0,
-    unknownTypes: [],
-  };
-  const unknown = new Map<string, { type: string; count: number; firstLine: number }>();
-  let lines = 0;
-  let outOfOrder = 0;
-  let previous = Number.NEGATIVE_INFINITY;
+  const parser = new EventLogParser();
   let lineNo = 0;
   let start = 0;
   while (start <= text.length) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
-    lineNo++;
-    const raw = text.slice(start, end).trim();
+    parser.line(text.slice(start, end), ++lineNo);
     start = end + 1;
-    if (raw === '') continue;
-    lines++;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      if (skipped.malformed.length < MAX_LISTED) skipped.malformed.push(lineNo);
-      skipped.malformedCount++;
-      continue;
-    }
-    const at = isBag(parsed) ? timeOf(parsed) : undefined;
-    if (
-      !isBag(parsed) ||
-      typeof parsed.event !== 'string' ||
-      parsed.event === '' ||
-      at === undefined
-    ) {
-      if (skipped.notEvents.length < MAX_LISTED) skipped.notEvents.push(lineNo);
-      skipped.notEventsCount++;
-      continue;
-    }
-    const type = parsed.event;
-    if (!KNOWN_EVENT_TYPES.has(type)) {
-      const seen = unknown.get(type);
-      if (seen === undefined)
-        unknown.set(type, { type: r.text(type.slice(0, 80))!, count: 1, firstLine: lineNo });
-      else seen.count++;
-      continue;
-    }
-    if (at < previous) outOfOrder++;
-    previous = at;
-    events.push(toEvent(parsed, lineNo, type, at, r));
   }
-  skipped.unknownTypes = [...unknown.values()];
-  if (outOfOrder > 0) events.sort((a, b) => a.at - b.at);
-  return { events, lines, skipped, outOfOrder };
+  return parser.finish();
 }

@@ -1,7 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { buildReport } from './build-report.js';
-import { parseEventLog } from './read-event-log.js';
+import { readEventLogFile } from './read-event-log-file.js';
 import { renderReportHtml, skippedNotes } from './render-html.js';
 
 /** What {@link writeReport} did. */
@@ -25,9 +25,19 @@ export async function writeReport(
   output: string,
   o: { version: string; title?: string },
 ): Promise<WrittenReport> {
-  const log = parseEventLog(await readFile(input, 'utf8'));
+  // Line by line: a log of any size is read without holding its text; only the page must fit in
+  // one string.
+  const log = await readEventLogFile(input);
   const report = buildReport(log, o.title ?? basename(input));
-  const html = renderReportHtml(report, { version: o.version, source: basename(input) });
+  let html: string;
+  try {
+    html = renderReportHtml(report, { version: o.version, source: basename(input) });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new RangeError(
+      `the report page of ${log.events.length} events is too large to write as one page (${error.message}); report a part of the log (split it by time)`,
+    );
+  }
   await writeFile(output, html);
   return {
     output,
