@@ -38,7 +38,8 @@ export interface McpClientOptions {
   /**
    * Makes a connected SDK `Client` (`new Client(…)` then `await client.connect(transport)`): called
    * at first use, after the transport closed (a stdio server that exited) and when a Streamable
-   * HTTP session expired. It must finish within `idleMs` (else `TimeoutError`, retried).
+   * HTTP session expired. It must finish within `timeoutMs` (else `TimeoutError`, retried): a
+   * stdio server may take seconds to start, so the idle limit does not apply to it.
    */
   connect: () => Promise<Client>;
   /** Total time one request may take, progress or not, ms. Default 120000. */
@@ -106,6 +107,10 @@ const MAX_TOOL_POLICIES = 1000;
 const LIST_KEY = '\0tools/list';
 
 /** Safe to send again after it reached the server: the tool says it changes nothing, or nothing more. */
+/** The call's signal when something can abort it (a caller signal, a deadline); else none to listen to. */
+const callerSignal = (ctx: CallContext): AbortSignal | undefined =>
+  (ctx as { canAbort?: boolean }).canAbort === false ? undefined : ctx.signal;
+
 const safeToRepeat = (a: ToolAnnotations | undefined): boolean =>
   a?.readOnlyHint === true || a?.idempotentHint === true;
 
@@ -144,7 +149,7 @@ class McpClientImpl implements McpClient {
       throw new TypeError(`ledger must be an IdempotencyLedger, got ${showValue(o.ledger)}`);
     this.#ledger = o.ledger;
     this.breaker = circuitBreaker({ ...o.breaker, name: o.breaker?.name ?? this.name });
-    this.#connection = new Connection(this.name, connect, Math.min(idleMs, timeoutMs));
+    this.#connection = new Connection(this.name, connect, timeoutMs);
   }
 
   callTool(params: McpToolCall, options?: McpCallOptions): Promise<CallToolResult> {
@@ -181,7 +186,7 @@ class McpClientImpl implements McpClient {
     this.#checkOpen();
     return this.#policy(LIST_KEY, `${this.name}/tools/list`).execute(async (ctx) => {
       const client = await this.#connection.client();
-      return this.#listAll(client, ctx.signal);
+      return this.#listAll(client, callerSignal(ctx));
     });
   }
 
@@ -214,7 +219,7 @@ class McpClientImpl implements McpClient {
     ctx: CallContext,
   ): Promise<CallToolResult> {
     let client = await this.#connection.client();
-    const safe = keyed || safeToRepeat(await this.#annotationsOf(tool, client, ctx.signal));
+    const safe = keyed || safeToRepeat(await this.#annotationsOf(tool, client, callerSignal(ctx)));
     const label: RequestLabel = {
       name: `${this.name}/${tool}`,
       what: `tool ${tool} on ${this.name}`,
@@ -229,7 +234,7 @@ class McpClientImpl implements McpClient {
             options,
           ) as Promise<CallToolResult>,
         this.#limits,
-        ctx.signal,
+        callerSignal(ctx),
         label,
         this.#events,
       );
@@ -269,7 +274,7 @@ class McpClientImpl implements McpClient {
   async #annotationsOf(
     tool: string,
     client: Client,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
   ): Promise<ToolAnnotations | undefined> {
     if (this.#annotations === undefined) {
       try {
@@ -282,7 +287,7 @@ class McpClientImpl implements McpClient {
     return this.#annotations?.get(tool);
   }
 
-  async #listAll(client: Client, signal: AbortSignal): Promise<ListToolsResult> {
+  async #listAll(client: Client, signal: AbortSignal | undefined): Promise<ListToolsResult> {
     const label: RequestLabel = {
       name: `${this.name}/tools/list`,
       what: `tools/list on ${this.name}`,

@@ -28,85 +28,111 @@ const SDK_TIMEOUT_MS = 2 ** 31 - 1;
 const UNKNOWN =
   ': outcome unknown (the tool may have run), not retried because it is not marked readOnlyHint or idempotentHint';
 
+/** One request in flight: its limits, its progress and the one timer that watches both. */
+class Watch {
+  readonly controller = new AbortController();
+  readonly limits: RequestLimits;
+  readonly label: RequestLabel;
+  readonly events: Emitter;
+  readonly endsAt: number;
+  progress = 0;
+  lastProgress: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(limits: RequestLimits, label: RequestLabel, events: Emitter) {
+    this.limits = limits;
+    this.label = label;
+    this.events = events;
+    this.lastProgress = performance.now();
+    this.endsAt = this.lastProgress + limits.timeoutMs;
+    const first = Math.min(limits.idleMs, limits.timeoutMs);
+    if (Number.isFinite(first)) this.timer = setTimeout(check, first, this);
+  }
+
+  fail(error: Error): void {
+    if (this.label.unsafe) {
+      error.message += UNKNOWN;
+      Object.defineProperty(error, classifiedAs, { value: OUTCOME_UNKNOWN });
+    }
+    this.controller.abort(error);
+  }
+
+  idle(): void {
+    const { limits, label } = this;
+    if (this.events.wants('stall'))
+      this.events.emit('stall', {
+        phase: 'idle',
+        limitMs: limits.idleMs,
+        items: this.progress,
+        name: label.name,
+      });
+    const error = new StallError('idle', limits.idleMs, this.progress);
+    error.message = `MCP ${label.what}: no result and no progress notification for ${wholeMs(limits.idleMs)} ms (${this.progress} notification(s) before)`;
+    this.fail(error);
+  }
+
+  total(): void {
+    const { limits, label } = this;
+    if (this.events.wants('timeout'))
+      this.events.emit('timeout', { timeoutMs: limits.timeoutMs, probe: false, name: label.name });
+    this.fail(
+      new TimeoutError(
+        limits.timeoutMs,
+        `MCP ${label.what}: no result within ${wholeMs(limits.timeoutMs)} ms`,
+      ),
+    );
+  }
+}
+
+/**
+ * One timer per request, whatever the progress: a notification only notes its time, and the
+ * timer, when it fires, sleeps on for the rest of the idle limit (ARCHITECTURE.md §P10).
+ */
+function check(w: Watch): void {
+  const now = performance.now();
+  const idleLeft = w.lastProgress + w.limits.idleMs - now;
+  const totalLeft = w.endsAt - now;
+  if (totalLeft <= 0 && totalLeft <= idleLeft) w.total();
+  else if (idleLeft <= 0) w.idle();
+  else w.timer = setTimeout(check, Math.min(idleLeft, totalLeft), w);
+}
+
 /**
  * @internal Runs one MCP request under an idle limit that each progress notification resets and a
  * total cap. On a stall, a timeout or the caller's abort it aborts the SDK's request (the SDK then
  * sends `notifications/cancelled` to the server and drops the response) and rejects with
  * `StallError` (phase `idle`, `items` = progress notifications seen) or `TimeoutError`, emitting
  * `stall` / `timeout` named after the tool (ARCHITECTURE.md §P7: the work underneath is stopped).
+ * `signal` is the caller's, when anything can abort it.
  */
-export function watchedRequest<T>(
+export async function watchedRequest<T>(
   run: (options: RequestOptions) => Promise<T>,
   limits: RequestLimits,
   signal: AbortSignal | undefined,
   label: RequestLabel,
   events: Emitter,
 ): Promise<T> {
-  const controller = new AbortController();
-  let progress = 0;
-  const fail = (error: Error): void => {
-    if (label.unsafe) {
-      error.message += UNKNOWN;
-      Object.defineProperty(error, classifiedAs, { value: OUTCOME_UNKNOWN });
-    }
-    controller.abort(error);
-  };
-  const onIdle = (): void => {
-    if (events.wants('stall'))
-      events.emit('stall', {
-        phase: 'idle',
-        limitMs: limits.idleMs,
-        items: progress,
-        name: label.name,
-      });
-    const error = new StallError('idle', limits.idleMs, progress);
-    error.message = `MCP ${label.what}: no result and no progress notification for ${wholeMs(limits.idleMs)} ms (${progress} notification(s) before)`;
-    fail(error);
-  };
-  const onTotal = (): void => {
-    if (events.wants('timeout'))
-      events.emit('timeout', { timeoutMs: limits.timeoutMs, probe: false, name: label.name });
-    fail(
-      new TimeoutError(
-        limits.timeoutMs,
-        `MCP ${label.what}: no result within ${wholeMs(limits.timeoutMs)} ms`,
-      ),
-    );
-  };
-  const idleForever = !Number.isFinite(limits.idleMs);
-  let idle = idleForever ? undefined : setTimeout(onIdle, limits.idleMs);
-  const total = Number.isFinite(limits.timeoutMs)
-    ? setTimeout(onTotal, limits.timeoutMs)
-    : undefined;
-  const onAbort = (): void => controller.abort(signal?.reason);
+  const w = new Watch(limits, label, events);
+  const controller = w.controller;
+  const onAbort = signal === undefined ? undefined : (): void => controller.abort(signal.reason);
   if (signal !== undefined) {
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener('abort', onAbort!, { once: true });
   }
-  const options: RequestOptions = {
-    signal: controller.signal,
-    timeout: SDK_TIMEOUT_MS,
-    onprogress: () => {
-      progress++;
-      if (idle === undefined || controller.signal.aborted) return;
-      clearTimeout(idle);
-      idle = setTimeout(onIdle, limits.idleMs);
-    },
-  };
-  const settle = (): void => {
-    clearTimeout(idle);
-    clearTimeout(total);
-    signal?.removeEventListener('abort', onAbort);
-  };
-  return run(options).then(
-    (value) => {
-      settle();
-      return value;
-    },
-    (error: unknown) => {
-      settle();
-      // The SDK rejects an aborted request with its own wrapper: the reason is the real error.
-      throw controller.signal.aborted ? controller.signal.reason : error;
-    },
-  );
+  try {
+    return await run({
+      signal: controller.signal,
+      timeout: SDK_TIMEOUT_MS,
+      onprogress: () => {
+        w.progress++;
+        w.lastProgress = performance.now();
+      },
+    });
+  } catch (error) {
+    // The SDK rejects an aborted request with its own wrapper: the reason is the real error.
+    throw controller.signal.aborted ? controller.signal.reason : error;
+  } finally {
+    clearTimeout(w.timer);
+    if (onAbort !== undefined) signal!.removeEventListener('abort', onAbort);
+  }
 }

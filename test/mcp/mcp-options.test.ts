@@ -40,7 +40,7 @@ describe('mcpClient options', () => {
     await expect(mcp.callTool({ name: 'x' })).rejects.toThrow(/mcpClient files is closed/);
   });
 
-  it('a connect() that never finishes is a TimeoutError before sending: retried, then given up', async () => {
+  it('a connect() that never finishes is a TimeoutError after timeoutMs, before sending: retried, then given up', async () => {
     let connects = 0;
     const mcp = mcpClient({
       name: 'slow',
@@ -48,7 +48,7 @@ describe('mcpClient options', () => {
         connects++;
         return new Promise<Client>(() => {});
       },
-      idleMs: 50,
+      timeoutMs: 50,
       retry: { maxAttempts: 2, backoff: { delay: () => 0 } },
     });
     await expect(mcp.callTool({ name: 'write' })).rejects.toThrow(

@@ -1,0 +1,56 @@
+// Case 16: what mcpClient adds to an MCP tool call on a local stdio server.
+import { fmt } from '../lib/format.js';
+import { runWorker } from '../lib/spawn.js';
+import { median, quantile } from '../lib/stats.js';
+
+export const id = 'mcp';
+export const title =
+  '16. MCP tool calls: mcpClient.callTool against a bare SDK client.callTool (local stdio server)';
+
+export async function run(ctx) {
+  const p = ctx.quick ? { rounds: 15, calls: 200 } : { rounds: 41, calls: 500 };
+  const r = await runWorker({
+    node: ctx.main.path,
+    worker: 'mcp.worker.js',
+    args: [p.rounds, p.calls],
+    timeoutMs: 600_000,
+  });
+  const arm = (values) => ({
+    median: median(values),
+    p10: quantile(values, 0.1),
+    p90: quantile(values, 0.9),
+  });
+  const bare = arm(r.perCallUs.bare);
+  const wrapped = arm(r.perCallUs.mcpClient);
+  // Per round, the two arms ran back to back: their ratio cancels the machine's drift.
+  const ratios = r.perCallUs.mcpClient.map((v, i) => v / r.perCallUs.bare[i] - 1);
+  const overhead = median(ratios);
+  const data = { bare, mcpClient: wrapped, overhead, overheadP90: quantile(ratios, 0.9) };
+  const columns = [
+    { key: 'arm', label: 'arm', align: 'left' },
+    { key: 'median', label: 'µs per call (median)' },
+    { key: 'p10', label: 'p10' },
+    { key: 'p90', label: 'p90' },
+  ];
+  const rows = [
+    {
+      arm: 'client.callTool (SDK, bare)',
+      median: fmt(bare.median, 1),
+      p10: fmt(bare.p10, 1),
+      p90: fmt(bare.p90, 1),
+    },
+    {
+      arm: 'mcpClient.callTool',
+      median: fmt(wrapped.median, 1),
+      p10: fmt(wrapped.p10, 1),
+      p90: fmt(wrapped.p90, 1),
+    },
+  ];
+  const notes = [
+    `${p.rounds} rounds of ${p.calls} sequential calls of the read-only tool per arm, arms alternating; one stdio server process (recourse chaos mcp --stdio), one connected SDK Client shared by both arms.`,
+    `Overhead of mcpClient (median of the per-round ratios): ${fmt(overhead * 100, 1)}% (goal ≤ 5%); p90 of the ratios ${fmt(data.overheadP90 * 100, 1)}%.`,
+  ];
+  if (ctx.quick)
+    notes.push(`--quick: ${p.rounds} rounds of ${p.calls} calls instead of 41 of 500.`);
+  return { params: p, data, tables: [{ title, columns, rows, notes }] };
+}
