@@ -25,7 +25,18 @@ export async function run(ctx) {
   // Per round, the two arms ran back to back: their ratio cancels the machine's drift.
   const ratios = r.perCallUs.mcpClient.map((v, i) => v / r.perCallUs.bare[i] - 1);
   const overhead = median(ratios);
-  const data = { bare, mcpClient: wrapped, overhead, overheadP90: quantile(ratios, 0.9) };
+  const cpu = (arm) => median(r.cpuPerCallUs[arm]);
+  const cpuOverhead = median(
+    r.cpuPerCallUs.mcpClient.map((v, i) => v / r.cpuPerCallUs.bare[i] - 1),
+  );
+  const data = {
+    bare,
+    mcpClient: wrapped,
+    overhead,
+    overheadP90: quantile(ratios, 0.9),
+    clientCpuUs: { bare: cpu('bare'), mcpClient: cpu('mcpClient') },
+    cpuOverhead,
+  };
   const columns = [
     { key: 'arm', label: 'arm', align: 'left' },
     { key: 'median', label: 'µs per call (median)' },
@@ -49,6 +60,7 @@ export async function run(ctx) {
   const notes = [
     `${p.rounds} rounds of ${p.calls} sequential calls of the read-only tool per arm, arms alternating; one stdio server process (recourse chaos mcp --stdio), one connected SDK Client shared by both arms.`,
     `Overhead of mcpClient (median of the per-round ratios): ${fmt(overhead * 100, 1)}% (goal ≤ 5%); p90 of the ratios ${fmt(data.overheadP90 * 100, 1)}%.`,
+    `CPU of the client process per call: ${fmt(data.clientCpuUs.bare, 1)} µs bare, ${fmt(data.clientCpuUs.mcpClient, 1)} µs through mcpClient (${fmt(cpuOverhead * 100, 1)}% more; the server process is not counted).`,
   ];
   if (ctx.quick)
     notes.push(`--quick: ${p.rounds} rounds of ${p.calls} calls instead of 41 of 500.`);

@@ -31,22 +31,29 @@ const arms = {
   mcpClient: () => mcp.callTool({ name: 'read' }),
 };
 const perCall = { bare: [], mcpClient: [] };
+// This process's CPU per call: what the client side costs, whatever the scheduler does to the wall clock.
+const cpuPerCall = { bare: [], mcpClient: [] };
 async function run(arm) {
   const call = arms[arm];
   const started = performance.now();
+  const cpu = process.cpuUsage();
   for (let i = 0; i < calls; i++) await call();
   perCall[arm].push(((performance.now() - started) * 1000) / calls);
+  const used = process.cpuUsage(cpu);
+  cpuPerCall[arm].push((used.user + used.system) / calls);
 }
 // Warm-up: JIT, the annotations read once by mcpClient.
 for (let i = 0; i < 3; i++) {
   await run('bare');
   await run('mcpClient');
 }
-perCall.bare.length = 0;
-perCall.mcpClient.length = 0;
+for (const m of [perCall, cpuPerCall]) {
+  m.bare.length = 0;
+  m.mcpClient.length = 0;
+}
 for (let r = 0; r < rounds; r++) {
   const order = r % 2 === 0 ? ['bare', 'mcpClient'] : ['mcpClient', 'bare'];
   for (const arm of order) await run(arm);
 }
 await mcp.close();
-report({ rounds, calls, perCallUs: perCall });
+report({ rounds, calls, perCallUs: perCall, cpuPerCallUs: cpuPerCall });
