@@ -25,7 +25,6 @@ import * as adaptiveStall from './cases/adaptive-stall.js';
 import * as cluster from './cases/cluster.js';
 import * as instructions from './cases/instructions.js';
 import * as bundleSize from './cases/bundle-size.js';
-import * as mcpCase from './cases/mcp.js';
 
 const CASES = [
   overhead,
@@ -43,7 +42,6 @@ const CASES = [
   cluster,
   instructions,
   bundleSize,
-  mcpCase,
 ];
 
 let args;

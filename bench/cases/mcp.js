@@ -1,4 +1,12 @@
 // Case 16: what mcpClient adds to an MCP tool call on a local stdio server.
+// Not yet in bench/run.js's CASES: registering it needs its section in bench/NOTES.template.md and
+// the generated pages regenerated, which is done once for all new cases. Its section:
+//   {{title:mcp}} — What `mcpClient.callTool` adds to a bare `client.callTool` of the official MCP
+//   SDK, on one local stdio server (`recourse chaos mcp --stdio`) and one connected `Client` shared
+//   by both arms, sequential calls of a read-only tool, the arms alternating. Goal: at most 5 %.
+//   Per call mcpClient runs the tool's pipeline (instrument, the server's breaker, retry), one
+//   timer for the idle and total limits, and one AbortController (the SDK needs it to send
+//   notifications/cancelled on a stall), and asks for progress (a progressToken). {{tables:mcp}}
 import { fmt } from '../lib/format.js';
 import { runWorker } from '../lib/spawn.js';
 import { median, quantile } from '../lib/stats.js';

@@ -125,6 +125,7 @@ class McpClientImpl implements McpClient {
   readonly #policies = new Map<string, Policy>();
   /** Annotations by tool, from the last full `tools/list`; undefined until one was read. */
   #annotations: Map<string, ToolAnnotations | undefined> | undefined;
+  #listing: Promise<ListToolsResult> | undefined;
   #closed = false;
 
   constructor(o: McpClientOptions) {
@@ -277,8 +278,12 @@ class McpClientImpl implements McpClient {
     signal: AbortSignal | undefined,
   ): Promise<ToolAnnotations | undefined> {
     if (this.#annotations === undefined) {
+      // Concurrent first calls share one listing.
+      this.#listing ??= this.#listAll(client, signal).finally(() => {
+        this.#listing = undefined;
+      });
       try {
-        await this.#listAll(client, signal);
+        await this.#listing;
       } catch (error) {
         declareSdkError(error);
         throw error;

@@ -204,6 +204,33 @@ describe('mcpClient breaker and sessions', () => {
     expect(connects).toBe(2);
   });
 
+  it('50 concurrent first calls share one connect() and one tools/list; every call runs once', async () => {
+    harness = await startHarness('http');
+    const h = harness;
+    let lists = 0;
+    const mcp = mcpClient({
+      name: 'chaos',
+      connect: async () => {
+        const c = await h.connect();
+        const list = c.listTools.bind(c);
+        c.listTools = (...args: Parameters<typeof list>) => {
+          lists++;
+          return list(...args);
+        };
+        return c;
+      },
+    });
+    client = mcp;
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => mcp.callTool({ name: 'read' })),
+    );
+    expect(results).toHaveLength(50);
+    expect(h.connects).toBe(1);
+    expect(lists).toBe(1);
+    expect(h.calls('read')).toBe(50);
+    expect(new Set(results.map(textOf)).size).toBe(50);
+  });
+
   it('a forgotten HTTP session: connect() again, and the call runs once', async () => {
     const { h, mcp } = await setUp('http');
     expect(textOf(await mcp.callTool({ name: 'write' }))).toBe('write #1');
