@@ -7,8 +7,10 @@ import {
 } from '../chaos/index.js';
 import { errorText } from '../text/safe-text.js';
 import { type CommandGroup, command, usageError } from './command.js';
+import { chaosMcpCommand } from './chaos-mcp-command.js';
 import { booleanFlag, integerFlag, textFlag, urlFlag } from './flags.js';
 import { packageDoc } from './package-docs.js';
+import { waitForStop } from './wait-for-stop.js';
 
 const NAME = 'chaos serve';
 
@@ -114,27 +116,9 @@ export const chaosServeCommand = command({
  */
 export const chaosGroup: CommandGroup = {
   name: 'chaos',
-  summary: 'Fault injection for Anthropic/OpenAI-compatible clients.',
-  commands: [chaosServeCommand],
+  summary: 'Fault injection for Anthropic/OpenAI-compatible clients and MCP tool calls.',
+  commands: [chaosServeCommand, chaosMcpCommand],
 };
-
-function waitForStop(signal: AbortSignal | undefined): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = (why: string) => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(why);
-    };
-    const onInt = () => stop('SIGINT');
-    const onTerm = () => stop('SIGTERM');
-    const onAbort = () => stop('aborted');
-    process.once('SIGINT', onInt);
-    process.once('SIGTERM', onTerm);
-    if (signal?.aborted) return stop('aborted');
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 function describe(r: ChaosRequestRecord): string {
   const fault = r.fault === null ? '' : `  fault ${r.fault} (rule ${r.rule})`;

@@ -102,7 +102,7 @@ describe.skipIf(!built && !required)('the recourse bin: help, version, usage err
       'recourse demo: unknown option --simulatd (did you mean --simulated?)',
     ],
     [['demo', 'now'], 'recourse demo: unexpected argument "now"'],
-    [['chaos'], 'recourse chaos: missing command (serve)'],
+    [['chaos'], 'recourse chaos: missing command (serve, mcp)'],
     [['chaos', 'serve', '--port', '-1'], 'recourse chaos serve: --port needs a value (--port N)'],
     [['demoo'], 'recourse: unknown command "demoo" (did you mean "demo"?)'],
     [['--seed', '3'], 'recourse: unknown option --seed; the options come after the command'],

@@ -154,7 +154,7 @@ describe('recourse chaos serve', () => {
   });
 
   it.each([
-    [[], 'recourse chaos: missing command (serve)'],
+    [[], 'recourse chaos: missing command (serve, mcp)'],
     [['start'], 'recourse chaos: unknown command "start"; commands: serve'],
     [['serve', '--port'], 'recourse chaos serve: --port needs a value (--port N)'],
     [

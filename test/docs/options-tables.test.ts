@@ -26,6 +26,7 @@ import { postgresStore } from '../../src/postgres/index.js';
 import { prometheusMetrics } from '../../src/prometheus/index.js';
 import { redisStore } from '../../src/redis/index.js';
 import { streamMessage } from '../../src/anthropic/index.js';
+import { mcpClient } from '../../src/mcp/index.js';
 import { ROOT } from './compile-examples.js';
 import { firstColumnNames, tableAfter } from './markdown-tables.js';
 
@@ -121,6 +122,7 @@ const CASES: Array<
   ],
   ['runQuery', (o) => runQuery({ prompt: 'x' }, o), [['docs/claude-agent-sdk.md', '## runQuery']]],
   ['startChaosServer', (o) => startChaosServer(o), [['docs/chaos-server.md', '## Run it', 1]]],
+  ['mcpClient', (o) => mcpClient(o as never), [['docs/mcp.md', '## Options']]],
   ['postgresStore', (o) => postgresStore(o as never), [['docs/postgres.md', '## Options']]],
   ['redisStore', (o) => redisStore(o as never), [['docs/redis.md', '## Options']]],
 ];
