@@ -27,7 +27,7 @@ function open(
 ): Store & RateLimitStore {
   // What a store does is checked here, not how fast: on a loaded machine a breaker call (the first
   // one of a fresh schema makes it) may pass the 250 ms default; the timeout tests set their own.
-  const store = postgresStore({ pool, schema, breakerTimeoutMs: 5_000, ...extra });
+  const store = postgresStore({ pool, schema, storeTimeoutMs: 5_000, ...extra });
   stores.push(store);
   return store;
 }
@@ -508,7 +508,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
     it('waits for running calls, leaves the pool to its owner, and rejects later calls', async () => {
       const schema = fresh('close');
       const pool = newPool();
-      const store = postgresStore({ pool, schema, breakerTimeoutMs: 5_000 });
+      const store = postgresStore({ pool, schema, storeTimeoutMs: 5_000 });
       await store.breakerGet('b');
       store.breakerSubscribe!(() => {});
       const running = store.ledgerClaim('k', 'a', T0, 1000);
