@@ -25,3 +25,4 @@ export {
   recourseModel,
   type ServedModelReport,
 } from './recourse-model.js';
+export { type RecourseToolOptions, recourseTool } from './recourse-tool.js';
