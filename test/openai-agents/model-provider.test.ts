@@ -99,6 +99,21 @@ describe.each(APIS)('recourseModelProvider over %s', (api) => {
     );
   });
 
+  it('a stream cut short after output → IncompleteStreamError (the SDK alone would answer with the partial text)', async () => {
+    await withChaos(
+      rules({ fault: { kind: 'truncate', afterEvents: AFTER_FIRST_TEXT[api] } }),
+      async (chaos) => {
+        const runner = new Runner({
+          modelProvider: recourseModelProvider({ client: clientFor(chaos), api }),
+        });
+        const { error } = await outcome(streamed(runner, agentOn('gpt-a')));
+        expect(error).toMatchObject({ name: 'IncompleteStreamError' });
+        expect(classify(error)).toMatchObject({ kind: 'transient' });
+        expect(chaos.requests).toHaveLength(1);
+      },
+    );
+  });
+
   it.each([false, true])(
     'a dead model (503 always): exactly maxAttempts requests per logical call (stream: %s)',
     async (stream) => {
@@ -184,7 +199,17 @@ describe('recourseModel and fallbackModels over the SDK’s own models', () => {
       const agent = new Agent({
         name: 'helper',
         model,
-        modelSettings: { retry: { maxRetries: 4, policy: retryPolicies.providerSuggested() } },
+        // The SDK's documented setup: retry what the provider suggests, or any 503.
+        modelSettings: {
+          retry: {
+            maxRetries: 4,
+            backoff: { initialDelayMs: 1, maxDelayMs: 1, jitter: false },
+            policy: retryPolicies.any(
+              retryPolicies.providerSuggested(),
+              retryPolicies.httpStatus([503]),
+            ),
+          },
+        },
       });
       const { error } = await outcome(new Runner().run(agent, 'Hi'));
       expect(classify(error)).toMatchObject({ status: 503 });
