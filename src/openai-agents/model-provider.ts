@@ -1,10 +1,4 @@
-import {
-  getDefaultModel,
-  type Model,
-  type ModelProvider,
-  OpenAIChatCompletionsModel,
-  OpenAIResponsesModel,
-} from '@openai/agents';
+import type { Model, ModelProvider } from '@openai/agents';
 import type OpenAI from 'openai';
 import { tapHeaders } from '../model-stream/header-tap.js';
 import {
@@ -53,6 +47,8 @@ const KEYS: OptionKeys<RecourseModelProviderOptions> = {
   policy: true,
   fallback: true,
 };
+
+type AgentsSdk = typeof import('@openai/agents');
 
 interface CopyableClient {
   withOptions(o: object): OpenAI;
@@ -107,15 +103,15 @@ export function recourseModelProvider(options: RecourseModelProviderOptions): Mo
     throw new TypeError(`fallback must be an array of model names, got ${showValue(o.fallback)}`);
   const fallback = (o.fallback ?? []).map((m, i) => checkName(`fallback[${i}]`, m));
   const limitsOf = pathLimits('recourseModelProvider', o);
-  const make = (model: string) => (onHeaders: ((headers: unknown) => void) | undefined) => {
-    const c = tapHeaders(client, onHeaders);
-    return api === 'chat'
-      ? new OpenAIChatCompletionsModel(c, model)
-      : new OpenAIResponsesModel(c, model);
-  };
-  const pathOf = (model: string): CheckedPath => {
+  const pathOf = (sdk: AgentsSdk, model: string): CheckedPath => {
     const policy = policyOf(model);
-    const source: ModelSource = { make: make(model), model, provider: 'openai' };
+    const make = (onHeaders: ((headers: unknown) => void) | undefined): Model => {
+      const c = tapHeaders(client, onHeaders);
+      return api === 'chat'
+        ? new sdk.OpenAIChatCompletionsModel(c, model)
+        : new sdk.OpenAIResponsesModel(c, model);
+    };
+    const source: ModelSource = { make, model, provider: 'openai' };
     return {
       name: model,
       source,
@@ -126,12 +122,17 @@ export function recourseModelProvider(options: RecourseModelProviderOptions): Mo
   };
   const models = new Map<string, Model>();
   return {
-    getModel(name?: string): Model {
-      const first = name === undefined || name === '' ? getDefaultModel() : name;
+    async getModel(name?: string): Promise<Model> {
+      // The SDK is loaded on first use: the entry itself imports only its types (an optional peer).
+      const sdk: AgentsSdk = await import('@openai/agents');
+      const first = name === undefined || name === '' ? sdk.getDefaultModel() : name;
       let model = models.get(first);
       if (model === undefined) {
         const ladder = [first, ...fallback.filter((m) => m !== first)];
-        model = ladderModel(ladder.map(pathOf), ladder.length > 1);
+        model = ladderModel(
+          ladder.map((m) => pathOf(sdk, m)),
+          ladder.length > 1,
+        );
         models.set(first, model);
       }
       return model;
