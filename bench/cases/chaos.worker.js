@@ -2,7 +2,8 @@
 //   chaos.worker.js <arm: sdk | recourse> <calls> <concurrency> <deadlineMs> <idleMs> <seed> [<api: anthropic | ai-sdk | openai | openai-agents>]
 // api anthropic (the default): the real @anthropic-ai/sdk; ai-sdk: the real Vercel AI SDK (ai 7,
 // @ai-sdk/anthropic, streamText); openai: the real openai SDK (Chat Completions); openai-agents:
-// the real OpenAI Agents SDK (a streamed run of an Agent on its Chat Completions model).
+// the real OpenAI Agents SDK (a streamed run of an Agent on its Chat Completions model); mastra:
+// a Mastra Agent (@mastra/core) on an AI SDK model (@ai-sdk/anthropic).
 // sdk:      the SDK with its own retries (maxRetries 2, the default of all three), each logical
 //           call bounded by a harness deadline (no SDK notices a stalled stream).
 // recourse: the same SDK with maxRetries 0, streamed through recourse's adapter (streamMessage,
@@ -27,7 +28,7 @@ const deadlineMs = Number(deadlineArg);
 const idleMs = Number(idleArg);
 const seed = Number(seedArg);
 const api = apiArg;
-if (!['anthropic', 'ai-sdk', 'openai', 'openai-agents'].includes(api))
+if (!['anthropic', 'ai-sdk', 'openai', 'openai-agents', 'mastra'].includes(api))
   throw new Error(`unknown api ${api}`);
 const CHAT = api === 'openai' || api === 'openai-agents';
 const PATH = CHAT ? '/v1/chat/completions' : '/v1/messages';
@@ -168,6 +169,68 @@ if (api === 'ai-sdk' && arm === 'sdk') {
     ),
     servedBy: 'primary',
   });
+} else if (api === 'mastra') {
+  const { Agent } = await import('@mastra/core/agent');
+  const { noopLogger } = await import('@mastra/core/logger');
+  const provider = createAnthropic({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' });
+  const agentOn = (model, maxRetries) =>
+    new Agent({
+      id: 'bench',
+      name: 'bench',
+      instructions: 'Be brief.',
+      model,
+      logger: noopLogger,
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+    });
+  // The text of a streamed answer; a failure of the stream is thrown (its text would be '').
+  const mastraText = async (agent, i, signal) => {
+    const stream = await agent.stream(prompt(i), {
+      abortSignal: signal,
+      modelSettings: { maxOutputTokens: 256 },
+    });
+    const text = await stream.text;
+    const error = await stream.error;
+    if (error) throw error;
+    if (signal.aborted) throw signal.reason;
+    return text;
+  };
+  if (arm === 'sdk') {
+    const agent = agentOn(provider('claude-primary'));
+    adapter = "Mastra Agent({ model: anthropic('…') }).stream(), Mastra's default retries";
+    callOnce = async (i, signal) => ({
+      text: await mastraText(agent, i, signal),
+      servedBy: 'primary',
+    });
+  } else {
+    const { recourseMiddleware } = await loadEntry('ai-sdk/index.js');
+    const agentFor = (id) =>
+      agentOn(
+        wrapLanguageModel({
+          model: provider(id),
+          middleware: recourseMiddleware({ name: id, idleMs, firstItemMs }),
+        }),
+        0,
+      );
+    const agents = { primary: agentFor('claude-primary'), fallback: agentFor('claude-fallback') };
+    adapter =
+      'Mastra Agent({ model: wrapLanguageModel({ model, middleware: recourseMiddleware({ idleMs, firstItemMs }) }), maxRetries: 0 }).stream() on each path of the ladder';
+    const breakers = new r.BreakerRegistry({ failureThreshold: 5, cooldownMs: 10_000 });
+    const path = (name) => ({
+      name,
+      run: (ctx) => tally(mastraText(agents[name], ctx.idempotencyKey, ctx.signal)),
+      policy: r.pipeline(
+        breakers.get(name),
+        r.retry({ maxAttempts: 3 }),
+        r.timeout(10_000),
+        r.validate(nonEmpty),
+      ),
+    });
+    const ladder = r.fallback([path('primary'), path('fallback')]);
+    callOnce = async (i, signal) => {
+      const served = await ladder.execute({ signal, idempotencyKey: `task-${i}` });
+      return { text: served.value, servedBy: served.servedBy };
+    };
+  }
 } else if (api === 'openai-agents') {
   // A streamed run of one Agent: the text deltas it streams, and its completion.
   const agents = await import('@openai/agents');
