@@ -21,13 +21,13 @@ import {
 // fallbackModels from agent-recourse/ai-sdk put them under recourse; the Agent's own retries are
 // off (maxRetries: 0), so one layer retries.
 
-const agentOn = (model: Model) =>
+const agentOn = (model: Model, maxRetries = 0) =>
   new Agent({
     id: 'helper',
     name: 'helper',
     instructions: 'Be brief.',
     model,
-    maxRetries: 0,
+    maxRetries,
     logger: noopLogger,
   } as ConstructorParameters<typeof Agent>[0]);
 
@@ -97,6 +97,14 @@ describe('Mastra Agent over recourse', () => {
       await outcome(Promise.resolve(stream.text));
       expect(await stream.error).toMatchObject({ name: 'RetriesExhaustedError', attempts: 3 });
       expect(chaos.requests).toHaveLength(6);
+    });
+  });
+
+  it('beside it, Mastra’s own retries left on multiply the layers: maxRetries 2 over retry(3) is 9 requests', async () => {
+    await withChaos(rules({ fault: { kind: 'status', status: 503 } }), async (chaos) => {
+      const agent = agentOn(wrap(chatModel(chaos), recourseMiddleware({ policy: RETRY() })), 2);
+      await outcome(agent.generate('Hi'));
+      expect(chaos.requests).toHaveLength(9);
     });
   });
 });
