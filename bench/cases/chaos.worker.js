@@ -1,7 +1,9 @@
 // Case 7 worker: one arm of the chaos workload, against its own chaos server.
-//   chaos.worker.js <arm: sdk | recourse> <calls> <concurrency> <deadlineMs> <idleMs> <seed> [<api: anthropic | ai-sdk | openai>]
+//   chaos.worker.js <arm: sdk | recourse> <calls> <concurrency> <deadlineMs> <idleMs> <seed> [<api: anthropic | ai-sdk | openai | openai-agents>]
 // api anthropic (the default): the real @anthropic-ai/sdk; ai-sdk: the real Vercel AI SDK (ai 7,
-// @ai-sdk/anthropic, streamText); openai: the real openai SDK (Chat Completions).
+// @ai-sdk/anthropic, streamText); openai: the real openai SDK (Chat Completions); openai-agents:
+// the real OpenAI Agents SDK (a streamed run of an Agent on its Chat Completions model); mastra:
+// a Mastra Agent (@mastra/core) on an AI SDK model (@ai-sdk/anthropic).
 // sdk:      the SDK with its own retries (maxRetries 2, the default of all three), each logical
 //           call bounded by a harness deadline (no SDK notices a stalled stream).
 // recourse: the same SDK with maxRetries 0, streamed through recourse's adapter (streamMessage,
@@ -26,11 +28,13 @@ const deadlineMs = Number(deadlineArg);
 const idleMs = Number(idleArg);
 const seed = Number(seedArg);
 const api = apiArg;
-if (!['anthropic', 'ai-sdk', 'openai'].includes(api)) throw new Error(`unknown api ${api}`);
-const PATH = api === 'openai' ? '/v1/chat/completions' : '/v1/messages';
+if (!['anthropic', 'ai-sdk', 'openai', 'openai-agents', 'mastra'].includes(api))
+  throw new Error(`unknown api ${api}`);
+const CHAT = api === 'openai' || api === 'openai-agents';
+const PATH = CHAT ? '/v1/chat/completions' : '/v1/messages';
 // The stall comes right after the first text delta: Anthropic's message_start,
 // content_block_start, ping, first delta; OpenAI's role chunk, first content chunk.
-const STALL_AFTER = api === 'openai' ? 2 : 4;
+const STALL_AFTER = CHAT ? 2 : 4;
 // The wait for the first event (response headers included): longer than idleMs, as a cold
 // process's first requests take a while (the AI SDK's most: about 1 s on this machine).
 const firstItemMs = 5_000;
@@ -165,6 +169,154 @@ if (api === 'ai-sdk' && arm === 'sdk') {
     ),
     servedBy: 'primary',
   });
+} else if (api === 'mastra') {
+  const { Agent } = await import('@mastra/core/agent');
+  const { noopLogger } = await import('@mastra/core/logger');
+  const provider = createAnthropic({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' });
+  const agentOn = (model, maxRetries) =>
+    new Agent({
+      id: 'bench',
+      name: 'bench',
+      instructions: 'Be brief.',
+      model,
+      logger: noopLogger,
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+    });
+  // The text of a streamed answer; a failure of the stream is thrown (its text would be '').
+  const mastraText = async (agent, i, signal) => {
+    const stream = await agent.stream(prompt(i), {
+      abortSignal: signal,
+      modelSettings: { maxOutputTokens: 256 },
+    });
+    const text = await stream.text;
+    const error = await stream.error;
+    if (error) throw error;
+    if (signal.aborted) throw signal.reason;
+    return text;
+  };
+  if (arm === 'sdk') {
+    const agent = agentOn(provider('claude-primary'));
+    adapter = "Mastra Agent({ model: anthropic('…') }).stream(), Mastra's default retries";
+    callOnce = async (i, signal) => ({
+      text: await mastraText(agent, i, signal),
+      servedBy: 'primary',
+    });
+  } else {
+    const { recourseMiddleware } = await loadEntry('ai-sdk/index.js');
+    const agentFor = (id) =>
+      agentOn(
+        wrapLanguageModel({
+          model: provider(id),
+          middleware: recourseMiddleware({ name: id, idleMs, firstItemMs }),
+        }),
+        0,
+      );
+    const agents = { primary: agentFor('claude-primary'), fallback: agentFor('claude-fallback') };
+    adapter =
+      'Mastra Agent({ model: wrapLanguageModel({ model, middleware: recourseMiddleware({ idleMs, firstItemMs }) }), maxRetries: 0 }).stream() on each path of the ladder';
+    const breakers = new r.BreakerRegistry({ failureThreshold: 5, cooldownMs: 10_000 });
+    const path = (name) => ({
+      name,
+      run: (ctx) => tally(mastraText(agents[name], ctx.idempotencyKey, ctx.signal)),
+      policy: r.pipeline(
+        breakers.get(name),
+        r.retry({ maxAttempts: 3 }),
+        r.timeout(10_000),
+        r.validate(nonEmpty),
+      ),
+    });
+    const ladder = r.fallback([path('primary'), path('fallback')]);
+    callOnce = async (i, signal) => {
+      const served = await ladder.execute({ signal, idempotencyKey: `task-${i}` });
+      return { text: served.value, servedBy: served.servedBy };
+    };
+  }
+} else if (api === 'openai-agents') {
+  // A streamed run of one Agent: the text deltas it streams, and its completion.
+  const agents = await import('@openai/agents');
+  agents.setTracingDisabled(true);
+  const runText = async (runner, agent, i, signal) => {
+    const result = await runner.run(agent, prompt(i), { stream: true, signal });
+    let text = '';
+    for await (const e of result)
+      if (e.type === 'raw_model_stream_event' && e.data.type === 'output_text_delta')
+        text += e.data.delta;
+    await result.completed;
+    // The runner ends an aborted stream quietly and keeps the partial text: not an answer.
+    if (signal.aborted) throw signal.reason;
+    return text;
+  };
+  if (arm === 'sdk') {
+    // The framework alone: the openai client's own retries (maxRetries 2), no runner retry.
+    const client = new OpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' });
+    const agent = new agents.Agent({
+      name: 'bench',
+      model: new agents.OpenAIChatCompletionsModel(client, 'gpt-primary'),
+      modelSettings: { maxTokens: 256 },
+    });
+    const runner = new agents.Runner();
+    adapter =
+      'Runner.run(Agent on OpenAIChatCompletionsModel, { stream: true }), openai maxRetries 2';
+    callOnce = async (i, signal) => ({
+      text: await runText(runner, agent, i, signal),
+      servedBy: 'primary',
+    });
+  } else {
+    const { recourseModelProvider } = await loadEntry('openai-agents/index.js');
+    const breakers = new r.BreakerRegistry({ failureThreshold: 5, cooldownMs: 10_000 });
+    const runner = new agents.Runner({
+      modelProvider: recourseModelProvider({
+        client: new OpenAI({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' }),
+        api: 'chat',
+        fallback: ['gpt-fallback'],
+        policy: (model) =>
+          r.pipeline(breakers.get(model), r.retry({ maxAttempts: 3 }), r.timeout(10_000)),
+        idleMs,
+        firstItemMs,
+      }),
+    });
+    const agent = new agents.Agent({
+      name: 'bench',
+      model: 'gpt-primary',
+      modelSettings: { maxTokens: 256 },
+    });
+    // A stall after the first text delta reaches the run (the runner had the text): the run is
+    // sent again once, for that failure only (the model's own retries handle the rest).
+    const again = r.retry({
+      maxAttempts: 2,
+      retryOn: (error) => error?.name === 'StallError' || error?.name === 'IncompleteStreamError',
+    });
+    adapter =
+      "Runner({ modelProvider: recourseModelProvider({ client, api: 'chat', fallback, policy: pipeline(breaker, retry(3), timeout(10 s)), idleMs, firstItemMs }) }), the run retried once on a stall after output";
+    callOnce = async (i, signal) => {
+      let servedBy = 'primary';
+      const text = await again.execute(
+        (ctx) =>
+          tally(
+            (async () => {
+              const result = await runner.run(agent, prompt(i), {
+                stream: true,
+                signal: ctx.signal,
+              });
+              let t = '';
+              for await (const e of result) {
+                if (e.type !== 'raw_model_stream_event') continue;
+                if (e.data.type === 'output_text_delta') t += e.data.delta;
+                if (
+                  e.data.type === 'response_done' &&
+                  e.data.response.providerData?.recourse?.degraded
+                )
+                  servedBy = 'fallback';
+              }
+              await result.completed;
+              return t;
+            })(),
+          ),
+        { signal },
+      );
+      return { text, servedBy };
+    };
+  }
 } else if (api !== 'anthropic') {
   // recourse over the AI SDK or the openai SDK: the same ladder as the Anthropic arm below.
   let streamOnce;

@@ -201,11 +201,15 @@ export function evaluateGoals(results) {
     ['', c.chaos?.data?.recourse],
     [' (Vercel AI SDK)', c.chaos?.data?.['ai-sdk']?.recourse],
     [' (openai SDK)', c.chaos?.data?.openai?.recourse],
+    [' (OpenAI Agents SDK)', c.chaos?.data?.['openai-agents']?.recourse],
+    [' (Mastra)', c.chaos?.data?.mastra?.recourse],
   ];
   const sdkArms = {
     '': c.chaos?.data?.sdk,
     ' (Vercel AI SDK)': c.chaos?.data?.['ai-sdk']?.sdk,
     ' (openai SDK)': c.chaos?.data?.openai?.sdk,
+    ' (OpenAI Agents SDK)': c.chaos?.data?.['openai-agents']?.sdk,
+    ' (Mastra)': c.chaos?.data?.mastra?.sdk,
   };
   for (const [sdk, r] of chaosArms) {
     if (!r) continue;

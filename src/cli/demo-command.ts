@@ -18,13 +18,15 @@ import { openInBrowser } from './open-in-browser.js';
 import { packageVersion } from './version.js';
 
 const NAME = 'demo';
+// The backends' one-liners line up after the longest name.
+const NAME_WIDTH = Math.max(...DEMO_BACKEND_NAMES.map((n) => n.length));
 
 const flags = {
   backend: choiceFlag('NAME', 'where the subagents run; default anthropic', DEMO_BACKEND_NAMES),
   'agent-sdk': booleanFlag('same as --backend agent-sdk'),
   simulated: booleanFlag('same as --backend simulated'),
   live: booleanFlag(
-    'talk to the real API (needs ANTHROPIC_API_KEY; OPENAI_API_KEY with --backend openai) instead of the embedded chaos server',
+    'talk to the real API (needs ANTHROPIC_API_KEY; OPENAI_API_KEY with --backend openai or openai-agents) instead of the embedded chaos server',
   ),
   seed: integerFlag(
     'N',
@@ -100,7 +102,7 @@ export const demoCommand = command({
     ...CLUSTER_HELP,
     '',
     'Backends:',
-    ...DEMO_BACKEND_NAMES.map((n) => `  ${n.padEnd(10)} ${DEMO_BACKENDS[n].summary}`),
+    ...DEMO_BACKEND_NAMES.map((n) => `  ${n.padEnd(NAME_WIDTH)} ${DEMO_BACKENDS[n].summary}`),
     '',
     'recourse does not install the SDKs: a backend whose SDK is missing says which packages to install.',
   ].join('\n'),

@@ -12,45 +12,69 @@ export interface Governance {
   readonly spendLimit: SpendLimit | undefined;
 }
 
+/** @internal The governor's side of one request: where its headers, its failure and its outcome go. */
+export interface GovernedRequest {
+  /** Teaches the permit's limiter the response headers; `undefined` when no permit listens. */
+  readonly onHeaders: ((headers: unknown) => void) | undefined;
+  failed(error: unknown): void;
+  done(result: unknown, outcome: CallOutcome): void;
+}
+
 /**
- * @internal A call of `wire` under the governor, written once for every adapter: the spend limit
- * refuses it before sending when its estimate would pass the budget, the rate limiter's permit is
- * waited for, `run` sends it (its response headers, read in the wire's dialect, teach the
- * limiter), then the permit and the budget hear how it ended, in the wire's terms: the usage and
- * model its result says, or the failure (a cut stream's partial answer counts too). A telemetry
- * layer around the call hears the same facts.
+ * @internal The governor's envelope of one request of `wire`, written once for every adapter: the
+ * spend limit refuses it before sending when its estimate would pass the budget, the rate
+ * limiter's permit is waited for, the response headers (read in the wire's dialect) teach the
+ * limiter, then the permit and the budget hear how it ended, in the wire's terms: the usage and
+ * model its result says, or the failure (a cut stream's partial answer counts too). A stream
+ * handed on as it comes ({@link OpenedStream}) tells it when the stream ends.
  */
-export async function governedCall<C, Q, I, R>(
-  wire: ModelWire<C, Q, I, R>,
-  client: C,
+export async function governRequest<C, Q, I, R>(
+  wire: Pick<ModelWire<C, Q, I, R>, 'facts'>,
   request: Q,
   g: Governance,
-  run: (onHeaders: ((headers: unknown) => void) | undefined) => Promise<R>,
-): Promise<R> {
+): Promise<GovernedRequest> {
   if (g.signal?.aborted) throw abortReason(g.signal);
   const spend = spendTicketFor(g.spendLimit);
   spend?.check(request);
   const granted = await requestPermit(g.limiter, request, g.signal);
   const permit = granted === undefined ? undefined : adapterPermit(granted);
   // One permit per call: the first response's headers teach the limiter (later ones are resumptions).
-  const onHeaders =
-    permit === undefined
-      ? undefined
-      : (headers: unknown): void => permit.learn(wire.facts.rateLimits?.(headers), headers);
-  return observedCall(
-    wire.facts,
-    client,
-    request,
-    () => run(onHeaders),
-    (error) => {
+  return {
+    onHeaders:
+      permit === undefined
+        ? undefined
+        : (headers) => permit.learn(wire.facts.rateLimits?.(headers), headers),
+    failed(error) {
       permit?.fail(error);
       const partial = failureOutcome(wire.facts, error);
       spend?.fail(error, { usage: partial?.usage, model: partial?.model });
     },
-    (result, outcome) => {
+    done(result, outcome) {
       permit?.done(outcome.usage, result);
       spend?.record(outcome.usage, outcome.model);
     },
+  };
+}
+
+/**
+ * @internal A call of `wire` under the governor ({@link governRequest}): `run` sends it, with the
+ * listener of its response headers. A telemetry layer around the call hears the same facts.
+ */
+export async function governedCall<C, Q, I, R>(
+  wire: Pick<ModelWire<C, Q, I, R>, 'facts'>,
+  client: C,
+  request: Q,
+  g: Governance,
+  run: (onHeaders: ((headers: unknown) => void) | undefined) => Promise<R>,
+): Promise<R> {
+  const governed = await governRequest(wire, request, g);
+  return observedCall(
+    wire.facts,
+    client,
+    request,
+    () => run(governed.onHeaders),
+    (error) => governed.failed(error),
+    (result, outcome) => governed.done(result, outcome),
   );
 }
 

@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import { openAIDialect } from '../dialects/openai.js';
 import { estimateIn, rateLimitsIn, resultFacts } from '../dialects/read-facts.js';
 import type { ModelWire } from '../model-stream/model-wire.js';
-import { tapHeaders } from './header-tap.js';
+import { tapHeaders } from '../model-stream/header-tap.js';
 
 type ChatCompletion = OpenAI.Chat.ChatCompletion;
 type ChatCompletionChunk = OpenAI.Chat.ChatCompletionChunk;

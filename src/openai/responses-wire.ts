@@ -3,7 +3,7 @@ import { openAIDialect } from '../dialects/openai.js';
 import { estimateIn, rateLimitsIn, resultFacts } from '../dialects/read-facts.js';
 import type { ModelWire } from '../model-stream/model-wire.js';
 import { bodyModel, notKeepalive } from './chat-wire.js';
-import { tapHeaders } from './header-tap.js';
+import { tapHeaders } from '../model-stream/header-tap.js';
 import { ResponseFailedError } from './response-failed-error.js';
 
 type Response = OpenAI.Responses.Response;

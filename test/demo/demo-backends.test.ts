@@ -62,13 +62,16 @@ describe.skipIf(!existsSync(BIN) && !required)(
         'anthropic',
         'ai-sdk',
         'openai',
+        'openai-agents',
         'agent-sdk',
         'simulated',
       ]);
       const help = await runBin(['demo', '--help']);
       expect(help.code).toBe(0);
       for (const name of DEMO_BACKEND_NAMES)
-        expect(help.stdout).toContain(`  ${name.padEnd(10)} ${DEMO_BACKENDS[name].summary}\n`);
+        expect(help.stdout).toContain(
+          `  ${name.padEnd(Math.max(...DEMO_BACKEND_NAMES.map((n) => n.length)))} ${DEMO_BACKENDS[name].summary}\n`,
+        );
       expect(help.stdout).toContain('recourse demo --backend openai');
     });
 

@@ -68,6 +68,21 @@ export const DEMO_BACKENDS = {
         o,
       ),
   },
+  'openai-agents': {
+    summary:
+      'the real OpenAI Agents SDK (@openai/agents) through recourseModel against the embedded chaos server',
+    defaultTopics: 20,
+    canGoLive: true,
+    liveKey: 'OPENAI_API_KEY',
+    create: async (o) =>
+      (
+        await loadBackend(
+          'openai-agents',
+          ['@openai/agents', 'openai'],
+          () => import('./openai-agents-backend.js'),
+        )
+      ).openAIAgentsBackend(o),
+  },
   'agent-sdk': {
     summary: 'the real Claude Agent SDK (its native CLI) against the embedded chaos server',
     defaultTopics: 6,
@@ -98,6 +113,6 @@ export type DemoBackendName = keyof typeof DEMO_BACKENDS;
  * The `--backend` names, default first.
  *
  * @example
- * DEMO_BACKEND_NAMES // ['anthropic', 'ai-sdk', 'openai', 'agent-sdk', 'simulated']
+ * DEMO_BACKEND_NAMES // ['anthropic', 'ai-sdk', 'openai', 'openai-agents', 'agent-sdk', 'simulated']
  */
 export const DEMO_BACKEND_NAMES = Object.keys(DEMO_BACKENDS) as DemoBackendName[];
