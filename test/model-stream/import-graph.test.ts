@@ -59,7 +59,7 @@ const edges = graph.flatMap((f) =>
 
 describe('the import graph of the model adapters', () => {
   it('finds the adapters by the SDKs they import', () => {
-    expect(adapters).toEqual(['ai-sdk', 'anthropic', 'claude-agent-sdk', 'openai']);
+    expect(adapters).toEqual(['ai-sdk', 'anthropic', 'claude-agent-sdk', 'langchain', 'openai']);
   });
 
   it('no adapter folder imports another adapter folder', () => {

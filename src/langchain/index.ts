@@ -1,0 +1,8 @@
+// Entry `agent-recourse/langchain`: middleware for LangChain's `createAgent` (optional peer `langchain` >= 1).
+export type {
+  FallbackModel,
+  LangChainMiddlewareOptions,
+  ToolCallOptions,
+} from './recourse-middleware.js';
+export { recourseMiddleware } from './recourse-middleware.js';
+export type { ModelFailure, ServedModel } from './served-metadata.js';
