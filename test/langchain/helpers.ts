@@ -11,26 +11,28 @@ export const ANSWER =
   'one two three four five six seven eight nine ten eleven twelve thirteen fourteen';
 
 /** Real LangChain chat models pointed at the chaos server, LangChain's own retries off. */
-export const MODELS: Array<[name: string, make: (chaos: ChaosServer, id?: string) => object]> = [
+export const MODELS: Array<
+  [name: string, make: (chaos: ChaosServer, id?: string, maxRetries?: number) => object]
+> = [
   [
     '@langchain/anthropic',
-    (chaos, id = 'claude-test') =>
+    (chaos, id = 'claude-test', maxRetries = 0) =>
       new ChatAnthropic({
         model: id,
         apiKey: 'test',
         anthropicApiUrl: chaos.url,
-        maxRetries: 0,
+        maxRetries,
         maxTokens: 500,
       }),
   ],
   [
     '@langchain/openai',
-    (chaos, id = 'gpt-test') =>
+    (chaos, id = 'gpt-test', maxRetries = 0) =>
       new ChatOpenAI({
         model: id,
         apiKey: 'test',
         configuration: { baseURL: `${chaos.url}/v1` },
-        maxRetries: 0,
+        maxRetries,
       }),
   ],
 ];

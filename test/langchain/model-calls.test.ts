@@ -167,11 +167,7 @@ describe('recourseMiddleware (langchain): one retry layer', () => {
       await withChaos(rules({ fault: { kind: 'status', status: 503 } }), async (chaos) => {
         const p = prefixOf(name);
         // maxRetries left at LangChain's default (6) on purpose: the middleware turns it off per call.
-        const loud = (id: string) => {
-          const m = make(chaos, id) as { maxRetries?: number; caller?: { maxRetries: number } };
-          if (m.caller !== undefined) m.caller.maxRetries = 6;
-          return m;
-        };
+        const loud = (id: string) => make(chaos, id, 6);
         const agent = agentOf(
           loud(`${p}-first`),
           recourseMiddleware({
