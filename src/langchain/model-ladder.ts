@@ -9,7 +9,8 @@ import { ControlFlowPassage, passingControlFlow, releasingControlFlow } from './
 export interface LadderPath {
   readonly name: string;
   readonly model: ChatModelLike;
-  readonly policy: Policy;
+  /** `undefined`: one attempt, under no policy. */
+  readonly policy: Policy | undefined;
 }
 
 /**
@@ -23,17 +24,21 @@ export async function runLadder<T, P extends LadderPath>(
   paths: readonly P[],
   signal: AbortSignal | undefined,
   events: Emitter,
-  attempt: (path: P, attemptSignal: AbortSignal) => Promise<T>,
+  attempt: (path: P, attemptSignal: AbortSignal | undefined) => Promise<T>,
 ): Promise<{ value: T; servedBy: string; degraded: boolean; failures: PathFailure[] }> {
   const failures: PathFailure[] = [];
   return releasingControlFlow(async () => {
     for (let i = 0; i < paths.length; i++) {
       const path = paths[i]!;
       try {
-        const value = await path.policy.execute(
-          (ctx) => passingControlFlow(() => attempt(path, ctx.signal)),
-          signal === undefined ? undefined : { signal },
-        );
+        const policy = path.policy;
+        const value =
+          policy === undefined
+            ? await attempt(path, undefined)
+            : await policy.execute(
+                (ctx) => passingControlFlow(() => attempt(path, ctx.signal)),
+                signal === undefined ? undefined : { signal },
+              );
         return { value, servedBy: path.name, degraded: i > 0, failures };
       } catch (error) {
         if (error instanceof ControlFlowPassage || signal?.aborted) throw error;

@@ -77,8 +77,11 @@ export interface LangChainMiddlewareOptions extends StallOptions {
   policy?: Policy;
   /** Models tried in order when the agent's own model fails. Default none. */
   fallbacks?: FallbackModel[];
-  /** Where each model's breaker comes from, by its name. Default: a registry of this middleware's. */
-  breakers?: BreakerRegistry;
+  /**
+   * Where each model's breaker comes from, by its name, or `false` for none (in the default
+   * policies). Default: a registry of this middleware's.
+   */
+  breakers?: BreakerRegistry | false;
   /** How a model's calls are retried (in the default policies), or `false` for one attempt. Default `retry()`'s. */
   retry?: RetryOptions | false;
   tools?: ToolCallOptions;
@@ -168,8 +171,10 @@ export function recourseMiddleware(options?: LangChainMiddlewareOptions): AgentM
   const own = o.name === undefined ? undefined : checkName('name', o.name);
   const ownPolicy = o.policy === undefined ? undefined : checkPolicy('policy', o.policy);
   const breakers = o.breakers ?? new BreakerRegistry();
-  if (!(breakers instanceof BreakerRegistry))
-    throw new TypeError(`breakers must be a BreakerRegistry, got ${showValue(o.breakers)}`);
+  if (breakers !== false && !(breakers instanceof BreakerRegistry))
+    throw new TypeError(
+      `breakers must be a BreakerRegistry or false, got ${showValue(o.breakers)}`,
+    );
   const retryOptions = o.retry;
   if (retryOptions !== undefined && retryOptions !== false) retry(retryOptions); // checks it now
   const clock = checkClock<Clock>('clock', o.clock ?? systemClock);
@@ -186,10 +191,12 @@ export function recourseMiddleware(options?: LangChainMiddlewareOptions): AgentM
     },
     generate,
   });
-  const defaultPolicy = (name: string): Policy =>
-    retryOptions === false
-      ? breakers.get(name)
-      : pipeline(breakers.get(name), retry({ name, ...retryOptions }));
+  const defaultPolicy = (name: string): Policy | undefined => {
+    const layers: Policy[] = [];
+    if (breakers !== false) layers.push(breakers.get(name));
+    if (retryOptions !== false) layers.push(retry({ name, ...retryOptions }));
+    return layers.length === 0 ? undefined : layers.length === 1 ? layers[0] : pipeline(...layers);
+  };
 
   if (o.fallbacks !== undefined && !Array.isArray(o.fallbacks))
     throw new TypeError(
