@@ -1,5 +1,6 @@
 // Entry `agent-recourse/langchain`: middleware for LangChain's `createAgent` (optional peer `langchain` >= 1).
 export type {
+  AnswerMessage,
   FallbackModel,
   LangChainMiddlewareOptions,
   ToolCallOptions,

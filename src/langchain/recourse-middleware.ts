@@ -20,6 +20,7 @@ import { pipeline } from '../pipeline/pipeline.js';
 import type { Policy } from '../policy/policy.js';
 import { type RetryOptions, retry } from '../retry/retry.js';
 import { timeout } from '../timeout/timeout.js';
+import { checkResult, checkValidator, type ResultValidator } from '../validate/check-result.js';
 import { activeLimit, resolveStallLimits } from '../watch/stream-limits.js';
 import { type ChatModelLike, isChatModel, modelIdOf } from './chat-model.js';
 import { chunkWire } from './chunk-wire.js';
@@ -85,6 +86,12 @@ export interface LangChainMiddlewareOptions extends StallOptions {
   /** How a model's calls are retried (in the default policies), or `false` for one attempt. Default `retry()`'s. */
   retry?: RetryOptions | false;
   tools?: ToolCallOptions;
+  /**
+   * Checks every model answer (the AI message): a Standard Schema, or a predicate returning false
+   * or a reason string. A rejected answer is an `InvalidResultError`, which `retry` retries and a
+   * fallback moves past (an empty answer is "succeeded but useless"). Default: none.
+   */
+  validate?: ResultValidator<AnswerMessage>;
   /** Default `systemClock`. */
   clock?: Clock;
 }
@@ -97,6 +104,7 @@ const KEYS: OptionKeys<LangChainMiddlewareOptions> = {
   breakers: true,
   retry: true,
   tools: true,
+  validate: true,
   clock: true,
 };
 const FALLBACK_KEYS: OptionKeys<FallbackModel> = { name: true, model: true, policy: true };
@@ -178,6 +186,8 @@ export function recourseMiddleware(options?: LangChainMiddlewareOptions): AgentM
   const retryOptions = o.retry;
   if (retryOptions !== undefined && retryOptions !== false) retry(retryOptions); // checks it now
   const clock = checkClock<Clock>('clock', o.clock ?? systemClock);
+  const validator =
+    o.validate === undefined ? undefined : checkValidator<AnswerMessage>('validate', o.validate);
   const stall = checkStallOptions('recourseMiddleware', o);
   const generateMs = activeLimit(stall.totalMs ?? GENERATE_TOTAL_MS);
   const generate = generateMs === undefined ? undefined : timeout(generateMs, { clock });
@@ -250,12 +260,20 @@ export function recourseMiddleware(options?: LangChainMiddlewareOptions): AgentM
     async wrapModelCall(request: ModelCall, handler: (request: ModelCall) => Promise<unknown>) {
       const model = checkModel('the agent model', request.model);
       const paths = [ownPath(model), ...fallbacks];
-      const served = await runLadder(paths, request.runtime?.signal, events, (path, signal) =>
-        handler({
-          ...request,
-          model: watchedModel(path.model, path.limits, signal),
-          modelSettings: { ...request.modelSettings, maxRetries: 0 },
-        }),
+      const served = await runLadder(
+        paths,
+        request.runtime?.signal,
+        events,
+        async (path, signal) => {
+          const answer = await handler({
+            ...request,
+            model: watchedModel(path.model, path.limits, signal),
+            modelSettings: { ...request.modelSettings, maxRetries: 0 },
+          });
+          return validator === undefined || !isAnswer(answer)
+            ? answer
+            : checkResult(validator, answer);
+        },
       );
       return markServed(
         served.value,
@@ -275,6 +293,25 @@ export function recourseMiddleware(options?: LangChainMiddlewareOptions): AgentM
   };
   return middleware as unknown as AgentMiddleware;
 }
+
+/**
+ * A model's answer as `validate` sees it: LangChain's AI message (its `text`, `content`,
+ * `tool_calls`, `response_metadata`, …).
+ *
+ * @example
+ * const nonEmpty = (m: AnswerMessage) => m.text.trim() !== '' || (m.tool_calls?.length ?? 0) > 0 || 'empty answer'
+ */
+export interface AnswerMessage {
+  readonly text: string;
+  readonly content: unknown;
+  readonly tool_calls?: readonly unknown[];
+  readonly response_metadata: Record<string, unknown>;
+}
+
+const isAnswer = (value: unknown): value is AnswerMessage =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { response_metadata?: unknown }).response_metadata === 'object';
 
 /** The fields of a model request the middleware reads or sets. */
 interface ModelCall {

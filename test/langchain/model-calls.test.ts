@@ -264,4 +264,30 @@ describe('recourseMiddleware (langchain): one retry layer', () => {
       );
     },
   );
+
+  it.each(MODELS)(
+    '%s: validate: an empty answer is InvalidResultError, retried; a good one passes',
+    async (_name, make) => {
+      await withChaos(rules({ fault: { kind: 'empty' }, times: 1 }), async (chaos) => {
+        const failures: unknown[] = [];
+        const agent = agentOf(
+          make(chaos),
+          recourseMiddleware({
+            validate: (m) => m.text.trim() !== '' || 'empty answer',
+            retry: {
+              ...quick(2),
+              retryOn: (e, c) => {
+                failures.push(e);
+                return c.retryable;
+              },
+            },
+          }),
+        );
+        const result = await agent.invoke(ask);
+        expect(lastOf(result).content).toBe(ANSWER);
+        expect(failures.map((e) => (e as Error).name)).toEqual(['InvalidResultError']);
+        expect(chaos.requests.map((r) => r.fault)).toEqual(['empty', null]);
+      });
+    },
+  );
 });
