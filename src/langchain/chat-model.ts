@@ -1,5 +1,5 @@
 // The parts of a LangChain chat model (`@langchain/core`'s BaseChatModel) recourse touches, as
-// structural types: the adapter imports nothing of LangChain at run time (§adapters.kernel).
+// structural types: the adapter imports nothing of LangChain at run time (ARCHITECTURE.md §adapters.kernel).
 
 /** @internal One streamed piece of an answer (`ChatGenerationChunk`). */
 export interface ChunkLike {

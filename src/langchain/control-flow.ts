@@ -24,7 +24,7 @@ const PASSING: DeclaredClassification = {
 
 /**
  * @internal Carries a control-flow signal through recourse's policies, which neither retry nor
- * count it (a breaker frees its probe slot and moves not), so that it leaves them unchanged: the
+ * count it (a breaker frees its probe slot and moves not: ARCHITECTURE.md §P3), so that it leaves them unchanged: the
  * signal itself is not touched (no mark is written on it).
  */
 export class ControlFlowPassage extends RecourseError {

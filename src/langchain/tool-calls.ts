@@ -17,7 +17,7 @@ const hinted = (hints: unknown): boolean => {
  * @internal True when running `tool` again cannot repeat a side effect: its metadata says it only
  * reads or is idempotent (`readOnlyHint` / `idempotentHint`, at the top or under `annotations`,
  * as MCP tools say it), or the caller named it so. Any other tool may have acted before it
- * failed, so it runs once (§P2: a retry must be safe).
+ * failed, so it runs once.
  */
 export function isRetrySafe(tool: unknown, name: string, named: ReadonlySet<string>): boolean {
   if (named.has(name)) return true;
