@@ -258,7 +258,7 @@ export function recourseMiddleware(options?: LangChainMiddlewareOptions): AgentM
     [MIDDLEWARE_BRAND]: true,
     name: 'recourse',
     async wrapModelCall(request: ModelCall, handler: (request: ModelCall) => Promise<unknown>) {
-      const model = checkModel('the agent model', request.model);
+      const model = await resolvedModel(checkModel('the agent model', request.model));
       const paths = [ownPath(model), ...fallbacks];
       const served = await runLadder(
         paths,
@@ -312,6 +312,17 @@ const isAnswer = (value: unknown): value is AnswerMessage =>
   typeof value === 'object' &&
   value !== null &&
   typeof (value as { response_metadata?: unknown }).response_metadata === 'object';
+
+/**
+ * The model that answers: a configurable model (what a `provider:model` string becomes) answers
+ * through a model it makes, which is the one to watch.
+ */
+async function resolvedModel(model: ChatModelLike): Promise<ChatModelLike> {
+  const make = (model as { _getModelInstance?: () => Promise<unknown> })._getModelInstance;
+  if (typeof make !== 'function') return model;
+  const made: unknown = await make.call(model);
+  return isChatModel(made) ? made : model;
+}
 
 /** The fields of a model request the middleware reads or sets. */
 interface ModelCall {

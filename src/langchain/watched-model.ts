@@ -18,6 +18,9 @@ export interface AttemptLimits {
 
 const noop = (): void => {};
 
+/** Marks a watched model, so that a model it makes is not watched twice. */
+const WATCHED: unique symbol = Symbol('recourse.watchedModel');
+
 /** The signals together: aborted when either is. */
 function either(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
   if (a === undefined) return b;
@@ -49,14 +52,23 @@ export function watchedModel(
   limits: AttemptLimits,
   attemptSignal: AbortSignal | undefined,
 ): ChatModelLike {
-  const watched = Object.create(model) as ChatModelLike & Record<string, unknown>;
-  // Some models bind call options by making a new model of their class (`ChatOpenAI`): that one
-  // is watched the same way. A binding over `watched` itself (the usual `withConfig`) is kept.
-  const withConfig = (model as { withConfig?: unknown }).withConfig;
-  if (typeof withConfig === 'function') {
-    watched.withConfig = function (this: unknown, config: unknown): unknown {
-      const made: unknown = withConfig.call(this, config);
-      return made !== this && isChatModel(made) ? watchedModel(made, limits, attemptSignal) : made;
+  const watched = Object.create(model) as ChatModelLike &
+    Record<string, unknown> &
+    Record<symbol, unknown>;
+  watched[WATCHED] = true;
+  // Some models bind call options or tools by making a new model of their class (`ChatOpenAI`'s
+  // `withConfig`, a configurable model's `bindTools`): that one is watched the same way. A
+  // binding over `watched` itself (the usual `withConfig`) is kept as it is.
+  for (const key of ['withConfig', 'bindTools']) {
+    const make = (model as unknown as Record<string, unknown>)[key];
+    if (typeof make !== 'function') continue;
+    watched[key] = function (this: unknown, ...args: unknown[]): unknown {
+      const made: unknown = make.apply(this, args);
+      return made !== this &&
+        isChatModel(made) &&
+        (made as unknown as Record<symbol, unknown>)[WATCHED] !== true
+        ? watchedModel(made, limits, attemptSignal)
+        : made;
     };
   }
   if (!streams(model)) {
