@@ -5,7 +5,7 @@ import { quantile } from '../lib/stats.js';
 
 export const id = 'chaos';
 export const title =
-  '7. Chaos workload (@anthropic-ai/sdk, the Vercel AI SDK, the openai SDK, the OpenAI Agents SDK and Mastra against the chaos server)';
+  '7. Chaos workload (@anthropic-ai/sdk, the Vercel AI SDK, the openai SDK, LangChain, the OpenAI Agents SDK and Mastra against the chaos server)';
 
 export async function run(ctx) {
   const p = ctx.quick
@@ -28,6 +28,7 @@ export async function run(ctx) {
   const [sdk, recourse] = await pair('anthropic');
   const [aiSdk, aiSdkRecourse] = await pair('ai-sdk');
   const [openai, openaiRecourse] = await pair('openai');
+  const [langchain, langchainRecourse] = await pair('langchain');
   const [agents, agentsRecourse] = await pair('openai-agents');
   const [mastra, mastraRecourse] = await pair('mastra');
   const summarize = (r) => {
@@ -56,6 +57,7 @@ export async function run(ctx) {
     recourse: summarize(recourse),
     'ai-sdk': { sdk: summarize(aiSdk), recourse: summarize(aiSdkRecourse) },
     openai: { sdk: summarize(openai), recourse: summarize(openaiRecourse) },
+    langchain: { sdk: summarize(langchain), recourse: summarize(langchainRecourse) },
     'openai-agents': { sdk: summarize(agents), recourse: summarize(agentsRecourse) },
     mastra: { sdk: summarize(mastra), recourse: summarize(mastraRecourse) },
   };
@@ -99,6 +101,16 @@ export async function run(ctx) {
       data.openai.recourse,
     ),
     row(
+      'langchain + @langchain/anthropic',
+      "LangChain's own retries (maxRetries 6)",
+      data.langchain.sdk,
+    ),
+    row(
+      'langchain + @langchain/anthropic',
+      `createAgent + recourseMiddleware: its ladder inside (idleMs ${p.idleMs})`,
+      data.langchain.recourse,
+    ),
+    row(
       '@openai/agents (Chat Completions)',
       'the framework alone (openai maxRetries 2)',
       data['openai-agents'].sdk,
@@ -122,7 +134,7 @@ export async function run(ctx) {
   const notes = [
     `${p.calls} logical calls per arm, ${p.concurrency} in flight, streaming (SSE); faults per request: 10% 529, 5% 429 (retry-after 1 s), 3% stall after the first text delta, 2% empty answer (scenario seed ${p.seed}); the two arms of an SDK run in parallel, each in its own process against its own chaos server; the SDKs one after the other.`,
     "Success = a non-empty answer that really finished (message_stop; the AI SDK's finish part with reason stop; a finish_reason on OpenAI's last chunk). requests/call counts every POST the chaos server received on the API's path (retries and fallback included).",
-    `Every call has a ${p.deadlineMs / 1000} s harness deadline. recourse ladder = fallback([primary, fallback model]), each path pipeline(breaker, retry(3), timeout(10 s), validate non-empty), the SDK's retries off; firstItemMs 5 s: ${data.recourse.adapter}; ${data['ai-sdk'].recourse.adapter}; ${data.openai.recourse.adapter}; ${data['openai-agents'].recourse.adapter}; ${data.mastra.recourse.adapter}.`,
+    `Every call has a ${p.deadlineMs / 1000} s harness deadline. recourse ladder = fallback([primary, fallback model]), each path pipeline(breaker, retry(3), timeout(10 s), validate non-empty), the SDK's retries off; firstItemMs 5 s: ${data.recourse.adapter}; ${data['ai-sdk'].recourse.adapter}; ${data.openai.recourse.adapter}; ${data['openai-agents'].recourse.adapter}; ${data.mastra.recourse.adapter}; LangChain: ${data.langchain.recourse.adapter} (the same ladder, inside the agent), beside ${data.langchain.sdk.adapter}.`,
     'The OpenAI Agents SDK alone keeps the partial text of a stream cut by the harness deadline: counted as a failure; an empty answer ends its turn without output, and its runner asks the model again itself.',
   ];
   if (ctx.quick)

@@ -1,9 +1,13 @@
 // Case 7 worker: one arm of the chaos workload, against its own chaos server.
-//   chaos.worker.js <arm: sdk | recourse> <calls> <concurrency> <deadlineMs> <idleMs> <seed> [<api: anthropic | ai-sdk | openai | openai-agents>]
+//   chaos.worker.js <arm: sdk | recourse> <calls> <concurrency> <deadlineMs> <idleMs> <seed> [<api: anthropic | ai-sdk | openai | openai-agents | mastra | langchain>]
 // api anthropic (the default): the real @anthropic-ai/sdk; ai-sdk: the real Vercel AI SDK (ai 7,
 // @ai-sdk/anthropic, streamText); openai: the real openai SDK (Chat Completions); openai-agents:
 // the real OpenAI Agents SDK (a streamed run of an Agent on its Chat Completions model); mastra:
-// a Mastra Agent (@mastra/core) on an AI SDK model (@ai-sdk/anthropic).
+// a Mastra Agent (@mastra/core) on an AI SDK model (@ai-sdk/anthropic); langchain: a real
+// LangChain agent (createAgent over @langchain/anthropic's ChatAnthropic, streaming).
+// For langchain, the sdk arm is the framework alone (LangChain's own retries, maxRetries 6 by
+// default); the recourse arm the same agent with recourseMiddleware (its ladder inside, the
+// model's retries off).
 // sdk:      the SDK with its own retries (maxRetries 2, the default of all three), each logical
 //           call bounded by a harness deadline (no SDK notices a stalled stream).
 // recourse: the same SDK with maxRetries 0, streamed through recourse's adapter (streamMessage,
@@ -28,7 +32,7 @@ const deadlineMs = Number(deadlineArg);
 const idleMs = Number(idleArg);
 const seed = Number(seedArg);
 const api = apiArg;
-if (!['anthropic', 'ai-sdk', 'openai', 'openai-agents', 'mastra'].includes(api))
+if (!['anthropic', 'ai-sdk', 'openai', 'openai-agents', 'mastra', 'langchain'].includes(api))
   throw new Error(`unknown api ${api}`);
 const CHAT = api === 'openai' || api === 'openai-agents';
 const PATH = CHAT ? '/v1/chat/completions' : '/v1/messages';
@@ -150,7 +154,56 @@ const tally = (attempt) =>
 
 let callOnce;
 let adapter = 'direct: client.messages.create({ stream: true }) under watch()';
-if (api === 'ai-sdk' && arm === 'sdk') {
+if (api === 'langchain') {
+  const { ChatAnthropic } = await import('@langchain/anthropic');
+  const { createAgent } = await import('langchain');
+  const chat = (id, extra) =>
+    new ChatAnthropic({
+      model: id,
+      apiKey: 'bench-key',
+      anthropicApiUrl: chaos.url,
+      maxTokens: 256,
+      streaming: true,
+      ...extra,
+    });
+  let agent;
+  if (arm === 'sdk') {
+    adapter =
+      'createAgent({ model: new ChatAnthropic({ streaming: true }) }) (LangChain maxRetries 6)';
+    agent = createAgent({ model: chat('claude-primary', {}), tools: [] });
+  } else {
+    const { recourseMiddleware } = await loadEntry('langchain/index.js');
+    adapter =
+      'createAgent({ model, middleware: [recourseMiddleware({ idleMs, firstItemMs, totalMs: 10 s, retry: 3, breakers, validate non-empty, fallbacks: [claude-fallback] })] }), maxRetries 0';
+    agent = createAgent({
+      model: chat('claude-primary', { maxRetries: 0 }),
+      tools: [],
+      middleware: [
+        recourseMiddleware({
+          name: 'primary',
+          idleMs,
+          firstItemMs,
+          totalMs: 10_000,
+          retry: { maxAttempts: 3 },
+          breakers: new r.BreakerRegistry({ failureThreshold: 5, cooldownMs: 10_000 }),
+          validate: (m) => nonEmpty(m.text),
+          fallbacks: [{ name: 'fallback', model: chat('claude-fallback', { maxRetries: 0 }) }],
+        }),
+      ],
+    });
+  }
+  callOnce = async (i, signal) => {
+    const result = await agent.invoke(
+      { messages: [{ role: 'user', content: prompt(i) }] },
+      { signal },
+    );
+    const last = result.messages.at(-1);
+    return {
+      text: last?.text ?? '',
+      servedBy: last?.response_metadata?.recourse?.servedBy ?? 'primary',
+    };
+  };
+} else if (api === 'ai-sdk' && arm === 'sdk') {
   const provider = createAnthropic({ baseURL: `${chaos.url}/v1`, apiKey: 'bench-key' });
   adapter = 'streamText({ model: anthropic(…), maxRetries: 2 })';
   callOnce = async (i, signal) => ({

@@ -1,6 +1,7 @@
 import { isAbortError } from '../errors/abort-error.js';
 import { isRecourseError } from '../errors/recourse-error.js';
 import { aiIsRetryable, aiRetryError } from './ai-sdk-errors.js';
+import { isLangchainContextOverflow, langchainWrapped } from './langchain-errors.js';
 import type { Classification, FailureKind } from './classification.js';
 import { declaredClassification } from './declared.js';
 import { retryAfterMs, shouldRetryHeader } from './headers.js';
@@ -230,7 +231,11 @@ function classifyAt(error: unknown, depth: number): Classification {
       const inner = classifyAt(sdkRetry.lastError, depth + 1);
       return sdkRetry.exhausted ? { ...inner, retryable: false } : inner;
     }
+    // A LangChain wrapper says nothing of its own: what it carries is the failure.
+    const carried = langchainWrapped(e);
+    if (carried !== undefined) return classifyAt(carried, depth + 1);
   }
+  if (isLangchainContextOverflow(e)) return verdict('logical', 'context_overflow');
   const ctorName = (e.constructor as { name?: unknown } | undefined)?.name;
   if (isAbortError(error) || ctorName === 'APIUserAbortError')
     return verdict('cancelled', 'cancelled');

@@ -95,7 +95,7 @@ describe.skipIf(!built && !required)('the recourse bin: help, version, usage err
     [['demo', '--topics'], 'recourse demo: --topics needs a value (--topics N)'],
     [
       ['demo', '--backend', 'gpt'],
-      'recourse demo: --backend must be one of anthropic, ai-sdk, openai, openai-agents, agent-sdk, simulated, got "gpt"',
+      'recourse demo: --backend must be one of anthropic, ai-sdk, langchain, openai, openai-agents, agent-sdk, simulated, got "gpt"',
     ],
     [
       ['demo', '--simulatd'],

@@ -29,6 +29,7 @@ describe.skipIf(!existsSync(BIN) && !required)(
     it.each([
       ['openai', 'openai', 'npm install openai'],
       ['ai-sdk', '@ai-sdk/anthropic', 'npm install ai @ai-sdk/anthropic'],
+      ['langchain', '@langchain/anthropic', 'npm install langchain @langchain/anthropic'],
       ['anthropic', '@anthropic-ai/sdk', 'npm install @anthropic-ai/sdk'],
       ['agent-sdk', '@anthropic-ai/claude-agent-sdk', 'npm install @anthropic-ai/claude-agent-sdk'],
     ])(
@@ -61,6 +62,7 @@ describe.skipIf(!existsSync(BIN) && !required)(
       expect(DEMO_BACKEND_NAMES).toEqual([
         'anthropic',
         'ai-sdk',
+        'langchain',
         'openai',
         'openai-agents',
         'agent-sdk',

@@ -63,6 +63,7 @@ describe('the import graph of the model adapters', () => {
       'ai-sdk',
       'anthropic',
       'claude-agent-sdk',
+      'langchain',
       'openai',
       'openai-agents',
     ]);

@@ -57,6 +57,21 @@ export const DEMO_BACKENDS = {
         )
       ).aiSdkBackend(o),
   },
+  langchain: {
+    summary:
+      'real LangChain agents (langchain, @langchain/anthropic) through recourseMiddleware against the embedded chaos server',
+    defaultTopics: 20,
+    canGoLive: true,
+    liveKey: 'ANTHROPIC_API_KEY',
+    create: async (o) =>
+      (
+        await loadBackend(
+          'langchain',
+          ['langchain', '@langchain/anthropic'],
+          () => import('./langchain-backend.js'),
+        )
+      ).langchainBackend(o),
+  },
   openai: {
     summary:
       'the real openai SDK (Chat Completions) through streamChat against the embedded chaos server',
@@ -113,6 +128,6 @@ export type DemoBackendName = keyof typeof DEMO_BACKENDS;
  * The `--backend` names, default first.
  *
  * @example
- * DEMO_BACKEND_NAMES // ['anthropic', 'ai-sdk', 'openai', 'openai-agents', 'agent-sdk', 'simulated']
+ * DEMO_BACKEND_NAMES // ['anthropic', 'ai-sdk', 'langchain', 'openai', 'openai-agents', 'agent-sdk', 'simulated']
  */
 export const DEMO_BACKEND_NAMES = Object.keys(DEMO_BACKENDS) as DemoBackendName[];
