@@ -97,8 +97,14 @@ const noop = (): void => {};
 /** @internal The registry's eviction sweep asks each breaker this (and clears its `used` mark). */
 export const SWEEP: unique symbol = Symbol('recourse.breakerSweep');
 
+/** @internal The link of a registry's eviction queue, kept on the breaker (no node per entry). */
+export const NEXT: unique symbol = Symbol('recourse.breakerNext');
+
 /** @internal A breaker as its registry sees it. */
-export type SweptBreaker = CircuitBreaker & { [SWEEP](): 'used' | 'idle' | 'busy' };
+export type SweptBreaker = CircuitBreaker & {
+  [SWEEP](): 'used' | 'idle' | 'busy';
+  [NEXT]: SweptBreaker | undefined;
+};
 
 class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOwner {
   readonly name: string;
@@ -111,6 +117,8 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
   #tripping: BreakerOpenReason | undefined;
   /** Why this process opened the breaker, while it is open or half-open after that trip. */
   #reason: BreakerOpenReason | undefined;
+  /** @internal The next breaker in its registry's eviction queue. */
+  [NEXT]: SweptBreaker | undefined = undefined;
 
   constructor(name: string, resolved: ResolvedBreakerOptions) {
     super('circuit-breaker', name);
