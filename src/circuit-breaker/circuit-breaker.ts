@@ -2,6 +2,7 @@ import { classify } from '../classify/classify.js';
 import type { Work } from '../context/call-context.js';
 import { Scope } from '../context/scope.js';
 import { CircuitOpenError } from '../errors/circuit-open-error.js';
+import { RecourseError } from '../errors/recourse-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
 import type { BreakerOpenReason, BreakerState, RecourseEventMap } from '../events/event-types.js';
 import {
@@ -117,6 +118,10 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
   #tripping: BreakerOpenReason | undefined;
   /** Why this process opened the breaker, while it is open or half-open after that trip. */
   #reason: BreakerOpenReason | undefined;
+  /** The failure being settled right now (read by `changed`, for the cause of an opening). */
+  #failure: unknown;
+  /** What opened the breaker, while it is open or half-open: `cause` of its `CircuitOpenError`s. */
+  #cause: unknown;
   /** @internal The next breaker in its registry's eviction queue. */
   [NEXT]: SweptBreaker | undefined = undefined;
 
@@ -293,17 +298,22 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
   }
 
   #fail(epoch: number, error: unknown, scope: Scope): never {
-    this.#settleFor(scope, epoch, this.#outcomeOf(error, scope));
+    this.#settleFor(scope, epoch, this.#outcomeOf(error, scope), error);
     throw error;
   }
 
-  /** Settles an outcome of `scope`'s call: a state change it causes is an event of that call. */
-  #settleFor(scope: Scope, epoch: number, outcome: BreakerOutcome): void {
+  /**
+   * Settles an outcome of `scope`'s call: a state change it causes is an event of that call, and
+   * an opening it causes has `failure` as its cause.
+   */
+  #settleFor(scope: Scope, epoch: number, outcome: BreakerOutcome, failure?: unknown): void {
     this.#eventScope = scope;
+    this.#failure = failure;
     try {
       this.#port.settle(epoch, outcome, this.options.clock.now());
     } finally {
       this.#eventScope = undefined;
+      this.#failure = undefined;
     }
   }
 
@@ -344,10 +354,10 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     const started = clock.now();
     let open = true;
     let timedOut = false;
-    const settle = (outcome: BreakerOutcome): boolean => {
+    const settle = (outcome: BreakerOutcome, failure?: unknown): boolean => {
       if (!open) return false;
       open = false;
-      this.#settleFor(scope, epoch, outcome);
+      this.#settleFor(scope, epoch, outcome, failure);
       return true;
     };
     if (scope.aborted) {
@@ -359,7 +369,7 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
       timedOut = true;
       if (this.wants('timeout'))
         this.events.emit('timeout', { timeoutMs: ms, probe: true, name: this.name });
-      settle('failure');
+      settle('failure', makeError());
     };
     const watched: Invoke = (f, s) => {
       const r = chain.whole(f, s);
@@ -381,7 +391,7 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
         new DeadlineSpec(clock, ms, makeError, onExpire),
       );
     } catch (error) {
-      settle(this.#outcomeOf(error, scope));
+      settle(this.#outcomeOf(error, scope), error);
       throw error;
     }
     if (!isThenable(result)) {
@@ -404,7 +414,7 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
         },
         (error: unknown) => {
           signal?.removeEventListener('abort', onAbort);
-          settle(timedOut ? 'failure' : this.#outcomeOf(error, scope));
+          settle(timedOut ? 'failure' : this.#outcomeOf(error, scope), error);
           reject(error);
         },
       );
@@ -431,11 +441,14 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     scope: Scope,
   ): CircuitOpenError {
     if (this.wants('reject')) this.events.emit('reject', { name: this.name, retryAfterMs }, scope);
+    if (state === 'isolated') return new CircuitOpenError(this.name, retryAfterMs, state);
+    const cause = this.#cause;
     return new CircuitOpenError(
       this.name,
       retryAfterMs,
       state,
-      state === 'isolated' ? undefined : this.#reason,
+      this.#reason,
+      cause === undefined ? undefined : { cause },
     );
   }
 
@@ -446,6 +459,10 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     const tripping = this.#tripping;
     if (tripping !== undefined && to === 'open') this.#reason = tripping;
     else if (!(from === 'open' && to === 'half-open')) this.#reason = undefined;
+    if (to === 'open')
+      this.#cause =
+        tripping !== undefined ? undefined : (this.#failure ?? this.#openedElsewhere(from));
+    else if (to !== 'half-open') this.#cause = undefined;
     if (!this.wants('state')) return;
     this.events.emit(
       'state',
@@ -453,6 +470,20 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
         ? { name: this.name, from, to }
         : { name: this.name, from, to, reason: tripping },
       this.#eventScope,
+    );
+  }
+
+  /**
+   * The cause of an opening this process did not make with a failure of its own (a record from
+   * the store): what the record tells, since the failure itself stayed in the process that had it.
+   */
+  #openedElsewhere(from: BreakerState): RecourseError {
+    const p = this.#port;
+    const at = Number.isFinite(p.openedAt) ? ` at ${new Date(p.openedAt).toISOString()}` : '';
+    return new RecourseError(
+      from === 'half-open'
+        ? `circuit "${this.name}" was reopened through its store${at}: the half-open probe failed in another process sharing it`
+        : `circuit "${this.name}" was opened through its store${at}: ${p.failures} consecutive failures counted by the processes sharing it (failureThreshold ${this.options.failureThreshold})`,
     );
   }
 
