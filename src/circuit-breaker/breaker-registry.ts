@@ -14,6 +14,7 @@ import {
 import {
   breakerFromResolved,
   type CircuitBreaker,
+  NEXT,
   SWEEP,
   type SweptBreaker,
 } from './circuit-breaker.js';
@@ -56,11 +57,12 @@ export class BreakerRegistry {
   readonly #defaults: BreakerOptions;
   readonly #resolved: ResolvedBreakerOptions;
   readonly #max: number;
-  // Candidates for eviction, least recently inserted or second-chanced first (a Map keeps order).
-  readonly #order = new Map<string, SweptBreaker>();
+  readonly #breakers = new Map<string, SweptBreaker>();
+  // Candidates for eviction, least recently inserted or second-chanced first.
+  readonly #order = new NodeList();
   // Breakers a sweep found busy (open, half-open, isolated, counting): set aside so later sweeps
   // do not scan them again, and looked at a few per sweep to return those that are idle again.
-  readonly #held = new Map<string, SweptBreaker>();
+  readonly #held = new NodeList();
 
   constructor(options?: BreakerRegistryOptions) {
     const { maxBreakers, ...defaults } = checkOptions('BreakerRegistry', options, REGISTRY_KEYS);
@@ -75,22 +77,22 @@ export class BreakerRegistry {
   /** The breaker for `name`, created on first use (`overrides` apply only then). */
   get(name: string, overrides?: BreakerOptions): CircuitBreaker {
     checkName('name', name);
-    let breaker = this.#order.get(name) ?? this.#held.get(name);
-    if (breaker === undefined) {
-      const resolved =
-        overrides === undefined
-          ? this.#resolved
-          : resolveBreakerOptions({ ...this.#defaults, ...overrides });
-      breaker = breakerFromResolved(name, resolved);
-      if (this.size >= this.#max) this.#sweep();
-      this.#order.set(name, breaker);
-    }
+    const known = this.#breakers.get(name);
+    if (known !== undefined) return known;
+    const resolved =
+      overrides === undefined
+        ? this.#resolved
+        : resolveBreakerOptions({ ...this.#defaults, ...overrides });
+    const breaker = breakerFromResolved(name, resolved);
+    if (this.#breakers.size >= this.#max) this.#sweep();
+    this.#breakers.set(name, breaker);
+    this.#order.push(breaker);
     return breaker;
   }
 
   /** How many breakers it holds now. */
   get size(): number {
-    return this.#order.size + this.#held.size;
+    return this.#breakers.size;
   }
 
   /** Every breaker's current state, by name. */
@@ -102,37 +104,65 @@ export class BreakerRegistry {
 
   /** Every breaker, by name (for dashboards and `toJSON()`). */
   *entries(): IterableIterator<[string, CircuitBreaker]> {
-    yield* this.#order;
-    yield* this.#held;
+    yield* this.#breakers;
   }
 
   toJSON(): object {
     return Object.fromEntries([...this.entries()].map(([name, b]) => [name, b.toJSON()]));
   }
 
-  /** Frees room for one more: oldest first, one pass at most; busy ones are set aside. */
+  /**
+   * Frees room for one more: oldest first, one pass at most; busy ones are set aside. Each step
+   * unlinks the head of a list, so a miss in a full registry costs the same at any limit (a Map
+   * used as a queue would walk the slots its deletions left at its front, every time).
+   */
   #sweep(): void {
     this.#release(8);
     const order = this.#order;
-    let budget = order.size;
-    for (const [name, breaker] of order) {
-      if (this.size < this.#max || budget-- === 0) break;
-      order.delete(name);
+    let budget = order.length;
+    while (this.#breakers.size >= this.#max && budget-- > 0) {
+      const breaker = order.shift();
+      if (breaker === undefined) break;
       const verdict = breaker[SWEEP]();
       if (verdict === 'used')
-        order.set(name, breaker); // second chance, at the back
-      else if (verdict === 'busy') this.#held.set(name, breaker);
+        order.push(breaker); // second chance, at the back
+      else if (verdict === 'busy') this.#held.push(breaker);
+      else this.#breakers.delete(breaker.name);
     }
   }
 
   /** Returns up to `n` set-aside breakers that are idle again to the candidates (rotating). */
   #release(n: number): void {
     const held = this.#held;
-    for (const [name, breaker] of held) {
-      if (n-- === 0) break;
-      held.delete(name);
-      if (breaker[SWEEP]() === 'busy') held.set(name, breaker);
-      else this.#order.set(name, breaker);
+    for (let i = Math.min(n, held.length); i > 0; i--) {
+      const breaker = held.shift()!;
+      if (breaker[SWEEP]() === 'busy') held.push(breaker);
+      else this.#order.push(breaker);
     }
+  }
+}
+
+/** @internal A queue of breakers, linked through their `NEXT` field: push at the back, shift from the front, both O(1). */
+class NodeList {
+  #head: SweptBreaker | undefined = undefined;
+  #tail: SweptBreaker | undefined = undefined;
+  length = 0;
+
+  push(breaker: SweptBreaker): void {
+    breaker[NEXT] = undefined;
+    if (this.#tail === undefined) this.#head = breaker;
+    else this.#tail[NEXT] = breaker;
+    this.#tail = breaker;
+    this.length++;
+  }
+
+  shift(): SweptBreaker | undefined {
+    const breaker = this.#head;
+    if (breaker === undefined) return undefined;
+    this.#head = breaker[NEXT];
+    if (this.#head === undefined) this.#tail = undefined;
+    breaker[NEXT] = undefined;
+    this.length--;
+    return breaker;
   }
 }

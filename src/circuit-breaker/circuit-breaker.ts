@@ -2,6 +2,7 @@ import { classify } from '../classify/classify.js';
 import type { Work } from '../context/call-context.js';
 import { Scope } from '../context/scope.js';
 import { CircuitOpenError } from '../errors/circuit-open-error.js';
+import { RecourseError } from '../errors/recourse-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
 import type { BreakerOpenReason, BreakerState, RecourseEventMap } from '../events/event-types.js';
 import {
@@ -99,8 +100,14 @@ const noop = (): void => {};
 /** @internal The registry's eviction sweep asks each breaker this (and clears its `used` mark). */
 export const SWEEP: unique symbol = Symbol('recourse.breakerSweep');
 
+/** @internal The link of a registry's eviction queue, kept on the breaker (no node per entry). */
+export const NEXT: unique symbol = Symbol('recourse.breakerNext');
+
 /** @internal A breaker as its registry sees it. */
-export type SweptBreaker = CircuitBreaker & { [SWEEP](): 'used' | 'idle' | 'busy' };
+export type SweptBreaker = CircuitBreaker & {
+  [SWEEP](): 'used' | 'idle' | 'busy';
+  [NEXT]: SweptBreaker | undefined;
+};
 
 class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOwner {
   readonly name: string;
@@ -113,6 +120,12 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
   #tripping: BreakerOpenReason | undefined;
   /** Why this process opened the breaker, while it is open or half-open after that trip. */
   #reason: BreakerOpenReason | undefined;
+  /** The failure being settled right now (read by `changed`, for the cause of an opening). */
+  #failure: unknown;
+  /** What opened the breaker, while it is open or half-open: `cause` of its `CircuitOpenError`s. */
+  #cause: unknown;
+  /** @internal The next breaker in its registry's eviction queue. */
+  [NEXT]: SweptBreaker | undefined = undefined;
 
   constructor(name: string, resolved: ResolvedBreakerOptions) {
     super('circuit-breaker', name);
@@ -287,17 +300,22 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
   }
 
   #fail(epoch: number, error: unknown, scope: Scope): never {
-    this.#settleFor(scope, epoch, this.#outcomeOf(error, scope));
+    this.#settleFor(scope, epoch, this.#outcomeOf(error, scope), error);
     throw error;
   }
 
-  /** Settles an outcome of `scope`'s call: a state change it causes is an event of that call. */
-  #settleFor(scope: Scope, epoch: number, outcome: BreakerOutcome): void {
+  /**
+   * Settles an outcome of `scope`'s call: a state change it causes is an event of that call, and
+   * an opening it causes has `failure` as its cause.
+   */
+  #settleFor(scope: Scope, epoch: number, outcome: BreakerOutcome, failure?: unknown): void {
     this.#eventScope = scope;
+    this.#failure = failure;
     try {
       this.#port.settle(epoch, outcome, this.options.clock.now());
     } finally {
       this.#eventScope = undefined;
+      this.#failure = undefined;
     }
   }
 
@@ -338,10 +356,10 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     const started = clock.now();
     let open = true;
     let timedOut = false;
-    const settle = (outcome: BreakerOutcome): boolean => {
+    const settle = (outcome: BreakerOutcome, failure?: unknown): boolean => {
       if (!open) return false;
       open = false;
-      this.#settleFor(scope, epoch, outcome);
+      this.#settleFor(scope, epoch, outcome, failure);
       return true;
     };
     if (scope.aborted) {
@@ -353,7 +371,7 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
       timedOut = true;
       if (this.wants('timeout'))
         this.events.emit('timeout', { timeoutMs: ms, probe: true, name: this.name });
-      settle('failure');
+      settle('failure', makeError());
     };
     const watched: Invoke = (f, s) => {
       const r = chain.whole(f, s);
@@ -375,7 +393,7 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
         new DeadlineSpec(clock, ms, makeError, onExpire),
       );
     } catch (error) {
-      settle(this.#outcomeOf(error, scope));
+      settle(this.#outcomeOf(error, scope), error);
       throw error;
     }
     if (!isThenable(result)) {
@@ -397,7 +415,7 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
         },
         (error: unknown) => {
           unlink();
-          settle(timedOut ? 'failure' : this.#outcomeOf(error, scope));
+          settle(timedOut ? 'failure' : this.#outcomeOf(error, scope), error);
           reject(error);
         },
       );
@@ -424,11 +442,14 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     scope: Scope,
   ): CircuitOpenError {
     if (this.wants('reject')) this.events.emit('reject', { name: this.name, retryAfterMs }, scope);
+    if (state === 'isolated') return new CircuitOpenError(this.name, retryAfterMs, state);
+    const cause = this.#cause;
     return new CircuitOpenError(
       this.name,
       retryAfterMs,
       state,
-      state === 'isolated' ? undefined : this.#reason,
+      this.#reason,
+      cause === undefined ? undefined : { cause },
     );
   }
 
@@ -439,6 +460,10 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
     const tripping = this.#tripping;
     if (tripping !== undefined && to === 'open') this.#reason = tripping;
     else if (!(from === 'open' && to === 'half-open')) this.#reason = undefined;
+    if (to === 'open')
+      this.#cause =
+        tripping !== undefined ? undefined : (this.#failure ?? this.#openedElsewhere(from));
+    else if (to !== 'half-open') this.#cause = undefined;
     if (!this.wants('state')) return;
     this.events.emit(
       'state',
@@ -446,6 +471,20 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
         ? { name: this.name, from, to }
         : { name: this.name, from, to, reason: tripping },
       this.#eventScope,
+    );
+  }
+
+  /**
+   * The cause of an opening this process did not make with a failure of its own (a record from
+   * the store): what the record tells, since the failure itself stayed in the process that had it.
+   */
+  #openedElsewhere(from: BreakerState): RecourseError {
+    const p = this.#port;
+    const at = Number.isFinite(p.openedAt) ? ` at ${new Date(p.openedAt).toISOString()}` : '';
+    return new RecourseError(
+      from === 'half-open'
+        ? `circuit "${this.name}" was reopened through its store${at}: the half-open probe failed in another process sharing it`
+        : `circuit "${this.name}" was opened through its store${at}: ${p.failures} consecutive failures counted by the processes sharing it (failureThreshold ${this.options.failureThreshold})`,
     );
   }
 

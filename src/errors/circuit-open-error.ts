@@ -1,9 +1,12 @@
 import type { BreakerOpenReason } from '../events/event-types.js';
-import { hasErrorName, RecourseError } from './recourse-error.js';
+import { hasErrorName, RecourseError, type RecourseErrorOptions } from './recourse-error.js';
 
 /**
  * A circuit breaker refused the call without running it. Never retried, never counted as a
- * failure; `fallback` skips to its next path.
+ * failure; `fallback` skips to its next path. Open or half-open, its `cause` is what opened the
+ * breaker: the failure of this process that reached the threshold (or the probe's), or, for a
+ * breaker opened through its store by another process, an error describing that record (the
+ * failure itself stays in the process that had it); none while isolated or tripped by a spend rate.
  *
  * @example
  * catch (e) { if (isCircuitOpenError(e)) console.log(`${e.breaker} retry in ${e.retryAfterMs} ms`) }
@@ -23,6 +26,7 @@ export class CircuitOpenError extends RecourseError {
     retryAfterMs: number,
     state: 'open' | 'half-open' | 'isolated',
     reason?: BreakerOpenReason,
+    options?: RecourseErrorOptions,
   ) {
     // Whole milliseconds, rounded up so a caller that waits this long is never early
     // (performance.now() differences would otherwise show as 29999.161192).
@@ -33,6 +37,7 @@ export class CircuitOpenError extends RecourseError {
         : state === 'half-open'
           ? `circuit "${breaker}" is half-open and its single probe is in flight`
           : `circuit "${breaker}" is open${reason === 'spend_rate' ? ' (spend rate over its limit)' : ''}; next probe in ${wait} ms`,
+      options,
     );
     this.breaker = breaker;
     this.retryAfterMs = wait;

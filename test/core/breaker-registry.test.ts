@@ -81,6 +81,28 @@ describe('BreakerRegistry', () => {
     expect(Object.keys(registry.states()).sort()).toEqual(['a', 'd', 'e']);
   });
 
+  it('under churn of 100,000 new names it holds its limit and forgets the oldest idle first; a breaker used between sweeps and a busy one stay', async () => {
+    const limit = 1_000;
+    const registry = new BreakerRegistry({ maxBreakers: limit, failureThreshold: 1 });
+    const hot = registry.get('hot');
+    const down = registry.get('down');
+    await fail(down);
+    for (let i = 0; i < 100_000; i++) {
+      registry.get(`n${i}`);
+      // called more often than the registry sweeps through its limit: always a second chance
+      if (i % 100 === 0) await hot.execute(() => 'ok');
+      if (registry.size > limit) throw new Error(`size ${registry.size} over ${limit} at ${i}`);
+    }
+    const names = new Set(Object.keys(registry.states()));
+    expect(names.size).toBe(limit);
+    expect(registry.get('hot')).toBe(hot);
+    expect(registry.get('down')).toBe(down);
+    // The rest are the newest names, in order: every older idle one was forgotten before them.
+    const kept = [...names].filter((n) => n !== 'hot' && n !== 'down');
+    const newest = Array.from({ length: limit - 2 }, (_, k) => `n${100_000 - (limit - 2) + k}`);
+    expect(kept.sort()).toEqual(newest.sort());
+  }, 60_000);
+
   it('holds more than maxBreakers only while they are busy; idle newcomers make way', async () => {
     const registry = new BreakerRegistry({ maxBreakers: 10, failureThreshold: 1 });
     for (let i = 0; i < 10; i++) await fail(registry.get(`down-${i}`));
