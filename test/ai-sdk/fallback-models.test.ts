@@ -199,7 +199,7 @@ describe('fallbackModels: once output flows, the stream stays with its path', ()
             { name: 'first', model: anthropicModel(chaos, 'claude-first') },
             { name: 'second', model: anthropicModel(chaos, 'claude-second') },
           ],
-          { idleMs: 200 },
+          { firstItemMs: 10_000, idleMs: 200 },
         );
         const result = streamText({ model, prompt: 'hi', maxRetries: 0, maxOutputTokens: 500 });
         const read = await readFull(result.fullStream);

@@ -127,16 +127,17 @@ describe('recourseMiddleware: failures before the first part of output are attem
   it('a timeout in the policy bounds the wait for the first output, not the stream after it', async () => {
     const scenario = {
       pacing: [{ betweenEventsMs: 40 }],
-      rules: [{ fault: { kind: 'latency' as const, ms: 400 }, times: 1 }],
+      rules: [{ fault: { kind: 'latency' as const, ms: 4_000 }, times: 1 }],
     };
-    await withChaos({ answers: { '*': { textTokens: 30 } }, scenario }, async (chaos) => {
+    await withChaos({ answers: { '*': { textTokens: 40 } }, scenario }, async (chaos) => {
       const model = wrap(
         anthropicModel(chaos),
-        recourseMiddleware({ idleMs: 1000, policy: pipeline(quickRetry(2), timeout(250)) }),
+        recourseMiddleware({ idleMs: 1000, policy: pipeline(quickRetry(2), timeout(1_000)) }),
       );
       const result = streamText({ model, prompt: 'hi', maxRetries: 0, maxOutputTokens: 500 });
       const text = await result.text;
-      // the first request waited 400 ms for headers: timed out and retried; the second streams for longer than 250 ms
+      // the first request waited 4 s for headers: timed out at 1 s and retried; the second streams
+      // for longer than 1 s (40 tokens 40 ms apart); the margins leave room for a loaded machine
       expect(chaos.requests).toHaveLength(2);
       expect(text.length).toBeGreaterThan(60);
       await socketsClosed(chaos);

@@ -111,7 +111,12 @@ describe('streamMessage against the real @anthropic-ai/sdk and the chaos server'
     await withChaos(rule({ kind: 'stall', afterEvents: 3 }), async (chaos, client) => {
       let lastEventAt = 0;
       const outcome = await settle(
-        streamMessage(client, body(), { idleMs: 300, onEvent: () => (lastEventAt = Date.now()) }),
+        // firstItemMs apart: a start the loaded machine delays is not the stall under test.
+        streamMessage(client, body(), {
+          firstItemMs: 10_000,
+          idleMs: 300,
+          onEvent: () => (lastEventAt = Date.now()),
+        }),
       );
       const silentFor = Date.now() - lastEventAt;
       expect(isStallError(outcome.error)).toBe(true);

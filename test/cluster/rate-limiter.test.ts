@@ -39,7 +39,7 @@ async function burst(
     }
     const finished = (): boolean =>
       workers.every((w) => linesOf(w, 'RESULT').length > 0 || w.child.exitCode !== null);
-    await time.run(finished, () => chaos.requests.length, 60_000);
+    await time.run(finished, () => chaos.requests.length, 150_000);
     const lines = await Promise.all(workers.map((w) => w.line('RESULT', 10_000)));
     const results = lines.map((l) => {
       const [ok, failed, first] = l.split(' ');
@@ -77,7 +77,7 @@ forEachBackend(
       } finally {
         await chaos.close();
       }
-    }, 90_000);
+    }, 180_000);
   },
   sharing,
 );
@@ -93,5 +93,5 @@ describe('rateLimiters of one process each, no store (the test above can fail)',
     } finally {
       await chaos.close();
     }
-  }, 90_000);
+  }, 180_000);
 });

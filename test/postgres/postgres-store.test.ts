@@ -324,6 +324,8 @@ describe.runIf(pgAvailable)('postgresStore', () => {
 
     it('times out a write stuck behind a foreign row lock; like any lost reply, it may still land once the lock is gone', async () => {
       const schema = fresh('lock');
+      // The schema is made first, on a store with the default limits: making it is not under test.
+      await open(newPool(), schema).ledgerGet('warm-up');
       const store = open(newPool(), schema, { timeoutMs: 300 });
       await store.ledgerClaim('k', 'a', T0, 1000);
       const holder = new pg.Client({ connectionString: PG_URL });
