@@ -89,6 +89,18 @@ export type {
   ResultPolicy,
 } from './policy/policy.js';
 export { type RetryOptions, retry } from './retry/retry.js';
+// concurrency cap
+export {
+  type Bulkhead,
+  type BulkheadStats,
+  bulkhead,
+} from './bulkhead/bulkhead.js';
+export type { BulkheadOptions } from './bulkhead/bulkhead-options.js';
+export {
+  BulkheadRejectedError,
+  type BulkheadRejectedErrorOptions,
+  isBulkheadRejectedError,
+} from './errors/bulkhead-rejected-error.js';
 // recovery by error class, graceful stop
 export { type AlertInfo, type ByClass, type ByClassOptions, byClass } from './recovery/by-class.js';
 export {

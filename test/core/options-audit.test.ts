@@ -208,6 +208,12 @@ const ROWS: Row[] = [
     async: true,
   },
   {
+    covers: 'agent-recourse:bulkhead',
+    owner: 'bulkhead',
+    build: (x) => core.bulkhead({ maxConcurrent: 1, ...x }),
+    bad: ['maxQueue', -1],
+  },
+  {
     covers: 'agent-recourse:spendLimit',
     owner: 'spendLimit',
     build: (x) => core.spendLimit({ tokens: 1, ...x }),
