@@ -78,7 +78,13 @@ export type {
   ResumeMode,
 } from './events/event-types.js';
 export { subscribe } from './events/subscribe.js';
-export { type Fallback, type FallbackPath, fallback, type Served } from './fallback/fallback.js';
+export {
+  type Fallback,
+  type FallbackPath,
+  type FallbackWhen,
+  fallback,
+  type Served,
+} from './fallback/fallback.js';
 export { type PipelineOptions, pipeline } from './pipeline/pipeline.js';
 export type {
   EventedPolicy,
