@@ -102,6 +102,14 @@ export {
   bulkhead,
 } from './bulkhead/bulkhead.js';
 export type { BulkheadOptions } from './bulkhead/bulkhead-options.js';
+export type { BulkheadStore } from './store/bulkhead-store.js';
+export {
+  type BulkheadAcquisition,
+  type BulkheadRecord,
+  bulkheadAcquireTransition,
+  bulkheadReleaseTransition,
+  bulkheadRenewTransition,
+} from './transitions/bulkhead.js';
 export {
   BulkheadRejectedError,
   type BulkheadRejectedErrorOptions,

@@ -3,7 +3,12 @@ import type { Scope } from '../context/scope.js';
 import { BulkheadRejectedError } from '../errors/bulkhead-rejected-error.js';
 import { asPromise, BaseLayer, COMPOSE, type Invoke, isThenable } from '../policy/layer.js';
 import type { EventedPolicy } from '../policy/policy.js';
-import { type BulkheadOptions, checkBulkheadOptions } from './bulkhead-options.js';
+import {
+  type BulkheadOptions,
+  type CheckedBulkheadOptions,
+  checkBulkheadOptions,
+} from './bulkhead-options.js';
+import { SharedSlots } from './shared-slots.js';
 import { WaitQueue } from './wait-queue.js';
 
 /** What a bulkhead holds now, in this process. */
@@ -15,7 +20,8 @@ export interface BulkheadStats {
 }
 
 /** A concurrency cap (see {@link bulkhead}). */
-export interface Bulkhead extends EventedPolicy<'bulkhead_rejected'> {
+export interface Bulkhead
+  extends EventedPolicy<'bulkhead_rejected' | 'store_unavailable' | 'store_recovered'> {
   /** A snapshot of this process's calls: running and waiting. */
   readonly stats: BulkheadStats;
 }
@@ -25,7 +31,10 @@ class BulkheadPolicy extends BaseLayer implements Bulkhead {
   readonly #maxQueue: number;
   readonly #name: string | undefined;
   readonly #queue = new WaitQueue();
+  readonly #shared: SharedSlots | undefined;
   #active = 0;
+  /** With a store: calls that hold a local slot and wait for a fleet slot (counted as queued). */
+  #fleetWaiting = 0;
   // One pair per bulkhead, not per call (ARCHITECTURE.md §P10): the release after fn settles.
   readonly #done = (value: unknown): unknown => {
     this.#release();
@@ -36,15 +45,30 @@ class BulkheadPolicy extends BaseLayer implements Bulkhead {
     throw error;
   };
 
-  constructor(o: BulkheadOptions) {
+  constructor(o: CheckedBulkheadOptions) {
     super('bulkhead', o.name);
     this.#max = o.maxConcurrent;
-    this.#maxQueue = o.maxQueue ?? Number.POSITIVE_INFINITY;
+    this.#maxQueue = o.maxQueue;
     this.#name = o.name;
+    const s = o.shared;
+    this.#shared =
+      s === undefined
+        ? undefined
+        : new SharedSlots(s.store, s.name, o.maxConcurrent, s.leaseMs, s.clock, {
+            unavailable: (error) => {
+              if (this.wants('store_unavailable'))
+                this.events.emit('store_unavailable', { name: s.name, error });
+            },
+            recovered: (downMs) => {
+              if (this.wants('store_recovered'))
+                this.events.emit('store_recovered', { name: s.name, downMs });
+            },
+          });
   }
 
   get stats(): BulkheadStats {
-    return { active: this.#active, queued: this.#queue.length };
+    const waiting = this.#fleetWaiting;
+    return { active: this.#active - waiting, queued: this.#queue.length + waiting };
   }
 
   [COMPOSE](next: Invoke): Invoke {
@@ -60,6 +84,7 @@ class BulkheadPolicy extends BaseLayer implements Bulkhead {
 
   /** Runs fn in the slot the call holds, and gives the slot back when fn settles. */
   #run(next: Invoke, fn: Work<unknown>, scope: Scope): unknown {
+    if (this.#shared !== undefined) return this.#runShared(this.#shared, next, fn, scope);
     let result: unknown;
     try {
       result = next(fn, scope);
@@ -101,6 +126,31 @@ class BulkheadPolicy extends BaseLayer implements Bulkhead {
     }).then(() => this.#run(next, fn, scope));
   }
 
+  /** With a store: the call holds a local slot; it runs once it holds a fleet slot too. */
+  async #runShared(
+    shared: SharedSlots,
+    next: Invoke,
+    fn: Work<unknown>,
+    scope: Scope,
+  ): Promise<unknown> {
+    let slot: string | undefined;
+    this.#fleetWaiting++;
+    try {
+      slot = await shared.take(scope);
+    } catch (error) {
+      this.#release();
+      throw error;
+    } finally {
+      this.#fleetWaiting--;
+    }
+    try {
+      return await next(fn, scope);
+    } finally {
+      shared.release(slot);
+      this.#release();
+    }
+  }
+
   /** A slot came free: it goes to the first waiter, or back to the pool. */
   #release(): void {
     const waiter = this.#queue.shift();
@@ -122,6 +172,10 @@ class BulkheadPolicy extends BaseLayer implements Bulkhead {
  * A waiting call whose signal aborts, or whose deadline passes (an enclosing `timeout`), leaves the
  * queue at once and never runs. Unlike a plain semaphore it takes part in the call: fan-out of
  * subagents and parallel tool calls get a cap that honours their caller's abort and deadline.
+ * With `store` and `name` the cap holds fleet-wide: every process using them shares
+ * `maxConcurrent` slots, each a lease in the store renewed while its call runs, so a holder that
+ * dies frees its slot after `leaseMs`. While the store does not answer, each process keeps its own
+ * cap of `maxConcurrent` (events `store_unavailable`, `store_recovered`).
  * Events: `bulkhead_rejected` {maxConcurrent, maxQueue, active, queued}.
  *
  * @example

@@ -212,6 +212,7 @@ const ROWS: Row[] = [
     owner: 'bulkhead',
     build: (x) => core.bulkhead({ maxConcurrent: 1, ...x }),
     bad: ['maxQueue', -1],
+    clock: true,
   },
   {
     covers: 'agent-recourse:spendLimit',
@@ -578,6 +579,12 @@ const NO_OPTIONS: Record<string, string> = {
   'agent-recourse:budgetTotals': 'a pure helper of retry budget records (store back ends)',
   'agent-recourse:budgetFloorCapacity': 'a pure helper of retry budget limits (store back ends)',
   'agent-recourse:newBudgetRecord': 'a pure helper of retry budget records (store back ends)',
+  'agent-recourse:bulkheadAcquireTransition':
+    'a pure transition of a bulkhead record (store back ends)',
+  'agent-recourse:bulkheadRenewTransition':
+    'a pure transition of a bulkhead record (store back ends)',
+  'agent-recourse:bulkheadReleaseTransition':
+    'a pure transition of a bulkhead record (store back ends)',
   'agent-recourse:rateLimitTransition':
     'a pure transition of a rate limiter record (store back ends)',
   'agent-recourse:newRateLimitRecord': 'a pure helper of rate limiter records (store back ends)',
