@@ -69,7 +69,7 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Limit of a ledger, saga or checkpoint call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
   timeoutMs?: number;
-  /** Limit of a breaker, retry-budget or rate-limiter call, ms (a breaker gives up after its own `storeTimeoutMs`, 250, anyway). Default 250. */
+  /** Limit of a breaker, retry-budget, rate-limiter or bulkhead call, ms (a breaker gives up after its own `storeTimeoutMs`, 250, anyway). Default 250. */
   breakerTimeoutMs?: number;
 }
 

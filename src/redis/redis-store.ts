@@ -87,7 +87,7 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** Limit of a ledger, saga, checkpoint or escalation call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
   timeoutMs?: number;
-  /** Limit of a breaker, retry-budget or rate-limiter call, ms (a breaker gives up after its own `storeTimeoutMs`, 250, anyway). Default 250. */
+  /** Limit of a breaker, retry-budget, rate-limiter or bulkhead call, ms (a breaker gives up after its own `storeTimeoutMs`, 250, anyway). Default 250. */
   breakerTimeoutMs?: number;
 }
 
@@ -376,6 +376,8 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
   }
 
   // ── bulkheads: one sorted set per name (slot id → leaseUntil), one script per transition ─────
+  // A cap is a protection like a breaker: its calls get the breaker's short limit, so a store
+  // that stopped answering delays a call by no more than that (ARCHITECTURE.md §state.outage).
 
   async bulkheadAcquire(
     name: string,
@@ -387,7 +389,7 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
     const reply = await this.#calls.script(
       'bulkheadAcquire',
       name,
-      this.#timeoutMs,
+      this.#breakerTimeoutMs,
       BULKHEAD_ACQUIRE,
       [this.#key('bulkhead', name)],
       [slot, String(max), String(now), String(now + leaseMs), String(Math.ceil(leaseMs))],
@@ -405,7 +407,7 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
     const reply = await this.#calls.script(
       'bulkheadRenew',
       name,
-      this.#timeoutMs,
+      this.#breakerTimeoutMs,
       BULKHEAD_RENEW,
       [this.#key('bulkhead', name)],
       [String(now + leaseMs), String(Math.ceil(leaseMs)), ...slots],
@@ -417,7 +419,7 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
     await this.#calls.script(
       'bulkheadRelease',
       name,
-      this.#timeoutMs,
+      this.#breakerTimeoutMs,
       BULKHEAD_RELEASE,
       [this.#key('bulkhead', name)],
       [slot],
