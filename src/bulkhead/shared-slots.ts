@@ -36,6 +36,8 @@ export class SharedSlots {
   readonly #owner = `${processOwner()}:${instances++}`;
   readonly #held = new Set<string>();
   readonly #wakers = new Set<() => void>();
+  /** Releases sent and not answered yet: an acquire of this process waits for them (see take). */
+  readonly #releasing = new Set<Promise<void>>();
   #next = 0;
   #renewal: Timer | undefined;
   #downSince: number | undefined;
@@ -63,6 +65,9 @@ export class SharedSlots {
    */
   async take(scope: Scope): Promise<string | undefined> {
     const slot = `${this.#owner}:${this.#next++}`;
+    // A release of this process still on its way would race this acquire for the same record (on
+    // a compare-and-swap store, one of them reads and writes again): let it land first.
+    if (this.#releasing.size > 0) await Promise.all(this.#releasing);
     for (let wait = FIRST_POLL_MS; ; wait = Math.min(wait * 2, LAST_POLL_MS)) {
       if (scope.canAbort && scope.aborted) throw scope.reason;
       let taken: boolean;
@@ -101,7 +106,9 @@ export class SharedSlots {
         this.#renewal?.cancel();
         this.#renewal = undefined;
       }
-      void this.#give(slot);
+      const given = this.#give(slot);
+      this.#releasing.add(given);
+      void given.then(() => this.#releasing.delete(given));
     }
     for (const wake of [...this.#wakers]) wake();
   }

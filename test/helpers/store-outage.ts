@@ -37,6 +37,11 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
   throw new Error('condition not met in time');
 }
 
+async function untilAsync(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end; await wait(50)) if (await check()) return;
+  throw new Error('condition not met in time');
+}
+
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const started = performance.now();
   const value = await work();
@@ -196,6 +201,16 @@ export async function bulkheadOutage(server: OutageFixture, limitMs: number): Pr
   expect(events).toEqual(['unavailable']);
 
   await server.start();
+  // Both clients answer again (each reconnects on its own schedule) before the fleet is checked.
+  for (const store of [storeA, storeB])
+    await untilAsync(async () => {
+      try {
+        await store.bulkheadRelease(name, 'probe:0');
+        return true;
+      } catch {
+        return false;
+      }
+    });
   // Up again: b holds both fleet slots once more, and a waits for them.
   let openAgain!: () => void;
   const gateAgain = new Promise<void>((r) => {
@@ -203,8 +218,6 @@ export async function bulkheadOutage(server: OutageFixture, limitMs: number): Pr
   });
   runningB = 0;
   const heldAgain: Promise<void>[] = [];
-  // b's first calls after the restart may still find the store down (and run locally): retry
-  // until both of its running calls hold fleet slots, seen by a's waiting call.
   for (let i = 0; i < 2; i++)
     heldAgain.push(
       b.execute(async () => {
