@@ -78,7 +78,13 @@ export type {
   ResumeMode,
 } from './events/event-types.js';
 export { subscribe } from './events/subscribe.js';
-export { type Fallback, type FallbackPath, fallback, type Served } from './fallback/fallback.js';
+export {
+  type Fallback,
+  type FallbackPath,
+  type FallbackWhen,
+  fallback,
+  type Served,
+} from './fallback/fallback.js';
 export { type PipelineOptions, pipeline } from './pipeline/pipeline.js';
 export type {
   EventedPolicy,
@@ -89,6 +95,26 @@ export type {
   ResultPolicy,
 } from './policy/policy.js';
 export { type RetryOptions, retry } from './retry/retry.js';
+// concurrency cap
+export {
+  type Bulkhead,
+  type BulkheadStats,
+  bulkhead,
+} from './bulkhead/bulkhead.js';
+export type { BulkheadOptions } from './bulkhead/bulkhead-options.js';
+export type { BulkheadStore } from './store/bulkhead-store.js';
+export {
+  type BulkheadAcquisition,
+  type BulkheadRecord,
+  bulkheadAcquireTransition,
+  bulkheadReleaseTransition,
+  bulkheadRenewTransition,
+} from './transitions/bulkhead.js';
+export {
+  BulkheadRejectedError,
+  type BulkheadRejectedErrorOptions,
+  isBulkheadRejectedError,
+} from './errors/bulkhead-rejected-error.js';
 // recovery by error class, graceful stop
 export { type AlertInfo, type ByClass, type ByClassOptions, byClass } from './recovery/by-class.js';
 export {

@@ -150,6 +150,13 @@ export const VARIANTS = [
     setup: async () => exec((await recourse()).retry()),
   },
   {
+    name: 'recourse-bulkhead',
+    lib: 'recourse',
+    label: 'recourse bulkhead({ maxConcurrent: 10 }), uncontended',
+    extra: true,
+    setup: async () => exec((await recourse()).bulkhead({ maxConcurrent: 10 })),
+  },
+  {
     name: 'recourse-breaker',
     lib: 'recourse',
     label: 'recourse circuitBreaker()',

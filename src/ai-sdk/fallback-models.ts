@@ -1,6 +1,17 @@
 import { classify } from '../classify/classify.js';
-import { type Fallback, fallback, type Served } from '../fallback/fallback.js';
-import { checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
+import {
+  checkWhen,
+  type Fallback,
+  type FallbackWhen,
+  fallback,
+  type Served,
+} from '../fallback/fallback.js';
+import {
+  checkFunction,
+  checkOptions,
+  type OptionKeys,
+  showValue,
+} from '../options/validate-options.js';
 import type { Policy } from '../policy/policy.js';
 import { errorText } from '../text/safe-text.js';
 import { generateOnce, openStream } from './model-calls.js';
@@ -27,7 +38,23 @@ export interface ModelPath {
   model: LanguageModelObject;
   /** Runs this path's calls (typically `pipeline(breaker, retry())`); an open breaker skips the path at once. */
   policy?: Policy;
+  /**
+   * Which failures of the path before this one the ladder moves on to this path for (others are
+   * rethrown). Default: every failure but a `fatal` one. `(_e, c) => c.reason === 'context_overflow'`
+   * makes a larger-window model the path for prompts too long for the one before it.
+   */
+  when?: FallbackWhen;
+  /**
+   * Called when this path's model answers that the prompt is over its context window (`classify`
+   * reason `context_overflow`): returns a shorter prompt (drop old turns, summarise tool results),
+   * and the call is sent once more on the same model with it; a second overflow goes down the
+   * ladder. Default: none (an overflow is a failure of the path).
+   */
+  compact?: (prompt: ModelPrompt, failure: unknown) => ModelPrompt | PromiseLike<ModelPrompt>;
 }
+
+/** The prompt of one model call, as the AI SDK hands it to the model (system, user, assistant and tool messages). */
+export type ModelPrompt = CallOptions['prompt'];
 
 /**
  * Options of {@link fallbackModels}: the stall limits every path's calls run with. `'adaptive'`
@@ -67,7 +94,15 @@ export interface ServedModelMetadata {
 /** The AI SDK's language model object (the specification of the `ai` version installed). */
 export type SdkLanguageModel = ModelObject;
 
-const PATH_KEYS: OptionKeys<ModelPath> = { name: true, model: true, policy: true };
+const PATH_KEYS: OptionKeys<ModelPath> = {
+  name: true,
+  model: true,
+  policy: true,
+  when: true,
+  compact: true,
+};
+
+type Compact = NonNullable<ModelPath['compact']>;
 const OPTION_KEYS: OptionKeys<FallbackModelsOptions> = { ...STALL_OPTION_KEYS, clock: true };
 
 function checkModel(where: string, value: unknown): ModelObject {
@@ -153,7 +188,16 @@ export function fallbackModels(
         `paths[${i}] must be an object { name, model, policy? }, got ${showValue(p)}`,
       );
     checkOptions(`fallbackModels paths[${i}]`, p, PATH_KEYS);
-    return { name: p.name, model: checkModel(`paths[${i}].model`, p.model), policy: p.policy };
+    return {
+      name: p.name,
+      model: checkModel(`paths[${i}].model`, p.model),
+      policy: p.policy,
+      when: checkWhen(`paths[${i}].when`, p.when),
+      compact:
+        p.compact === undefined
+          ? undefined
+          : checkFunction<Compact>(`paths[${i}].compact`, p.compact),
+    };
   });
   const version = ladder[0]!.model.specificationVersion;
   ladder.forEach((p, i) => {
@@ -168,18 +212,45 @@ export function fallbackModels(
   // Each path learns its own gaps: adaptive limits are kept per dependency and model.
   const limits = ladder.map((p) => limitsOf(undefined, { name: p.name, model: p.model.modelId }));
 
-  /** The ladder of one call: every path runs `call` on its model (paths and policies checked by `fallback`). */
+  /**
+   * The ladder of one call: every path runs `call` on its model with the call's params (paths and
+   * policies checked by `fallback`). A path with `compact` sends a compacted prompt once its model
+   * said the prompt is too long, and keeps it for the later attempts of this call.
+   */
   const ladderOf = <T>(
-    call: (model: ModelObject, limits: ModelLimits, signal: AbortSignal) => Promise<T>,
+    params: CallOptions,
+    call: (
+      model: ModelObject,
+      limits: ModelLimits,
+      signal: AbortSignal,
+      params: CallOptions,
+    ) => Promise<T>,
   ): Fallback<T> =>
     fallback(
-      ladder.map((p, i) => ({
-        name: p.name,
-        run: (ctx) => call(p.model, limits[i]!, ctx.signal),
-        ...(p.policy === undefined ? {} : { policy: p.policy }),
-      })),
+      ladder.map((p, i) => {
+        let sent = params;
+        let compacted = false;
+        const compact = p.compact;
+        const run = async (ctx: { signal: AbortSignal }): Promise<T> => {
+          try {
+            return await call(p.model, limits[i]!, ctx.signal, sent);
+          } catch (error) {
+            if (compact === undefined || compacted || classify(error).reason !== 'context_overflow')
+              throw error;
+            compacted = true;
+            sent = { ...sent, prompt: await compact(sent.prompt, error) };
+            return call(p.model, limits[i]!, ctx.signal, sent);
+          }
+        };
+        return {
+          name: p.name,
+          run,
+          when: p.when,
+          ...(p.policy === undefined ? {} : { policy: p.policy }),
+        };
+      }),
     );
-  ladderOf(() => Promise.resolve()); // checks names and policies now, not on the first call
+  ladderOf({} as CallOptions, () => Promise.resolve()); // checks names and policies now, not on the first call
   const callOptions = (params: CallOptions) =>
     params.abortSignal === undefined ? undefined : { signal: params.abortSignal };
 
@@ -189,8 +260,8 @@ export function fallbackModels(
     modelId: ladder.map((p) => p.model.modelId).join(' | '),
     supportedUrls: supportedUrlsOf(ladder.map((p) => p.model)),
     async doGenerate(params) {
-      const served = await ladderOf((model, limits, signal) =>
-        generateOnce(model, params, signal, limits.generate),
+      const served = await ladderOf(params, (model, limits, signal, sent) =>
+        generateOnce(model, sent, signal, limits.generate),
       ).execute(callOptions(params));
       return {
         ...served.value,
@@ -198,8 +269,8 @@ export function fallbackModels(
       };
     },
     async doStream(params) {
-      const served = await ladderOf((model, limits, signal) =>
-        openStream(model, params, limits.stream, signal),
+      const served = await ladderOf(params, (model, limits, signal, sent) =>
+        openStream(model, sent, limits.stream, signal),
       ).execute(callOptions(params));
       const attempt = served.value;
       const decorate = (part: StreamPart): StreamPart =>

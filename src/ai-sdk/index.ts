@@ -22,6 +22,7 @@ export {
   fallbackModels,
   type ModelPath,
   type ModelPathFailure,
+  type ModelPrompt,
   type SdkLanguageModel,
   type ServedModelMetadata,
 } from './fallback-models.js';

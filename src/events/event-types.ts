@@ -183,6 +183,11 @@ export interface RecourseEventMap {
     breaker: string;
   };
   /**
+   * A `bulkhead` refused a call (`BulkheadRejectedError`): `active` calls held its
+   * `maxConcurrent` slots and `queued` (= `maxQueue`) more were waiting.
+   */
+  bulkhead_rejected: { maxConcurrent: number; maxQueue: number; active: number; queued: number };
+  /**
    * A model stream broke after content began and is continued (`agent-recourse/anthropic`,
    * `agent-recourse/ai-sdk`): `attempt` is the continuation request (1 = the first), `keptChars` the
    * characters of text kept and sent back as the prefill, `reason` the break's `classify` reason.
@@ -238,6 +243,7 @@ const TYPES: { readonly [K in RecourseEventType]: true } = {
   spend_limit_exceeded: true,
   spend_rate_exceeded: true,
   resume: true,
+  bulkhead_rejected: true,
 };
 
 /** @internal Every event type recourse publishes (what `subscribe` attaches to), derived from the map. */

@@ -1,3 +1,5 @@
+import { classify } from '../classify/classify.js';
+import type { Classification } from '../classify/classification.js';
 import type { CallContext, ExecuteOptions, Work } from '../context/call-context.js';
 import { ambientScope } from '../context/scope.js';
 import { AllPathsFailedError, type PathFailure } from '../errors/all-paths-failed-error.js';
@@ -18,7 +20,35 @@ import type { Policy } from '../policy/policy.js';
 // so two copies of recourse in one process recognise each other's ladders.
 const LADDER: unique symbol = Symbol.for('recourse.fallback') as never;
 
-const PATH_KEYS: OptionKeys<FallbackPath<unknown>> = { name: true, run: true, policy: true };
+const PATH_KEYS: OptionKeys<FallbackPath<unknown>> = {
+  name: true,
+  run: true,
+  policy: true,
+  when: true,
+};
+
+/**
+ * Which failures a path takes over from the path before it.
+ * @example
+ * const onOverflow: FallbackWhen = (_e, c) => c.reason === 'context_overflow'
+ */
+export type FallbackWhen = (failure: unknown, classification: Classification) => boolean;
+
+/**
+ * @internal The default of `when`: every failure but a `fatal` one. A TypeError from a bug in a
+ * path is not an outage the next path can serve; it goes to the caller (ARCHITECTURE.md §P1).
+ */
+export const notFatal: FallbackWhen = (_failure, c) => c.kind !== 'fatal';
+
+/** @internal Checks a path's `when` (undefined: the default). */
+export function checkWhen(where: string, value: unknown): FallbackWhen {
+  if (value === undefined) return notFatal;
+  if (typeof value !== 'function')
+    throw new TypeError(
+      `${where} must be a function (failure, classification) => boolean, got ${showValue(value)}`,
+    );
+  return value as FallbackWhen;
+}
 
 /** @internal True for a `fallback(...)` ladder. */
 export function isFallback(value: unknown): boolean {
@@ -34,6 +64,15 @@ export function ladderIsNotAPolicy(where: string): string {
   return `${where} is a fallback(...) ladder, not a policy: a ladder runs its own paths (ladder.execute() takes options, not a function). Run it inside a policy with policy.execute(() => ladder.execute()), or give each path its own policy`;
 }
 
+/** `when(error, classify(error))`; a `when` that throws counts as refusing (the failure goes to the caller). */
+function acceptsFailure(when: FallbackWhen, error: unknown): boolean {
+  try {
+    return when(error, classify(error)) === true;
+  } catch {
+    return false;
+  }
+}
+
 /** One rung of a fallback ladder. */
 export interface FallbackPath<T> {
   /** Reported as `servedBy`. Unique within the ladder. */
@@ -41,6 +80,12 @@ export interface FallbackPath<T> {
   run: (ctx: CallContext) => T | PromiseLike<T>;
   /** Runs `run` under this policy (typically `pipeline(breaker, retry, timeout)`). */
   policy?: Policy;
+  /**
+   * Which failures of the path before this one the ladder moves on to this path for; any other
+   * failure is rethrown as it is. Default: every failure but a `fatal` one (a bug in a path is not
+   * an outage). Not asked on the first path.
+   */
+  when?: FallbackWhen;
 }
 
 /** A fallback result: the value and which path served it. */
@@ -68,7 +113,10 @@ export interface Fallback<T> {
 }
 
 /**
- * A ladder of paths tried in order until one succeeds. Degradation is never silent: the result
+ * A ladder of paths tried in order until one succeeds. A path is tried after the one before it
+ * failed with a failure the path's `when` accepts (default: every failure but a `fatal` one, so a
+ * TypeError from a bug is rethrown, not served by the next path); any other failure is rethrown
+ * as it is. Degradation is never silent: the result
  * says `servedBy` and `degraded`, lists the failures of the paths before it, and every step is a
  * `fallback` event. A path whose breaker is open fails at once with `CircuitOpenError`, so the
  * ladder moves on without waiting. A caller abort stops the ladder (it is not a reason to try the
@@ -105,7 +153,7 @@ export function fallback<T>(paths: Array<FallbackPath<T>>): Fallback<T> {
       throw new TypeError(`paths[${i}].policy must be a policy, got ${showValue(p.policy)}`);
     }
   });
-  const ladder = paths.map((p) => ({ ...p }));
+  const ladder = paths.map((p, i) => ({ ...p, when: checkWhen(`paths[${i}].when`, p.when) }));
   const events = new Emitter('fallback');
 
   const result: Fallback<T> = {
@@ -144,8 +192,10 @@ export function fallback<T>(paths: Array<FallbackPath<T>>): Fallback<T> {
         } catch (error) {
           if (signal?.aborted) throw error;
           if (ambient?.canAbort && ambient.aborted) throw ambient.reason;
-          failures.push({ path: path.name, error });
           const to = ladder[i + 1];
+          // The next path takes over only the failures it accepts; others are the caller's.
+          if (to !== undefined && !acceptsFailure(to.when, error)) throw error;
+          failures.push({ path: path.name, error });
           if (to !== undefined && events.wants('fallback'))
             events.emit('fallback', { from: path.name, to: to.name, error });
         }

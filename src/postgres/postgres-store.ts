@@ -21,6 +21,13 @@ import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
 import { type RateLimitBatchResult, RateLimitBatches } from '../store/rate-limit-batches.js';
 import { rateLimitFromJson, rateLimitToJson } from '../store/rate-limit-json.js';
 import type { RateLimitStore } from '../store/rate-limit-store.js';
+import type { BulkheadStore } from '../store/bulkhead-store.js';
+import {
+  type BulkheadRecord,
+  bulkheadAcquireTransition,
+  bulkheadReleaseTransition,
+  bulkheadRenewTransition,
+} from '../transitions/bulkhead.js';
 import type { Store } from '../store/store.js';
 import { asStoreError } from '../store/store-error.js';
 import type {
@@ -62,7 +69,7 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Limit of a ledger, saga or checkpoint call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
   timeoutMs?: number;
-  /** Limit of a breaker, retry-budget or rate-limiter call, ms: the same name and meaning as `circuitBreaker({ storeTimeoutMs })` and `retryBudget({ storeTimeoutMs })`, and the shorter of the two applies. Default 250. */
+  /** Limit of a breaker, retry-budget, rate-limiter or bulkhead call, ms: the same name and meaning as `circuitBreaker({ storeTimeoutMs })` and `retryBudget({ storeTimeoutMs })`, and the shorter of the two applies. Default 250. */
   storeTimeoutMs?: number;
 }
 
@@ -152,7 +159,7 @@ function ledgerValues(id: Buffer, e: LedgerEntry): unknown[] {
  * announced by one statement (`pg_notify` beside the `UPDATE`), so the notification goes out
  * exactly when the change commits.
  */
-class PostgresStore implements Store, RateLimitStore {
+class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   readonly #calls: PgCalls;
   readonly #timeoutMs: number;
   readonly #storeTimeoutMs: number;
@@ -167,6 +174,7 @@ class PostgresStore implements Store, RateLimitStore {
     log: string;
     budgets: string;
     rateLimits: string;
+    bulkheads: string;
   };
   readonly #escalations: EscalationRows;
   readonly #rateLimits = new RateLimitBatches((name, batch) => this.#rateLimitWrite(name, batch));
@@ -186,6 +194,7 @@ class PostgresStore implements Store, RateLimitStore {
       log: `${s}.saga_log`,
       budgets: `${s}.budgets`,
       rateLimits: `${s}.rate_limits`,
+      bulkheads: `${s}.bulkheads`,
     };
     this.#escalations = new EscalationRows(this.#calls, `${s}.escalations`, timeoutMs);
     this.#channel = breakerChannel(schema);
@@ -715,6 +724,63 @@ class PostgresStore implements Store, RateLimitStore {
     });
   }
 
+  // ── bulkheads: one row per name, each transition a compare-and-swap (see `applyToRow`) ──────
+
+  #bulkhead<R>(
+    operation: string,
+    name: string,
+    transition: (current: BulkheadRecord | undefined) => {
+      result: R;
+      write: BulkheadRecord | undefined;
+    },
+  ): Promise<R> {
+    const row = jsonRow<BulkheadRecord>(this.#t.bulkheads, name, JSON.stringify, (text) =>
+      this.#bulkheadRecord(text, name),
+    );
+    return this.#calls.run(operation, undefined, this.#storeTimeoutMs, (client) =>
+      applyToRow(client, row, (current) => {
+        const { result, write } = transition(current);
+        return { result, write: write ?? 'keep' };
+      }),
+    );
+  }
+
+  #bulkheadRecord(text: string, name: string): BulkheadRecord {
+    const r = JSON.parse(text) as Partial<BulkheadRecord> | null;
+    if (typeof r !== 'object' || r === null || typeof r.slots !== 'object' || r.slots === null)
+      throw new TypeError(
+        `postgresStore: the bulkhead ${JSON.stringify(name)} in schema ${JSON.stringify(this.#calls.schema)} is not a bulkhead record`,
+      );
+    return r as BulkheadRecord;
+  }
+
+  bulkheadAcquire(
+    name: string,
+    slot: string,
+    max: number,
+    now: number,
+    leaseMs: number,
+  ): Promise<boolean> {
+    return this.#bulkhead('bulkheadAcquire', name, (current) => {
+      const a = bulkheadAcquireTransition(current, slot, max, now, leaseMs);
+      return { result: a.acquired, write: a.write };
+    });
+  }
+
+  bulkheadRenew(name: string, slots: string[], now: number, leaseMs: number): Promise<string[]> {
+    return this.#bulkhead('bulkheadRenew', name, (current) => {
+      const r = bulkheadRenewTransition(current, slots, now, leaseMs);
+      return { result: r.held, write: r.write };
+    });
+  }
+
+  async bulkheadRelease(name: string, slot: string): Promise<void> {
+    await this.#bulkhead('bulkheadRelease', name, (current) => ({
+      result: undefined,
+      write: bulkheadReleaseTransition(current, slot).write,
+    }));
+  }
+
   // ── rate limiters ───────────────────────────────────────────────────────────────────────────
 
   #rateLimitRow(name: string): RowStatements<RateLimitRecord, RateLimitRecord> {
@@ -848,7 +914,9 @@ async function insertLedger(
  * const model = circuitBreaker({ name: 'claude-opus', store })
  * const ledger = new IdempotencyLedger(store)
  */
-export function postgresStore(options: PostgresStoreOptions): Store & RateLimitStore {
+export function postgresStore(
+  options: PostgresStoreOptions,
+): Store & RateLimitStore & BulkheadStore {
   const o = checkOptions('postgresStore', options, POSTGRES_STORE_KEYS);
   const pool = o.pool as Partial<PgLike> | undefined;
   if (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function') {

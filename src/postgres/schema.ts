@@ -4,7 +4,7 @@ import { quoteIdent } from './identifiers.js';
 import type { PgClientLike } from './pg-like.js';
 
 /** The schema version this code writes. Bump it and add a step to `MIGRATIONS` when tables change. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * Every table is keyed by `id`, the sha256 of its key (see `rowId`): keys of any length fit a btree.
@@ -105,12 +105,22 @@ CREATE TABLE ${s}.rate_limits (
   version bigint NOT NULL DEFAULT 0
 );`;
 
+/** Version 5: shared bulkheads, one row per name (its slots: slot id → leaseUntil, as JSON). */
+const V5 = (s: string): string => `
+CREATE TABLE ${s}.bulkheads (
+  id bytea PRIMARY KEY,
+  name text NOT NULL,
+  record text NOT NULL,
+  version bigint NOT NULL DEFAULT 0
+);`;
+
 /** MIGRATIONS[n] takes the schema from version n to n + 1, with a line for the migrations table. */
 const MIGRATIONS: ReadonlyArray<{ description: string; sql: (quotedSchema: string) => string }> = [
   { description: 'breakers, ledger, checkpoints, saga leases and logs, escalations', sql: V1 },
   { description: 'retry budgets', sql: V2 },
   { description: 'row versions for compare-and-swap transitions', sql: V3 },
   { description: 'rate limiters', sql: V4 },
+  { description: 'bulkheads', sql: V5 },
 ];
 
 /** Advisory lock class of recourse's migrations (the second key is the schema name's hash). */

@@ -65,6 +65,10 @@ import { ESCALATION_REOPEN } from './scripts/escalation-reopen.js';
 import { LEDGER_CLAIM } from './scripts/ledger-claim.js';
 import { LEDGER_COMPLETE } from './scripts/ledger-complete.js';
 import { LEDGER_RELEASE } from './scripts/ledger-release.js';
+import { BULKHEAD_ACQUIRE } from './scripts/bulkhead-acquire.js';
+import { BULKHEAD_RELEASE } from './scripts/bulkhead-release.js';
+import { BULKHEAD_RENEW } from './scripts/bulkhead-renew.js';
+import type { BulkheadStore } from '../store/bulkhead-store.js';
 import { LEDGER_RENEW } from './scripts/ledger-renew.js';
 import { RATE_LIMIT_SWAP } from './scripts/rate-limit-swap.js';
 import { SAGA_ACQUIRE } from './scripts/saga-acquire.js';
@@ -83,7 +87,7 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** Limit of a ledger, saga, checkpoint or escalation call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
   timeoutMs?: number;
-  /** Limit of a breaker, retry-budget or rate-limiter call, ms: the same name and meaning as `circuitBreaker({ storeTimeoutMs })` and `retryBudget({ storeTimeoutMs })`, and the shorter of the two applies. Default 250. */
+  /** Limit of a breaker, retry-budget, rate-limiter or bulkhead call, ms: the same name and meaning as `circuitBreaker({ storeTimeoutMs })` and `retryBudget({ storeTimeoutMs })`, and the shorter of the two applies. Default 250. */
   storeTimeoutMs?: number;
 }
 
@@ -132,7 +136,7 @@ const RATE_LIMIT_SWAP_ATTEMPTS = 20;
  * doubles. A breaker change is published by the script that made it, so it goes out exactly when
  * the change is written.
  */
-class RedisStore implements Store, RateLimitStore {
+class RedisStore implements Store, RateLimitStore, BulkheadStore {
   readonly #calls: RedisCalls;
   readonly #timeoutMs: number;
   readonly #storeTimeoutMs: number;
@@ -368,6 +372,57 @@ class RedisStore implements Store, RateLimitStore {
       LEDGER_RELEASE,
       [this.#key('ledger', key)],
       [owner],
+    );
+  }
+
+  // ── bulkheads: one sorted set per name (slot id → leaseUntil), one script per transition ─────
+  // A cap is a protection like a breaker: its calls get the breaker's short limit, so a store
+  // that stopped answering delays a call by no more than that (ARCHITECTURE.md §state.outage).
+
+  async bulkheadAcquire(
+    name: string,
+    slot: string,
+    max: number,
+    now: number,
+    leaseMs: number,
+  ): Promise<boolean> {
+    const reply = await this.#calls.script(
+      'bulkheadAcquire',
+      name,
+      this.#storeTimeoutMs,
+      BULKHEAD_ACQUIRE,
+      [this.#key('bulkhead', name)],
+      [slot, String(max), String(now), String(now + leaseMs), String(Math.ceil(leaseMs))],
+    );
+    return Number(reply) === 1;
+  }
+
+  async bulkheadRenew(
+    name: string,
+    slots: string[],
+    now: number,
+    leaseMs: number,
+  ): Promise<string[]> {
+    if (slots.length === 0) return [];
+    const reply = await this.#calls.script(
+      'bulkheadRenew',
+      name,
+      this.#storeTimeoutMs,
+      BULKHEAD_RENEW,
+      [this.#key('bulkhead', name)],
+      [String(now + leaseMs), String(Math.ceil(leaseMs)), ...slots],
+    );
+    return list(reply).map(text);
+  }
+
+  async bulkheadRelease(name: string, slot: string): Promise<void> {
+    await this.#calls.script(
+      'bulkheadRelease',
+      name,
+      this.#storeTimeoutMs,
+      BULKHEAD_RELEASE,
+      [this.#key('bulkhead', name)],
+      [slot],
     );
   }
 
@@ -821,7 +876,7 @@ function keepPx(keepUntil: number, now: number): number {
  * const model = circuitBreaker({ name: 'claude-opus', store })
  * const ledger = new IdempotencyLedger(store)
  */
-export function redisStore(options: RedisStoreOptions): Store & RateLimitStore {
+export function redisStore(options: RedisStoreOptions): Store & RateLimitStore & BulkheadStore {
   const o = checkOptions('redisStore', options, REDIS_STORE_KEYS);
   if (!isRedisLike(o.client)) {
     throw new TypeError(

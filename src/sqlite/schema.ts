@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { StoreError } from '../store/store-error.js';
 
 /** The schema version this code writes. Bump it and add a step to MIGRATIONS when tables change. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const V1 = `
 CREATE TABLE recourse_breakers (
@@ -76,8 +76,16 @@ CREATE TABLE recourse_budgets (
 );
 `;
 
+// Version 4: shared bulkheads (one JSON record per bulkhead name: its slots, slot id → leaseUntil).
+const V4 = `
+CREATE TABLE recourse_bulkheads (
+  name TEXT PRIMARY KEY,
+  record TEXT NOT NULL
+);
+`;
+
 /** MIGRATIONS[n] takes the schema from version n to n + 1. */
-const MIGRATIONS: readonly string[] = [V1, V2, V3];
+const MIGRATIONS: readonly string[] = [V1, V2, V3, V4];
 
 /**
  * @internal Creates or upgrades recourse's tables in one immediate transaction, so processes

@@ -39,6 +39,13 @@ import {
 import type { LedgerClaim, LedgerEntry } from '../store/ledger-store.js';
 import type { SagaLease, SagaLogEntry } from '../store/saga-log-store.js';
 import type { Store } from '../store/store.js';
+import type { BulkheadStore } from '../store/bulkhead-store.js';
+import {
+  type BulkheadRecord,
+  bulkheadAcquireTransition,
+  bulkheadReleaseTransition,
+  bulkheadRenewTransition,
+} from '../transitions/bulkhead.js';
 import { StoreError } from '../store/store-error.js';
 import {
   leaseAcquireTransition,
@@ -163,7 +170,7 @@ function toBreaker(row: BreakerRow | undefined): BreakerRecord | undefined {
 // Every transition reads the row, applies the same pure function the memory store uses, and writes
 // the result back inside one BEGIN IMMEDIATE transaction: the write lock is taken before the read,
 // so concurrent processes are serialised and no two see the same "before".
-class SqliteStore implements Store {
+class SqliteStore implements Store, BulkheadStore {
   readonly #db: Database.Database;
   readonly #path: string;
   readonly #busyTimeoutMs: number;
@@ -201,6 +208,7 @@ class SqliteStore implements Store {
   #opensSinceSweep = 0;
   readonly #retryBudgetTake;
   readonly #retryBudgetGet;
+  readonly #bulkheadApply;
 
   constructor(db: Database.Database, path: string, busyTimeoutMs: number) {
     this.#db = db;
@@ -542,6 +550,64 @@ class SqliteStore implements Store {
       },
     );
     this.#retryBudgetGet = readBudget;
+    // A bulkhead is one small JSON record; each transition reads and writes it in one transaction.
+    const getBulkhead = db.prepare<[string], { record: string }>(
+      'SELECT record FROM recourse_bulkheads WHERE name = ?',
+    );
+    const putBulkhead = db.prepare<[string, string]>(
+      'INSERT INTO recourse_bulkheads (name, record) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET record = excluded.record',
+    );
+    const dropBulkhead = db.prepare<[string]>('DELETE FROM recourse_bulkheads WHERE name = ?');
+    this.#bulkheadApply = db.transaction(
+      (
+        name: string,
+        transition: (r: BulkheadRecord | undefined) => BulkheadRecord | undefined,
+      ): void => {
+        const row = getBulkhead.get(name);
+        const write = transition(
+          row === undefined ? undefined : (JSON.parse(row.record) as BulkheadRecord),
+        );
+        if (write === undefined) return;
+        if (Object.keys(write.slots).length === 0) dropBulkhead.run(name);
+        else putBulkhead.run(name, JSON.stringify(write));
+      },
+    );
+  }
+
+  bulkheadAcquire(
+    name: string,
+    slot: string,
+    max: number,
+    now: number,
+    leaseMs: number,
+  ): Promise<boolean> {
+    return this.#use('bulkheadAcquire', () => {
+      let acquired = false;
+      this.#bulkheadApply.immediate(name, (r) => {
+        const a = bulkheadAcquireTransition(r, slot, max, now, leaseMs);
+        acquired = a.acquired;
+        return a.write;
+      });
+      return acquired;
+    });
+  }
+
+  bulkheadRenew(name: string, slots: string[], now: number, leaseMs: number): Promise<string[]> {
+    return this.#use('bulkheadRenew', () => {
+      let held: string[] = [];
+      this.#bulkheadApply.immediate(name, (r) => {
+        const renewed = bulkheadRenewTransition(r, slots, now, leaseMs);
+        held = renewed.held;
+        return renewed.write;
+      });
+      return held;
+    });
+  }
+
+  bulkheadRelease(name: string, slot: string): Promise<void> {
+    return this.#use('bulkheadRelease', () => {
+      this.#bulkheadApply.immediate(name, (r) => bulkheadReleaseTransition(r, slot).write);
+    });
   }
 
   /**
@@ -733,7 +799,7 @@ class SqliteStore implements Store {
  * const store = sqliteStore({ path: '.agent/state.db' })
  * const ledger = new IdempotencyLedger(store)
  */
-export function sqliteStore(options: SqliteStoreOptions): Store {
+export function sqliteStore(options: SqliteStoreOptions): Store & BulkheadStore {
   const o = checkOptions('sqliteStore', options, SQLITE_STORE_KEYS);
   if (typeof o.path !== 'string' || o.path.trim() === '') {
     throw new TypeError(

@@ -53,12 +53,19 @@ import {
   rateLimitTransition,
   type RateLimitUpdate,
 } from '../transitions/rate-limit.js';
+import {
+  type BulkheadRecord,
+  bulkheadAcquireTransition,
+  bulkheadReleaseTransition,
+  bulkheadRenewTransition,
+} from '../transitions/bulkhead.js';
+import type { BulkheadStore } from './bulkhead-store.js';
 import { StoreError } from './store-error.js';
 
 // Expired results are also dropped when their key is claimed again; this sweep bounds the rest.
 const SWEEP_EVERY = 256;
 
-class MemoryStore implements Store, RateLimitStore {
+class MemoryStore implements Store, RateLimitStore, BulkheadStore {
   readonly #breakers = new MemoryBreakers();
   readonly #ledger = new Map<string, LedgerEntry>();
   readonly #checkpoints = new Map<string, CheckpointRecord>();
@@ -67,6 +74,7 @@ class MemoryStore implements Store, RateLimitStore {
   readonly #escalations = new Map<string, EscalationRecord>();
   readonly #budgets = new Map<string, RetryBudgetRecord>();
   readonly #rateLimits = new Map<string, RateLimitRecord>();
+  readonly #bulkheads = new Map<string, BulkheadRecord>();
   #claimsSinceSweep = 0;
   #opensSinceSweep = 0;
   #closed = false;
@@ -340,6 +348,42 @@ class MemoryStore implements Store, RateLimitStore {
     return r === undefined ? undefined : copyRateLimitRecord(r);
   }
 
+  #bulkheadWrite(name: string, write: BulkheadRecord | undefined): void {
+    if (write === undefined) return;
+    if (Object.keys(write.slots).length === 0) this.#bulkheads.delete(name);
+    else this.#bulkheads.set(name, write);
+  }
+
+  async bulkheadAcquire(
+    name: string,
+    slot: string,
+    max: number,
+    now: number,
+    leaseMs: number,
+  ): Promise<boolean> {
+    this.#open();
+    const a = bulkheadAcquireTransition(this.#bulkheads.get(name), slot, max, now, leaseMs);
+    this.#bulkheadWrite(name, a.write);
+    return a.acquired;
+  }
+
+  async bulkheadRenew(
+    name: string,
+    slots: string[],
+    now: number,
+    leaseMs: number,
+  ): Promise<string[]> {
+    this.#open();
+    const r = bulkheadRenewTransition(this.#bulkheads.get(name), slots, now, leaseMs);
+    this.#bulkheadWrite(name, r.write);
+    return r.held;
+  }
+
+  async bulkheadRelease(name: string, slot: string): Promise<void> {
+    this.#open();
+    this.#bulkheadWrite(name, bulkheadReleaseTransition(this.#bulkheads.get(name), slot).write);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
   }
@@ -356,6 +400,6 @@ class MemoryStore implements Store, RateLimitStore {
  * const ledger = new IdempotencyLedger(store)
  * const steps = new Checkpointer(store)
  */
-export function memoryStore(): Store & RateLimitStore {
+export function memoryStore(): Store & RateLimitStore & BulkheadStore {
   return new MemoryStore();
 }

@@ -208,6 +208,13 @@ const ROWS: Row[] = [
     async: true,
   },
   {
+    covers: 'agent-recourse:bulkhead',
+    owner: 'bulkhead',
+    build: (x) => core.bulkhead({ maxConcurrent: 1, ...x }),
+    bad: ['maxQueue', -1],
+    clock: true,
+  },
+  {
     covers: 'agent-recourse:spendLimit',
     owner: 'spendLimit',
     build: (x) => core.spendLimit({ tokens: 1, ...x }),
@@ -573,6 +580,12 @@ const NO_OPTIONS: Record<string, string> = {
   'agent-recourse:retryBudgetFloorCapacity':
     'a pure helper of retry budget limits (store back ends)',
   'agent-recourse:newRetryBudgetRecord': 'a pure helper of retry budget records (store back ends)',
+  'agent-recourse:bulkheadAcquireTransition':
+    'a pure transition of a bulkhead record (store back ends)',
+  'agent-recourse:bulkheadRenewTransition':
+    'a pure transition of a bulkhead record (store back ends)',
+  'agent-recourse:bulkheadReleaseTransition':
+    'a pure transition of a bulkhead record (store back ends)',
   'agent-recourse:rateLimitTransition':
     'a pure transition of a rate limiter record (store back ends)',
   'agent-recourse:newRateLimitRecord': 'a pure helper of rate limiter records (store back ends)',

@@ -16,6 +16,8 @@
 export interface RunSpec {
   /** A chaos-server scenario for this run (default: healthy). */
   readonly scenario?: unknown;
+  /** The chaos server's canned answers per model (`answers` of `startChaosServer`: text, context windows). */
+  readonly answers?: unknown;
   /** A regular expression stdout must match. */
   readonly stdout?: string;
   /** A regular expression stderr must match; without it, stderr must stay empty (no warnings). */
@@ -37,7 +39,7 @@ export interface MarkdownExample {
 
 const TS_LANGS = new Set(['ts', 'typescript', 'mts']);
 const FENCE = /^(\s*)(`{3,}|~{3,})\s*([^\s`]*)/;
-const RUN_KEYS = new Set(['scenario', 'stdout', 'stderr', 'timeoutMs']);
+const RUN_KEYS = new Set(['scenario', 'answers', 'stdout', 'stderr', 'timeoutMs']);
 
 interface Comment {
   readonly kind: 'prelude' | 'file-prelude' | 'run' | 'other';

@@ -7,6 +7,7 @@ import { startChaosServer } from '../../src/chaos/index.js';
 import { runQuery } from '../../src/claude-agent-sdk/index.js';
 import {
   BreakerRegistry,
+  bulkhead,
   circuitBreaker,
   exponential,
   fallback,
@@ -99,6 +100,11 @@ const CASES: Array<
   ['hedge', (o) => hedge(o), [['docs/governor.md', '## Hedged calls']]],
   ['stallLearner', (o) => stallLearner(o), [['docs/governor.md', '## Adaptive stall limits']]],
   ['rateLimiter', (o) => rateLimiter(o), [['docs/governor.md', '## Rate limits']]],
+  [
+    'bulkhead',
+    (o) => bulkhead({ maxConcurrent: 1, ...o }),
+    [['docs/bulkhead.md', '# Bulkhead: a concurrency cap']],
+  ],
   ['spendLimit', (o) => spendLimit({ tokens: 1, ...o }), [['docs/governor.md', '## Spend limits']]],
   [
     'retryBudget',

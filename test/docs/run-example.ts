@@ -7,7 +7,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { type ChaosServer, type Scenario, startChaosServer } from '../../src/chaos/index.js';
+import {
+  type CannedAnswers,
+  type ChaosServer,
+  type Scenario,
+  startChaosServer,
+} from '../../src/chaos/index.js';
 import { moduleSource } from './compile-examples.js';
 import type { MarkdownExample } from './markdown-examples.js';
 
@@ -40,9 +45,12 @@ export async function runExample(
   }).outputText;
   const file = join(dir, `${name}.mjs`);
   writeFileSync(file, js);
-  const chaos = await startChaosServer(
-    example.run?.scenario === undefined ? {} : { scenario: example.run.scenario as Scenario },
-  );
+  const chaos = await startChaosServer({
+    ...(example.run?.scenario === undefined ? {} : { scenario: example.run.scenario as Scenario }),
+    ...(example.run?.answers === undefined
+      ? {}
+      : { answers: example.run.answers as CannedAnswers }),
+  });
   const cwd = mkdtempSync(join(tmpdir(), 'recourse-example-'));
   try {
     const env: NodeJS.ProcessEnv = {

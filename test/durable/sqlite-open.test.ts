@@ -58,6 +58,7 @@ describe('sqliteStore: opening', () => {
       expect(tables).toEqual([
         'recourse_breakers',
         'recourse_budgets',
+        'recourse_bulkheads',
         'recourse_checkpoints',
         'recourse_escalations',
         'recourse_ledger',
@@ -87,7 +88,9 @@ describe('sqliteStore: opening', () => {
     await first.close();
     // A version 2 file: today's schema without what version 3 added.
     const raw = new Database(path);
-    raw.exec('DROP TABLE recourse_budgets; UPDATE recourse_schema SET version = 2');
+    raw.exec(
+      'DROP TABLE recourse_budgets; DROP TABLE recourse_bulkheads; UPDATE recourse_schema SET version = 2',
+    );
     raw.close();
     const store = sqliteStore({ path });
     try {
@@ -164,7 +167,7 @@ describe('sqliteStore: opening', () => {
     // A version 1 file: today's schema without what version 2 added.
     await sqliteStore({ path }).close();
     const raw = new Database(path);
-    raw.exec(`DROP TABLE recourse_escalations; DROP TABLE recourse_budgets; UPDATE recourse_schema SET version = 1;
+    raw.exec(`DROP TABLE recourse_escalations; DROP TABLE recourse_budgets; DROP TABLE recourse_bulkheads; UPDATE recourse_schema SET version = 1;
       INSERT INTO recourse_checkpoints VALUES ('t', 4, '{}', '${'c'.repeat(64)}', 7);`);
     raw.close();
     const store = sqliteStore({ path });

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import {
+  bulkhead,
   Checkpointer,
   type CircuitBreaker,
   circuitBreaker,
@@ -7,6 +8,7 @@ import {
   isCircuitOpenError,
   isStoreError,
 } from '../../src/index.js';
+import type { BulkheadStore } from '../../src/store/bulkhead-store.js';
 import type { Store } from '../../src/store/store.js';
 
 /**
@@ -47,6 +49,11 @@ async function whenBack<T>(work: () => Promise<T>, ms = 20_000): Promise<T> {
       if (!isStoreError(error) || Date.now() > end) throw error;
     }
   }
+}
+
+async function untilAsync(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end; await wait(50)) if (await check()) return;
+  throw new Error('condition not met in time');
 }
 
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -142,4 +149,108 @@ export async function storeOutage(server: OutageFixture): Promise<void> {
   await until(() => a.state === 'closed');
   for (let i = 0; i < 3; i++) await b.execute(boom).catch(() => {});
   await until(() => a.state === 'open');
+}
+
+/** What {@link bulkheadOutage} shows, as a test title. */
+export const BULKHEAD_OUTAGE =
+  'a shared bulkhead keeps its local cap while the store is down (no call held past the store limit), and counts fleet-wide again after the restart';
+
+/**
+ * A bulkhead shared by two stores on one server through a crash of the server and its restart:
+ * before, the cap of 2 is the fleet's (another holder's slots keep a call waiting); while the
+ * server is down, calls are neither failed nor held — each bulkhead runs up to its own cap (a
+ * `store_unavailable` event), within the store's time limit; after the restart the fleet's count
+ * holds again (`store_recovered`).
+ */
+export async function bulkheadOutage(server: OutageFixture, limitMs: number): Promise<void> {
+  const storeA = (await server.open()) as unknown as BulkheadStore;
+  const storeB = (await server.open()) as unknown as BulkheadStore;
+  const name = `cap-${Date.now()}`;
+  const a = bulkhead({ maxConcurrent: 2, name, store: storeA, leaseMs: 5_000 });
+  const b = bulkhead({ maxConcurrent: 2, name, store: storeB, leaseMs: 5_000 });
+  const events: string[] = [];
+  a.on('store_unavailable', () => events.push('unavailable'));
+  a.on('store_recovered', () => events.push('recovered'));
+  let openB!: () => void;
+  const gateB = new Promise<void>((r) => {
+    openB = r;
+  });
+  let runningB = 0;
+  const held = [1, 2].map(() =>
+    b.execute(async () => {
+      runningB++;
+      await gateB;
+    }),
+  );
+  await until(() => runningB === 2);
+  // Both fleet slots are b's: a's call waits.
+  let ranA = 0;
+  const waiting = a.execute(async () => {
+    ranA++;
+  });
+  await wait(300);
+  expect(ranA).toBe(0);
+  openB();
+  await Promise.all(held);
+  await waiting;
+  expect(ranA).toBe(1);
+
+  await server.kill();
+  // Down: a's calls run under its own cap of 2, each within the store's limit, none fails.
+  let running = 0;
+  let peak = 0;
+  const started = performance.now();
+  const delays: number[] = [];
+  const during = Array.from({ length: 6 }, () =>
+    a.execute(async () => {
+      delays.push(performance.now() - started);
+      running++;
+      peak = Math.max(peak, running);
+      await wait(20);
+      running--;
+      return 'ran';
+    }),
+  );
+  expect(await Promise.all(during)).toEqual(Array(6).fill('ran'));
+  expect(peak).toBe(2);
+  expect(Math.min(...delays)).toBeLessThan(limitMs + 2_000);
+  expect(events).toEqual(['unavailable']);
+
+  await server.start();
+  // Both clients answer again (each reconnects on its own schedule) before the fleet is checked.
+  for (const store of [storeA, storeB])
+    await untilAsync(async () => {
+      try {
+        await store.bulkheadRelease(name, 'probe:0');
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  // Up again: b holds both fleet slots once more, and a waits for them.
+  let openAgain!: () => void;
+  const gateAgain = new Promise<void>((r) => {
+    openAgain = r;
+  });
+  runningB = 0;
+  const heldAgain: Promise<void>[] = [];
+  for (let i = 0; i < 2; i++)
+    heldAgain.push(
+      b.execute(async () => {
+        runningB++;
+        await gateAgain;
+      }),
+    );
+  await until(() => runningB === 2);
+  ranA = 0;
+  const after = a.execute(async () => {
+    ranA++;
+  });
+  await until(() => events.includes('recovered'), 15_000);
+  expect(ranA).toBe(0);
+  openAgain();
+  await Promise.all(heldAgain);
+  await after;
+  expect(ranA).toBe(1);
+  expect(events).toEqual(['unavailable', 'recovered']);
 }

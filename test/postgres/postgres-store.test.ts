@@ -84,6 +84,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       expect(tables.map((t) => t.table_name)).toEqual([
         'breakers',
         'budgets',
+        'bulkheads',
         'checkpoints',
         'escalations',
         'ledger',
@@ -102,6 +103,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         { version: 2, description: 'retry budgets' },
         { version: 3, description: 'row versions for compare-and-swap transitions' },
         { version: 4, description: 'rate limiters' },
+        { version: 5, description: 'bulkheads' },
       ]);
     });
 
@@ -119,7 +121,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       await old.breakerForce('b', 'isolated');
       // Back to what version 1 created: no budgets or rate limits table, no version columns.
       await admin(
-        `DROP TABLE "${schema}".budgets; DROP TABLE "${schema}".rate_limits; DELETE FROM "${schema}".migrations WHERE version > 1`,
+        `DROP TABLE "${schema}".budgets; DROP TABLE "${schema}".rate_limits; DROP TABLE "${schema}".bulkheads; DELETE FROM "${schema}".migrations WHERE version > 1`,
       );
       for (const t of ['breakers', 'ledger', 'saga_leases', 'escalations'])
         await admin(`ALTER TABLE "${schema}".${t} DROP COLUMN version`);
@@ -157,6 +159,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         { version: 2, description: 'retry budgets' },
         { version: 3, description: 'row versions for compare-and-swap transitions' },
         { version: 4, description: 'rate limiters' },
+        { version: 5, description: 'bulkheads' },
       ]);
     });
 
@@ -165,7 +168,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const old = open(newPool(), schema);
       await old.ledgerClaim('k', 'a', T0, 1000);
       await admin(
-        `DROP TABLE "${schema}".rate_limits; DELETE FROM "${schema}".migrations WHERE version > 3`,
+        `DROP TABLE "${schema}".rate_limits; DROP TABLE "${schema}".bulkheads; DELETE FROM "${schema}".migrations WHERE version > 3`,
       );
       const store = open(newPool(), schema);
       expect(await store.rateLimitGet('claude')).toBeUndefined();
@@ -189,7 +192,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         leaseUntil: T0 + 1000,
       });
       expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([
-        { n: 4 },
+        { n: 5 },
       ]);
     });
 
@@ -201,7 +204,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       );
       expect(answers.filter((a) => a.kind === 'claimed').length).toBe(1);
       expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([
-        { n: 4 },
+        { n: 5 },
       ]);
     });
 
@@ -212,7 +215,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const error = await rejection(open(newPool(), schema).ledgerGet('k'));
       expect(error.code).toBe('schema_too_new');
       expect(error.message).toContain(
-        'version 7, newer than this version of recourse understands (4)',
+        'version 7, newer than this version of recourse understands (5)',
       );
     });
 
