@@ -406,6 +406,20 @@ const ROWS: Row[] = [
     async: true,
   },
   {
+    covers: 'agent-recourse/chaos:startChaosMcpServer',
+    owner: 'startChaosMcpServer',
+    build: (x) => chaos.startChaosMcpServer({ ...x }),
+    bad: ['port', -1],
+    async: true,
+  },
+  {
+    covers: 'agent-recourse/chaos:serveChaosMcpStdio',
+    owner: 'serveChaosMcpStdio',
+    build: (x) => chaos.serveChaosMcpStdio({ ...x }),
+    bad: ['exit', 'x'],
+    async: true,
+  },
+  {
     covers: 'agent-recourse/sqlite:sqliteStore',
     owner: 'sqliteStore',
     build: (x) => sqlite.sqliteStore({ path: '/nonexistent-dir/never.db', ...x }),
@@ -542,6 +556,7 @@ const NO_OPTIONS: Record<string, string> = {
   'agent-recourse/chaos:parseScenario':
     'a scenario document: checked field by field, errors are ChaosScenarioError naming the field path',
   'agent-recourse/chaos:loadScenario': 'reads a scenario file (see parseScenario)',
+  'agent-recourse/chaos:readChaosMcpLog': 'reads a call log file',
   'agent-recourse/testing:storeConformance': "takes the test runner's describe/it/expect",
   'agent-recourse/testing:breakerStoreConformance': "takes the test runner's describe/it/expect",
   'agent-recourse/testing:rateLimitStoreConformance': "takes the test runner's describe/it/expect",

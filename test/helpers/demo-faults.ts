@@ -19,7 +19,11 @@ export function injectedFaults(text: string): Record<string, number> {
  * it opened the deep-research breaker and the ladder fell back to quick-search; each other kind
  * injected shows its handling (a stall caught, an empty answer refused); every topic served.
  */
-export function expectSeedFaultsHandled(summary: DemoSummary, text: string): void {
+export function expectSeedFaultsHandled(
+  summary: DemoSummary,
+  text: string,
+  o: { emptyAskedAgainBySdk?: boolean } = {},
+): void {
   const injected = injectedFaults(text);
   expect(injected.status ?? 0, 'the six 529s of the outage were injected').toBeGreaterThanOrEqual(
     6,
@@ -36,7 +40,10 @@ export function expectSeedFaultsHandled(summary: DemoSummary, text: string): voi
     expect(summary.stallsCaught).toBeGreaterThan(0);
     expect(text).toMatch(/stall caught/);
   }
-  if ((injected.empty ?? 0) > 0) expect(text).toMatch(/returned a useless result: empty result/);
+  // An SDK whose runner asks the model again after an empty turn (the OpenAI Agents SDK) never
+  // hands the orchestrator the empty answer to refuse.
+  if ((injected.empty ?? 0) > 0 && o.emptyAskedAgainBySdk !== true)
+    expect(text).toMatch(/returned a useless result: empty result/);
   expect(summary.failed).toBe(0);
   expect(Object.values(summary.servedBy).reduce((a, b) => a + b, 0)).toBe(summary.topics);
 }

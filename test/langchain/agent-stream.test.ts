@@ -46,7 +46,7 @@ describe('recourseMiddleware (langchain): agent.stream', () => {
         const agent = createAgent({
           model: make(chaos) as never,
           tools: [],
-          middleware: [recourseMiddleware({ idleMs: 300, retry: false })],
+          middleware: [recourseMiddleware({ firstItemMs: 30_000, idleMs: 300, retry: false })],
         });
         const { error } = await outcome(tokensOf(agent as unknown as Streaming));
         let root = error as { cause?: unknown } | undefined;
@@ -65,7 +65,7 @@ describe('recourseMiddleware (langchain): agent.stream', () => {
         const agent = createAgent({
           model: make(chaos) as never,
           tools: [],
-          middleware: [recourseMiddleware({ idleMs: 300, retry: false })],
+          middleware: [recourseMiddleware({ firstItemMs: 30_000, idleMs: 300, retry: false })],
         });
         const { error } = await outcome(eventsOf(agent as unknown as Streaming));
         let root = error as { cause?: unknown } | undefined;

@@ -41,7 +41,10 @@ describe('recourseMiddleware (langchain): model streams under stall limits', () 
     '%s: a stall after the first part of output rejects with StallError and closes the socket',
     async (_name, make) => {
       await withChaos(rules({ fault: { kind: 'stall', afterEvents: 6 } }), async (chaos) => {
-        const agent = agentOf(make(chaos), recourseMiddleware({ idleMs: 300, retry: false }));
+        const agent = agentOf(
+          make(chaos),
+          recourseMiddleware({ firstItemMs: 30_000, idleMs: 300, retry: false }),
+        );
         const { error } = await outcome(agent.invoke(ask));
         const root = rootOf(error);
         expect(root).toBeInstanceOf(StallError);

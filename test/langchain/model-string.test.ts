@@ -26,7 +26,7 @@ describe('recourseMiddleware (langchain): an agent model given as a string', () 
       const agent = createAgent({
         model: 'anthropic:claude-test',
         tools: [],
-        middleware: [recourseMiddleware({ idleMs: 300, retry: false })],
+        middleware: [recourseMiddleware({ firstItemMs: 30_000, idleMs: 300, retry: false })],
       });
       const { error } = await outcome(
         agent.invoke({ messages: [{ role: 'user', content: 'hi' }] }),

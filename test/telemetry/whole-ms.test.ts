@@ -33,7 +33,8 @@ describe('issue 11.5: times in explain, toJSON, log lines and messages are whole
     expect(error.retryAfterMs).toBe(30_000);
     expect(error.message).toBe('circuit "llm" is open; next probe in 30000 ms');
     expect(explain(error)).toBe(
-      'CircuitOpenError: circuit "llm" is open; next probe in 30000 ms  [breaker llm, state open, retryAfterMs 30000]',
+      'CircuitOpenError: circuit "llm" is open; next probe in 30000 ms  [breaker llm, state open, retryAfterMs 30000]\n' +
+        '└─ cause: Error: HTTP 503  [transient: overloaded, status 503]',
     );
     expect((breaker.toJSON() as { retryAfterMs: number }).retryAfterMs).toBe(30_000);
     const line = toLogLine(events[0] as never);

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { checkInteger, checkString } from '../../options/validate-options.js';
 import { ChaosMcpLog } from './chaos-mcp-log.js';
 import {
   type ChaosMcpOptions,
@@ -100,6 +101,8 @@ export async function startChaosMcpServer(
     'forgetSessionsAfter',
   ]);
   const forgetAfter = checkForgetAfter(options?.forgetSessionsAfter);
+  const port = options?.port === undefined ? 0 : checkInteger('port', options.port, 0, 65_535);
+  const bindHost = options?.host === undefined ? '127.0.0.1' : checkString('host', options.host);
   const sdk = await loadServerSdk();
   const log = new ChaosMcpLog(settings);
   const sessions = new Map<string, Session>();
@@ -160,7 +163,7 @@ export async function startChaosMcpServer(
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
-    http.listen(options?.port ?? 0, options?.host ?? '127.0.0.1', () => {
+    http.listen(port, bindHost, () => {
       http.off('error', reject);
       resolve();
     });

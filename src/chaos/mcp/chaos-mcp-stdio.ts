@@ -1,3 +1,4 @@
+import { showValue } from '../../options/validate-options.js';
 import type { Readable, Writable } from 'node:stream';
 import { ChaosMcpLog } from './chaos-mcp-log.js';
 import { type ChaosMcpOptions, checkChaosMcpOptions } from './chaos-mcp-options.js';
@@ -39,6 +40,8 @@ export async function serveChaosMcpStdio(
   options?: ChaosMcpStdioOptions,
 ): Promise<ChaosMcpStdioServer> {
   const settings = checkChaosMcpOptions('serveChaosMcpStdio', options, ['stdin', 'stdout', 'exit']);
+  if (options?.exit !== undefined && typeof options.exit !== 'function')
+    throw new TypeError(`exit must be a function, got ${showValue(options.exit)}`);
   const exit = options?.exit ?? (() => process.exit(1));
   const sdk = await loadServerSdk();
   const log = new ChaosMcpLog(settings);
