@@ -32,7 +32,7 @@ export function simulatedBackend(random: () => number): DemoBackend {
   return {
     title: 'in-process simulated subagents (seeded faults)',
     details: [
-      'deep-research: six 529s at the start, then 20% 529, 10% stall, 10% empty, 10% first message 10× late · quick-search: 5% 529, 3% stall, 5% empty',
+      'deep-research: six 529s at the start, a stall and an empty result next, then 20% 529, 10% stall, 10% empty, 10% first message 10× late · quick-search: 5% 529, 3% stall, 5% empty',
       governorLine(stall, hedge),
     ],
     subagents: {
@@ -40,6 +40,7 @@ export function simulatedBackend(random: () => number): DemoBackend {
         'deep-research',
         {
           outage: 6,
+          then: ['stall', 'empty'],
           overloaded: 0.2,
           stall: 0.1,
           empty: 0.1,

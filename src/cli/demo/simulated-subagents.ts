@@ -18,6 +18,11 @@ interface AgentMessage {
 export interface SimulatedProfile {
   /** Calls at the start that all throw a 529 (an outage: the breaker opens, the ladder falls back). */
   outage?: number;
+  /**
+   * After the outage, the faults of the next calls in this order, whatever the rolls: the run shows
+   * each kind however a loaded machine reorders the calls (which the rolls depend on).
+   */
+  then?: readonly SimulatedFault[];
   overloaded: number;
   stall: number;
   empty: number;
@@ -62,6 +67,7 @@ export function simulatedSubagent(
   onFault: (name: string, topic: string, fault: SimulatedFault, attempt: number) => void,
 ) {
   let outageLeft = profile.outage ?? 0;
+  const scripted = [...(profile.then ?? [])];
   return async (topic: string, ctx: CallContext): Promise<ResearchResult> => {
     if (profile.contextChars !== undefined && topic.length > profile.contextChars) {
       const tokens = Math.ceil(topic.length / 4);
@@ -79,14 +85,17 @@ export function simulatedSubagent(
     const roll = random();
     const down = outageLeft > 0;
     if (down) outageLeft--;
+    const next = down ? undefined : scripted.shift();
     const fault: SimulatedFault =
-      down || roll < profile.overloaded
-        ? 'overloaded'
-        : roll < profile.overloaded + profile.stall
-          ? 'stall'
-          : roll < profile.overloaded + profile.stall + profile.empty
-            ? 'empty'
-            : 'ok';
+      next !== undefined
+        ? next
+        : down || roll < profile.overloaded
+          ? 'overloaded'
+          : roll < profile.overloaded + profile.stall
+            ? 'stall'
+            : roll < profile.overloaded + profile.stall + profile.empty
+              ? 'empty'
+              : 'ok';
     const firstMs =
       random() < profile.firstItem.tailRate ? profile.firstItem.tailMs : profile.firstItem.ms;
     onFault(name, topic, fault, ctx.attempt);
