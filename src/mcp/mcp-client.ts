@@ -220,8 +220,10 @@ class McpClientImpl implements McpClient {
   /**
    * The tool's chain: measured as `server/tool`, the server's bulkhead, its breaker, then the
    * retries. The bulkhead is outside the retries, so a retried call keeps its slot and waits for
-   * no one between attempts, and outside the breaker, so a refusal for local load is not counted
-   * as the server failing (ARCHITECTURE.md §P1, §P3).
+   * no one between attempts, and outside the breaker, so the breaker admits only calls that hold a
+   * slot: a half-open probe's time is its request, not a wait in the queue (ARCHITECTURE.md §P4).
+   * A refusal for local load is never counted as the server failing (`BulkheadRejectedError` does
+   * not count for a breaker, §P1).
    */
   #policy(tool: string, dependency = `${this.name}/${tool}`): Policy {
     let policy = this.#policies.get(tool);
