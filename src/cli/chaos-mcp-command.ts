@@ -51,7 +51,7 @@ const flags = {
   ),
   log: textFlag(
     'FILE',
-    'append one JSON line per call, cancellation and forgotten session to FILE',
+    'append one JSON line per call, answer, cancellation and forgotten session to FILE',
   ),
   quiet: booleanFlag('do not print a line per call', 'q'),
 };
@@ -60,6 +60,7 @@ function describe(r: ChaosMcpRecord): string {
   const at = new Date(r.at).toISOString();
   if (r.type === 'call') return `${at}  call ${r.tool} #${r.n}  ${r.step}`;
   if (r.type === 'cancelled') return `${at}  cancelled ${r.tool || '-'}  ${r.reason}`;
+  if (r.type === 'answered') return `${at}  answered ${r.tool} #${r.n}`;
   return `${at}  session forgotten ${r.session}`;
 }
 
@@ -107,7 +108,14 @@ export const chaosMcpCommand = command({
         ...(f['progress-after'] === undefined ? {} : { after: f['progress-after'] }),
       },
       ...(f.log === undefined ? {} : { log: f.log }),
-      ...(quiet ? {} : { onRecord: (r: ChaosMcpRecord) => lines.write(`${describe(r)}\n`) }),
+      ...(quiet
+        ? {}
+        : {
+            onRecord: (r: ChaosMcpRecord) => {
+              // A line per call is enough on the console; the log file has the answers too.
+              if (r.type !== 'answered') lines.write(`${describe(r)}\n`);
+            },
+          }),
     };
     let close: () => Promise<void>;
     let closed: Promise<unknown> | undefined;

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../dialects/dialect.js';
-import type { ModelWire } from '../model-stream/model-wire.js';
+import type { CallOutcome, ModelWire } from '../model-stream/model-wire.js';
 import { type ChatModelLike, type ChunkLike, type ChunkOptions, modelIdOf } from './chat-model.js';
 
 /** @internal One request of a chat model's stream: the arguments of its `_streamResponseChunks`. */
@@ -11,15 +11,20 @@ export interface ChunkRequest {
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
-/** Iterates `source` lazily: the request goes out at the first `next()`, inside the first-item limit. */
-function lazy(open: () => AsyncIterable<ChunkLike>): AsyncIterable<ChunkLike> {
+/**
+ * Iterates `source` lazily: the request goes out at the first `next()`, inside the first-item
+ * limit. Each chunk is shown to `facts` of its request before it is handed on.
+ */
+function lazy(open: () => AsyncIterable<ChunkLike>, facts: RequestFacts): AsyncIterable<ChunkLike> {
   return {
     [Symbol.asyncIterator]() {
       let it: AsyncIterator<ChunkLike> | undefined;
       return {
-        next() {
+        async next() {
           it ??= open()[Symbol.asyncIterator]();
-          return it.next();
+          const step = await it.next();
+          if (step.done !== true) facts.see(step.value);
+          return step;
         },
         async return() {
           await it?.return?.();
@@ -57,10 +62,60 @@ const llmType = (model: ChatModelLike): string => {
   }
 };
 
-function usageOf(chunk: ChunkLike): TokenUsage | undefined {
-  const u = chunk.message.usage_metadata;
-  if (u === undefined) return undefined;
-  return { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0 };
+/**
+ * The model a chunk names: Chat Completions' on its finishing chunk (`generationInfo`), the
+ * Responses API's in `response_metadata`, Anthropic's on its `message_start` (`additional_kwargs`).
+ */
+function modelOf(chunk: ChunkLike): string | undefined {
+  const m = chunk.message;
+  const named =
+    chunk.generationInfo?.model_name ??
+    m.response_metadata?.model_name ??
+    m.response_metadata?.model ??
+    m.additional_kwargs?.model;
+  return typeof named === 'string' && named !== '' ? named : undefined;
+}
+
+/** What each chunk that changed its request's facts made them (read by `itemOutcome`). */
+const OUTCOMES = new WeakMap<ChunkLike, CallOutcome>();
+
+/**
+ * The facts of one request across its chunks. Usage is split over them: Anthropic's
+ * `message_start` carries the input tokens (output 1), its `message_delta` the output so far with
+ * input 0; OpenAI's last chunk carries both. Each count only grows, so the largest value seen per
+ * field is the request's, and a later chunk's 0 never overwrites an earlier count.
+ */
+class RequestFacts {
+  #input = 0;
+  #output = 0;
+  #usage = false;
+  #model: string | undefined;
+
+  see(chunk: ChunkLike): void {
+    const u = chunk.message.usage_metadata;
+    const model = this.#model === undefined ? modelOf(chunk) : undefined;
+    let changed = false;
+    if (u !== undefined) {
+      const input = Math.max(this.#input, u.input_tokens ?? 0);
+      const output = Math.max(this.#output, u.output_tokens ?? 0);
+      changed = !this.#usage || input !== this.#input || output !== this.#output;
+      this.#usage = true;
+      this.#input = input;
+      this.#output = output;
+    }
+    if (model !== undefined) {
+      this.#model = model;
+      changed = true;
+    }
+    if (!changed) return;
+    const usage: TokenUsage | undefined = this.#usage
+      ? { input: this.#input, output: this.#output }
+      : undefined;
+    OUTCOMES.set(chunk, {
+      ...(usage === undefined ? {} : { usage }),
+      ...(this.#model === undefined ? {} : { model: this.#model }),
+    });
+  }
 }
 
 /**
@@ -68,17 +123,20 @@ function usageOf(chunk: ChunkLike): TokenUsage | undefined {
  * sent on the first read with recourse's signal (aborting it closes the socket); every chunk is
  * progress (the SDK drops keep-alives before LangChain sees them), text is writing; the end is the
  * provider's finish marker for Anthropic's and OpenAI's models (any other model's stream ends when
- * it ends); usage from the chunks' `usage_metadata`.
+ * it ends); usage from the chunks' `usage_metadata`, kept across the chunks of a request (see
+ * {@link RequestFacts}), and the answering model from the first chunk that names it.
  */
 export const chunkWire: ModelWire<ChatModelLike, ChunkRequest, ChunkLike, undefined> = {
   start(model, request, call) {
     return {
-      items: lazy(() =>
-        model._streamResponseChunks(
-          request.messages,
-          { ...request.options, signal: call.signal },
-          request.runManager,
-        ),
+      items: lazy(
+        () =>
+          model._streamResponseChunks(
+            request.messages,
+            { ...request.options, signal: call.signal },
+            request.runManager,
+          ),
+        new RequestFacts(),
       ),
       result: () => Promise.resolve(undefined),
     };
@@ -105,15 +163,6 @@ export const chunkWire: ModelWire<ChatModelLike, ChunkRequest, ChunkLike, undefi
     provider: (model) => llmType(model),
     model: (model) => modelIdOf(model),
     outcome: () => ({}),
-    itemOutcome(chunk) {
-      const usage = usageOf(chunk);
-      const model =
-        chunk.message.response_metadata?.model_name ?? chunk.message.response_metadata?.model;
-      if (usage === undefined && typeof model !== 'string') return undefined;
-      return {
-        ...(usage === undefined ? {} : { usage }),
-        ...(typeof model === 'string' ? { model } : {}),
-      };
-    },
+    itemOutcome: (chunk) => OUTCOMES.get(chunk),
   },
 };

@@ -5,6 +5,8 @@ import type {
   Tool,
   ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
+import { type Bulkhead, bulkhead } from '../bulkhead/bulkhead.js';
+import type { BulkheadOptions } from '../bulkhead/bulkhead-options.js';
 import type { BreakerOptions } from '../circuit-breaker/breaker-options.js';
 import { type CircuitBreaker, circuitBreaker } from '../circuit-breaker/circuit-breaker.js';
 import type { CallContext } from '../context/call-context.js';
@@ -57,6 +59,13 @@ export interface McpClientOptions {
   /** The server's breaker (default `circuitBreaker({ name })`: 5 failures, 30 s cooldown). */
   breaker?: BreakerOptions;
   /**
+   * A cap on the server's requests at once (`callTool` and `listTools`, every tool together): one
+   * `bulkhead` per server, its name the server's unless given. A retried call keeps its slot
+   * between attempts; a call refused by a full queue rejects with `BulkheadRejectedError` without
+   * a request, and the breaker does not count it. Default: none.
+   */
+  bulkhead?: BulkheadOptions;
+  /**
    * With an `idempotencyKey` per call: one execution per key (a second call returns the first
    * result without a request), and a tool that is not marked safe is retried too.
    */
@@ -97,6 +106,7 @@ const KEYS: OptionKeys<McpClientOptions> = {
   idleMs: true,
   retry: true,
   breaker: true,
+  bulkhead: true,
   ledger: true,
 };
 const CALL_KEYS: OptionKeys<McpCallOptions> = { signal: true, idempotencyKey: true };
@@ -121,6 +131,7 @@ class McpClientImpl implements McpClient {
   readonly #limits: RequestLimits;
   readonly #retry: RetryOptions | false;
   readonly #ledger: IdempotencyLedger | undefined;
+  readonly #bulkhead: Bulkhead | undefined;
   readonly #events = new Emitter('mcp');
   readonly #policies = new Map<string, Policy>();
   /** Annotations by tool, from the last full `tools/list`; undefined until one was read. */
@@ -150,6 +161,12 @@ class McpClientImpl implements McpClient {
       throw new TypeError(`ledger must be an IdempotencyLedger, got ${showValue(o.ledger)}`);
     this.#ledger = o.ledger;
     this.breaker = circuitBreaker({ ...o.breaker, name: o.breaker?.name ?? this.name });
+    if (o.bulkhead !== undefined && (typeof o.bulkhead !== 'object' || o.bulkhead === null))
+      throw new TypeError(`bulkhead must be BulkheadOptions, got ${showValue(o.bulkhead)}`);
+    this.#bulkhead =
+      o.bulkhead === undefined
+        ? undefined
+        : bulkhead({ ...o.bulkhead, name: o.bulkhead.name ?? this.name });
     this.#connection = new Connection(this.name, connect, timeoutMs);
   }
 
@@ -200,12 +217,21 @@ class McpClientImpl implements McpClient {
     if (this.#closed) throw new Error(`mcpClient ${this.name} is closed`);
   }
 
-  /** The tool's chain: measured as `server/tool`, the server's breaker, then the retries. */
+  /**
+   * The tool's chain: measured as `server/tool`, the server's bulkhead, its breaker, then the
+   * retries. The bulkhead is outside the retries, so a retried call keeps its slot and waits for
+   * no one between attempts, and outside the breaker, so the breaker admits only calls that hold a
+   * slot: a half-open probe's time is its request, not a wait in the queue (ARCHITECTURE.md §P4).
+   * A refusal for local load is never counted as the server failing (`BulkheadRejectedError` does
+   * not count for a breaker, §P1).
+   */
   #policy(tool: string, dependency = `${this.name}/${tool}`): Policy {
     let policy = this.#policies.get(tool);
     if (policy !== undefined) return policy;
     if (this.#policies.size >= MAX_TOOL_POLICIES) this.#policies.clear();
-    const layers: Policy[] = [instrument({ name: dependency }), this.breaker];
+    const layers: Policy[] = [instrument({ name: dependency })];
+    if (this.#bulkhead !== undefined) layers.push(this.#bulkhead);
+    layers.push(this.breaker);
     if (this.#retry !== false) layers.push(retry(this.#retry));
     policy = pipeline(...layers);
     this.#policies.set(tool, policy);
@@ -331,9 +357,11 @@ class McpClientImpl implements McpClient {
  * (`ToolOutcomeUnknownError`, or a `StallError` / `TimeoutError` whose message says so). A
  * Streamable HTTP session the server forgot (404) is renewed through `connect()` and the call sent
  * once more. `isError` results reject with `ToolCallError`: not retried, not counted by the
- * breaker. Events (`call`, `retry`, `stall`, `timeout`, the breaker's `state` and `reject`) name
- * `server/tool`, the breaker the server. Defaults: timeoutMs 120000, idleMs 30000, retry `retry()`,
- * breaker `circuitBreaker({ name })`.
+ * breaker. With `bulkhead`, at most `maxConcurrent` requests to the server run at once, the
+ * others wait (up to `maxQueue`) or reject with `BulkheadRejectedError`. Events (`call`, `retry`,
+ * `stall`, `timeout`, the breaker's `state` and `reject`) name `server/tool`, the breaker the
+ * server. Defaults: timeoutMs 120000, idleMs 30000, retry `retry()`, breaker
+ * `circuitBreaker({ name })`, no bulkhead.
  *
  * @example
  * const files = mcpClient({

@@ -58,7 +58,18 @@ describe('recourseMiddleware (langchain): GenAI spans per attempt', () => {
             'gen_ai.request.model': id,
           });
           expect(spans[1]!.attributes['error.type']).toBeUndefined();
-          expect(spans[1]!.attributes['gen_ai.usage.output_tokens']).toBe(20);
+          // The usage the chaos server answered with, kept across the chunks that carry its parts
+          // (Anthropic: input on message_start, output on message_delta), and the answering model.
+          const answered = chaos.requests.filter((r) => r.status === 200);
+          expect(answered).toHaveLength(1);
+          const usage = answered[0]!.usage!;
+          expect(usage.input).toBeGreaterThan(0);
+          expect(genAi(spans[1]!)).toMatchObject({
+            'gen_ai.response.model': id,
+            'gen_ai.usage.input_tokens': usage.input,
+            'gen_ai.usage.output_tokens': usage.output,
+          });
+          expect(usage.output).toBe(20);
         },
       );
     },

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { constant } from '../../src/backoff/constant.js';
 import { IdempotencyLedger } from '../../src/idempotency/idempotency-ledger.js';
+import { isBulkheadRejectedError } from '../../src/errors/bulkhead-rejected-error.js';
 import { isCircuitOpenError } from '../../src/errors/circuit-open-error.js';
 import { isStallError } from '../../src/errors/stall-error.js';
 import { isTimeoutError } from '../../src/errors/timeout-error.js';
@@ -171,6 +172,49 @@ describe.each(['stdio', 'http'] as const)('mcpClient over %s', (transport) => {
     await expect(pending).rejects.toBe(reason);
     await h.waitForCancelled('hang_read');
     expect(h.calls('hang_read')).toBe(1);
+  });
+
+  it('bulkhead maxConcurrent 2: 6 concurrent calls of a slow tool all succeed, the server never holds more than 2 at once', async () => {
+    const { h, mcp } = await setUp(
+      transport,
+      { progress: { everyMs: 100, forMs: 300 } },
+      { bulkhead: { maxConcurrent: 2 } },
+    );
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => mcp.callTool({ name: 'progress' })),
+    );
+    expect(results.map(textOf)).toEqual(
+      Array.from({ length: 6 }, () => expect.stringMatching(/^progress: \d+ notification/)),
+    );
+    // The server's own start and end events, in the order it wrote them.
+    const events = h.records().filter((r) => r.type === 'call' || r.type === 'answered');
+    let held = 0;
+    let most = 0;
+    for (const r of events) {
+      held += r.type === 'call' ? 1 : -1;
+      most = Math.max(most, held);
+    }
+    expect(events.filter((r) => r.type === 'call')).toHaveLength(6);
+    expect(events.filter((r) => r.type === 'answered')).toHaveLength(6);
+    expect(most).toBe(2);
+  });
+
+  it('bulkhead with a full queue (maxQueue 0): BulkheadRejectedError without a request, the breaker does not count it', async () => {
+    const { h, mcp } = await setUp(
+      transport,
+      { progress: { everyMs: 100, forMs: 1_000 } },
+      { bulkhead: { maxConcurrent: 1, maxQueue: 0 }, breaker: { failureThreshold: 1 } },
+    );
+    const first = mcp.callTool({ name: 'progress' });
+    while (h.calls('progress') === 0) await new Promise((r) => setTimeout(r, 20));
+    const error = await mcp.callTool({ name: 'read' }).catch((e: unknown) => e);
+    expect(isBulkheadRejectedError(error)).toBe(true);
+    expect(error).toMatchObject({ maxConcurrent: 1, maxQueue: 0 });
+    expect(h.calls('read')).toBe(0);
+    expect(textOf(await first)).toMatch(/^progress: /);
+    expect(mcp.breaker.state).toBe('closed');
+    expect(textOf(await mcp.callTool({ name: 'read' }))).toBe('read #1');
+    expect(h.calls('progress')).toBe(1);
   });
 
   it('listTools returns every tool with its annotations', async () => {

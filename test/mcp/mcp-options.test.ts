@@ -20,6 +20,9 @@ describe('mcpClient options', () => {
       /did you mean "failureThreshold"/,
     ],
     [{ name: 'files', connect, ledger: {} }, /ledger must be an IdempotencyLedger/],
+    [{ name: 'files', connect, bulkhead: 4 }, /bulkhead must be BulkheadOptions/],
+    [{ name: 'files', connect, bulkhead: {} }, /maxConcurrent is required/],
+    [{ name: 'files', connect, bulkhead: { maxConcurrent: 0 } }, /maxConcurrent/],
     [{ name: 'files', connect, idle: 5 }, /mcpClient: unknown option "idle"/],
   ])('refuses %j, naming the option', (options, message) => {
     expect(() => mcpClient(options as never)).toThrow(message);

@@ -89,7 +89,7 @@ export interface ChaosMcpOptions {
 
 /**
  * What a chaos MCP server saw: a `call` of `tool` (its `n`th, counting from 1, and the `step` it
- * got), a `cancelled` notification for a call of `tool` (`reason` as the client sent it), or a
+ * got), its `answered` (the server sent the call's result or error: `n` as its `call`), a `cancelled` notification for a call of `tool` (`reason` as the client sent it), or a
  * `session_forgotten` (HTTP: `session` is the id the server no longer knows). `at` is epoch ms,
  * `pid` the server's process.
  *
@@ -98,6 +98,7 @@ export interface ChaosMcpOptions {
  */
 export type ChaosMcpRecord =
   | { type: 'call'; tool: string; n: number; step: ChaosMcpStep; at: number; pid: number }
+  | { type: 'answered'; tool: string; n: number; at: number; pid: number }
   | { type: 'cancelled'; tool: string; reason: string; at: number; pid: number }
   | { type: 'session_forgotten'; session: string; at: number; pid: number };
 

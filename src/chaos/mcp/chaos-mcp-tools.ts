@@ -114,6 +114,20 @@ export function chaosMcpServer(
 export function injectFaults(transport: Transport, log: ChaosMcpLog, exit: () => void): void {
   const deliver = transport.onmessage;
   const toolOf = new Map<string | number, string>();
+  /** The calls sent to the handlers and not answered yet: their tool and `n`. */
+  const open = new Map<string | number, { tool: string; n: number }>();
+  const send = transport.send.bind(transport);
+  // The answer of a call is recorded as it leaves: with its `call` record, the calls the server
+  // held at once (start and end events, not timing).
+  transport.send = (message, options) => {
+    const id = (message as { id?: string | number; method?: string }).id;
+    const call = id === undefined || 'method' in message ? undefined : open.get(id);
+    if (call !== undefined && id !== undefined) {
+      open.delete(id);
+      log.add({ type: 'answered', tool: call.tool, n: call.n, at: Date.now(), pid: process.pid });
+    }
+    return send(message, options);
+  };
   transport.onmessage = (message, extra) => {
     const m = message as {
       id?: string | number;
@@ -124,6 +138,7 @@ export function injectFaults(transport: Transport, log: ChaosMcpLog, exit: () =>
       const tool = typeof m.params?.name === 'string' ? m.params.name : '';
       toolOf.set(m.id, tool);
       const step = log.call(tool, TOOLS[tool as ChaosMcpTool]?.step ?? 'ok');
+      open.set(m.id, { tool, n: log.calls(tool) });
       const answer = (reply: JSONRPCMessage) => {
         transport.send(reply).catch(() => {});
       };
