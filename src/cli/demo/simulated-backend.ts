@@ -40,7 +40,7 @@ export function simulatedBackend(random: () => number): DemoBackend {
         'deep-research',
         {
           outage: 6,
-          then: ['stall', 'empty'],
+          afterOutage: ['stall', 'empty'],
           overloaded: 0.2,
           stall: 0.1,
           empty: 0.1,

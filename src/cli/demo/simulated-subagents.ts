@@ -22,7 +22,7 @@ export interface SimulatedProfile {
    * After the outage, the faults of the next calls in this order, whatever the rolls: the run shows
    * each kind however a loaded machine reorders the calls (which the rolls depend on).
    */
-  then?: readonly SimulatedFault[];
+  afterOutage?: readonly SimulatedFault[];
   overloaded: number;
   stall: number;
   empty: number;
@@ -67,7 +67,7 @@ export function simulatedSubagent(
   onFault: (name: string, topic: string, fault: SimulatedFault, attempt: number) => void,
 ) {
   let outageLeft = profile.outage ?? 0;
-  const scripted = [...(profile.then ?? [])];
+  const scripted = [...(profile.afterOutage ?? [])];
   return async (topic: string, ctx: CallContext): Promise<ResearchResult> => {
     if (profile.contextChars !== undefined && topic.length > profile.contextChars) {
       const tokens = Math.ceil(topic.length / 4);
