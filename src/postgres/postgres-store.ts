@@ -1,3 +1,4 @@
+import { storeClosed } from '../store/store-close-hooks.js';
 import { isBulkheadRecord, isObject, parseStored } from '../store/parse-stored.js';
 import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
@@ -847,6 +848,7 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   }
 
   async close(): Promise<void> {
+    storeClosed(this);
     this.#listener.stop();
     this.#pool.removeListener?.('error', this.#onPoolError);
     await this.#calls.close();

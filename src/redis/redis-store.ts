@@ -1,3 +1,4 @@
+import { storeClosed } from '../store/store-close-hooks.js';
 import { decodeEach, isObject, parseStored } from '../store/parse-stored.js';
 import {
   checkMs,
@@ -837,6 +838,7 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
   }
 
   async close(): Promise<void> {
+    storeClosed(this);
     await this.#calls.close();
     await this.#channel.end();
   }

@@ -1,3 +1,4 @@
+import { storeClosed } from '../store/store-close-hooks.js';
 import {
   decodeEach,
   isBulkheadRecord,
@@ -805,6 +806,7 @@ class SqliteStore implements Store, BulkheadStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    storeClosed(this);
     this.#db.close();
   }
 }
