@@ -8,6 +8,7 @@ import { Checkpointer } from '../../src/checkpoint/checkpointer.js';
 import { IdempotencyLedger } from '../../src/idempotency/idempotency-ledger.js';
 import { postgresStore } from '../../src/postgres/index.js';
 import { escalate } from '../../src/recovery/escalate.js';
+import { Saga } from '../../src/saga/saga.js';
 import { escalations } from '../../src/recovery/escalations.js';
 import { redisStore } from '../../src/redis/index.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
@@ -211,4 +212,53 @@ describe.skipIf(!redisAvailable)('a checkpoint stored as null (Redis)', () => {
     await store.close();
     client.disconnect();
   });
+});
+
+describe('a saga log line that cannot be decoded', () => {
+  for (const [name, available, open] of [
+    ['memory', true, async () => ({ store: memoryStore() as Store })] as const,
+    ...backends,
+  ]) {
+    it.skipIf(!available)(
+      `recover() rejects with StoreError corrupt_record naming the saga (${name})`,
+      async () => {
+        const { store } = await open();
+        for (const [begin, step] of [
+          ['["pay"', '{"id":1}'],
+          ['["pay"]', '{oops'],
+          ['{"pay":1}', '{"id":1}'],
+        ] as const) {
+          const id = `order-${begin.length}-${step.length}`;
+          const now = Date.now();
+          expect((await store.sagaAcquire(id, 'writer', now, 30_000)).acquired).toBe(true);
+          await store.sagaAppend(id, 'writer', {
+            type: 'begin',
+            step: -1,
+            name: '',
+            data: begin,
+            at: now,
+          });
+          await store.sagaAppend(id, 'writer', {
+            type: 'step',
+            step: 0,
+            name: 'pay',
+            data: step,
+            at: now,
+          });
+          await store.sagaRelease(id, 'writer');
+          let undone = 0;
+          const saga = new Saga(id, { store }).step(
+            'pay',
+            async () => ({ id: 1 }),
+            async () => {
+              undone++;
+            },
+          );
+          expectCorrupt(await rejection(saga.recover()), id);
+          expect(undone).toBe(0);
+        }
+        await store.close();
+      },
+    );
+  }
 });
