@@ -306,6 +306,10 @@ describe('recourse escalations list with an unreadable record (SQLite)', () => {
       expect(r.stdout).not.toContain(ids[1]);
       if (!json) expect(r.stdout.split('\n')[0]).toBe(`2 pending escalations in ${spec}`);
     }
+    const show = await cli(['escalations', 'show', ids[1]!, '--store', spec]);
+    expect(show.code).toBe(1);
+    expect(show.stderr).toContain(`"${ids[1]}"`);
+    expect(show.stderr).toContain('not JSON');
   });
 });
 
