@@ -1,3 +1,4 @@
+import { isStoreError } from '../store/store-error.js';
 import { canonicalJson } from '../canonical/canonical-json.js';
 import { sha256Hex } from '../canonical/sha256.js';
 import type { Clock } from '../clock/clock.js';
@@ -150,7 +151,7 @@ export class Checkpointer {
       record = await this.#store.loadCheckpoint(taskId);
     } catch (error) {
       // A row the store cannot even decode is damage, not an outage: report it like a bad checksum.
-      if (error instanceof SyntaxError)
+      if (error instanceof SyntaxError || (isStoreError(error) && error.code === 'corrupt_record'))
         return {
           recovered: false,
           reason: 'checkpoint_corrupted',

@@ -1,6 +1,7 @@
 import { type Clock, startTimer, type Timer } from '../clock/clock.js';
 import { type DeadlineEntry, deadlineQueue } from '../clock/deadline-queue.js';
 import type { BreakerStore } from '../store/breaker-store.js';
+import { onStoreClose } from '../store/store-close-hooks.js';
 import { StoreError } from '../store/store-error.js';
 import { errorText } from '../text/safe-text.js';
 import type { BreakerRecord } from '../transitions/breaker-record.js';
@@ -66,10 +67,13 @@ export class StoreHub {
   #tickMs = Number.POSITIVE_INFINITY;
   #timer: Timer | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
+  #closed = false;
 
   private constructor(store: BreakerStore, clock: Clock) {
     this.store = store;
     this.clock = clock;
+    // A clock with only `sleep` cannot unref the hub's wait: closing the store must end it.
+    onStoreClose(store, this.#close);
   }
 
   /** The hub of a store as seen through one clock (breakers on different clocks do not mix). */
@@ -97,6 +101,7 @@ export class StoreHub {
     set.add(ref);
     this.#finalizer.register(member, { name: member.name, ref });
     this.#tickMs = Math.min(this.#tickMs, member.syncIntervalMs);
+    if (this.#closed) return;
     this.#subscribe();
     this.#arm(this.available ? this.#tickMs : Math.min(this.#tickMs, RECOVERY_CHECK_MS));
   }
@@ -201,6 +206,7 @@ export class StoreHub {
   }
 
   #arm(ms: number): void {
+    if (this.#closed) return;
     const at = this.clock.now() + ms;
     if (this.#timer !== undefined && this.#timerAt <= at) return;
     this.#timer?.cancel();
@@ -243,6 +249,15 @@ export class StoreHub {
       return;
     }
     this.#arm(this.#tickMs);
+  };
+
+  /** The store closed: nothing more to re-read or wait for, whatever the clock. */
+  readonly #close = (): void => {
+    this.#closed = true;
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    this.#stop();
   };
 
   #stop(): void {

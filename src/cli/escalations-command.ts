@@ -138,25 +138,35 @@ const listCommand = command({
     return withDesk('escalations list', spec, io, async (desk, where) => {
       const states: EscalationState[] | undefined =
         f.all === true ? undefined : [f.state ?? 'pending'];
+      // One record that cannot be decoded is named on stderr; the others are still listed, and the
+      // exit code (1) says the list is incomplete.
+      let corrupt = 0;
       const found = await desk.list({
         ...(states === undefined ? {} : { states }),
         limit: f.limit ?? 100,
+        onCorrupt: (error) => {
+          corrupt++;
+          io.stderr.write(
+            `recourse escalations list: skipped unreadable escalation ${JSON.stringify(error.key)}: ${redactText(errorText(error))}\n`,
+          );
+        },
       });
+      const exit = corrupt === 0 ? 0 : 1;
       if (f.json === true) {
         for (const r of found) io.stdout.write(`${JSON.stringify(jsonRecord(r))}\n`);
-        return 0;
+        return exit;
       }
       const kind = states === undefined ? '' : `${states[0]} `;
       if (found.length === 0) {
         io.stdout.write(`no ${kind}escalations in ${where}\n`);
-        return 0;
+        return exit;
       }
       io.stdout.write(
         `${found.length} ${kind}escalation${found.length === 1 ? '' : 's'} in ${where}\n\n`,
       );
       const now = Date.now();
       for (const r of found) io.stdout.write(`${describeRecord(r, now, false).join('\n')}\n\n`);
-      return 0;
+      return exit;
     });
   },
 });

@@ -1,3 +1,4 @@
+import { parseStored } from '../store/parse-stored.js';
 import type { Backoff } from '../backoff/backoff.js';
 import { exponential } from '../backoff/exponential.js';
 import { nextDelay } from '../backoff/next-delay.js';
@@ -199,7 +200,9 @@ export class IdempotencyLedger {
     flight.waiters++;
     try {
       const text = await untilAborted(flight.result, signal);
-      return (text === undefined ? undefined : JSON.parse(text)) as T;
+      return (
+        text === undefined ? undefined : parseStored(text, { what: 'ledger result', key })
+      ) as T;
     } catch (error) {
       if (signal?.aborted && --flight.waiters === 0) {
         // Nobody here wants it any more: stop waiting on another holder (a running fn goes on).

@@ -1,3 +1,4 @@
+import { decodeEach, isStringArray, parseStored } from '../store/parse-stored.js';
 import type {
   EscalationDecideResult,
   EscalationDecision,
@@ -44,7 +45,12 @@ function toRecord(row: EscalationRow): EscalationRecord {
     action: row.action,
     args: row.args,
     reason: row.reason,
-    deciders: JSON.parse(row.deciders) as string[],
+    deciders: parseStored<string[]>(
+      row.deciders,
+      { what: 'postgresStore: escalation deciders', key: row.id_text },
+      isStringArray,
+      'an array of names',
+    ),
     state: row.state,
     round: row.round,
     createdAt: row.created_at,
@@ -211,7 +217,7 @@ export class EscalationRows {
         `SELECT ${COLUMNS} FROM ${this.#table} WHERE keep_until > $1 ORDER BY created_at, id_text`,
         [query.now],
       );
-      return escalationListTransition(rows.map(toRecord), query);
+      return escalationListTransition(decodeEach(rows, toRecord, query.onCorrupt), query);
     });
   }
 }

@@ -1,3 +1,5 @@
+import { storeClosed } from '../store/store-close-hooks.js';
+import { isBulkheadRecord, isObject, parseStored } from '../store/parse-stored.js';
 import type { BreakerState } from '../events/event-types.js';
 import { checkMs, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { BreakerChangeListener, StoredAdmission } from '../store/breaker-store.js';
@@ -694,7 +696,13 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
       this.#t.budgets,
       name,
       (r) => JSON.stringify(r),
-      (text) => JSON.parse(text) as RetryBudgetRecord,
+      (text) =>
+        parseStored<RetryBudgetRecord>(
+          text,
+          { what: 'postgresStore: retry budget', key: name },
+          isObject,
+          'a retry budget record',
+        ),
     );
   }
 
@@ -720,7 +728,14 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
         `SELECT record FROM ${this.#t.budgets} WHERE id = $1`,
         [rowId(name)],
       );
-      return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as RetryBudgetRecord);
+      return rows[0] === undefined
+        ? undefined
+        : parseStored<RetryBudgetRecord>(
+            rows[0].record,
+            { what: 'postgresStore: retryBudgetGet', key: name },
+            isObject,
+            'a retry budget record',
+          );
     });
   }
 
@@ -746,12 +761,15 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   }
 
   #bulkheadRecord(text: string, name: string): BulkheadRecord {
-    const r = JSON.parse(text) as Partial<BulkheadRecord> | null;
-    if (typeof r !== 'object' || r === null || typeof r.slots !== 'object' || r.slots === null)
-      throw new TypeError(
-        `postgresStore: the bulkhead ${JSON.stringify(name)} in schema ${JSON.stringify(this.#calls.schema)} is not a bulkhead record`,
-      );
-    return r as BulkheadRecord;
+    return parseStored<BulkheadRecord>(
+      text,
+      {
+        what: `postgresStore: bulkhead in schema ${JSON.stringify(this.#calls.schema)}`,
+        key: name,
+      },
+      isBulkheadRecord,
+      'a bulkhead record',
+    );
   }
 
   bulkheadAcquire(
@@ -830,6 +848,7 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   }
 
   async close(): Promise<void> {
+    storeClosed(this);
     this.#listener.stop();
     this.#pool.removeListener?.('error', this.#onPoolError);
     await this.#calls.close();

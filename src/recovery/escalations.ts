@@ -1,3 +1,4 @@
+import type { StoreError } from '../store/store-error.js';
 import type { Clock } from '../clock/clock.js';
 import { wallClock } from '../clock/wall-clock.js';
 import { abortReason } from '../errors/abort-error.js';
@@ -5,6 +6,7 @@ import { EscalationDecisionError } from '../errors/escalation-decision-error.js'
 import type { Emitter } from '../events/emitter.js';
 import {
   checkClock,
+  checkFunction,
   checkInteger,
   checkMs,
   checkName,
@@ -47,9 +49,15 @@ export interface ListOptions {
   states?: readonly EscalationState[];
   /** At most this many, oldest first. Default 100. */
   limit?: number;
+  /**
+   * Called with the `StoreError` (`corrupt_record`, naming the record in `key`) of each kept
+   * record the store cannot decode, which is then left out of the list. Default: none, so such a
+   * record rejects the whole list.
+   */
+  onCorrupt?: (error: StoreError) => void;
 }
 
-const LIST_KEYS: OptionKeys<ListOptions> = { states: true, limit: true };
+const LIST_KEYS: OptionKeys<ListOptions> = { states: true, limit: true, onCorrupt: true };
 const STATES: readonly EscalationState[] = ['pending', 'approved', 'denied', 'expired'];
 
 /**
@@ -123,8 +131,13 @@ export class EscalationDesk implements Escalations {
       return s;
     });
     const limit = o.limit === undefined ? 100 : checkInteger('limit', o.limit, 1);
+    const onCorrupt =
+      o.onCorrupt === undefined
+        ? undefined
+        : checkFunction<(error: StoreError) => void>('onCorrupt', o.onCorrupt);
     return this.#store.escalationList({
       ...(states === undefined ? {} : { states }),
+      ...(onCorrupt === undefined ? {} : { onCorrupt }),
       limit,
       now: this.#clock.now(),
     });

@@ -1,3 +1,5 @@
+import { storeClosed } from '../store/store-close-hooks.js';
+import { decodeEach, isObject, parseStored } from '../store/parse-stored.js';
 import {
   checkMs,
   checkOptions,
@@ -477,7 +479,12 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
       this.#key('checkpoint', taskId),
     ]);
     if (reply === null || reply === undefined) return undefined;
-    const saved = JSON.parse(text(reply)) as Omit<CheckpointRecord, 'taskId'>;
+    const saved = parseStored<Omit<CheckpointRecord, 'taskId'>>(
+      text(reply),
+      { what: 'redisStore: loadCheckpoint', key: taskId },
+      isObject,
+      'a checkpoint record',
+    );
     return {
       taskId,
       stepIndex: saved.stepIndex,
@@ -564,7 +571,14 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
         '-1',
       ]),
     );
-    return reply.map((item) => JSON.parse(text(item)) as SagaLogEntry);
+    return reply.map((item) =>
+      parseStored<SagaLogEntry>(
+        text(item),
+        { what: 'redisStore: sagaRead', key: sagaId },
+        isObject,
+        'a saga log entry',
+      ),
+    );
   }
 
   async sagaReset(sagaId: string, owner: string): Promise<boolean> {
@@ -684,7 +698,7 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
       ),
     );
     return escalationListTransition(
-      reply.map((r) => escalationFrom(fields(list(r)))),
+      decodeEach(reply, (r) => escalationFrom(fields(list(r))), query.onCorrupt),
       query,
     );
   }
@@ -824,6 +838,7 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
   }
 
   async close(): Promise<void> {
+    storeClosed(this);
     await this.#calls.close();
     await this.#channel.end();
   }

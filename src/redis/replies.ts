@@ -1,3 +1,4 @@
+import { isStringArray, parseStored } from '../store/parse-stored.js';
 import type { BreakerState } from '../events/event-types.js';
 import type { EscalationRecord, EscalationState } from '../store/escalation-store.js';
 import type { BreakerRecord } from '../transitions/breaker-record.js';
@@ -80,7 +81,12 @@ export function escalationFrom(f: Map<string, string>): EscalationRecord {
     action: field('action'),
     args: field('args'),
     reason: field('reason'),
-    deciders: JSON.parse(field('deciders')) as string[],
+    deciders: parseStored<string[]>(
+      field('deciders'),
+      { what: 'redisStore: escalation deciders', key: field('id') },
+      isStringArray,
+      'an array of names',
+    ),
     state: field('state') as EscalationState,
     round: Number(field('round')),
     createdAt: Number(field('createdAt')),

@@ -1,3 +1,4 @@
+import { isStringArray, parseStored } from '../store/parse-stored.js';
 import type { Backoff } from '../backoff/backoff.js';
 import { exponential } from '../backoff/exponential.js';
 import { canonicalJson } from '../canonical/canonical-json.js';
@@ -271,7 +272,17 @@ export class Saga<R extends unknown[] = []> {
       const undone = new Set(log.filter((e) => e.type === 'compensated').map((e) => e.step));
       const done: Done[] = log
         .filter((e) => e.type === 'step' && !undone.has(e.step))
-        .map((e) => ({ index: e.step, name: e.name, value: parse(e.data) }));
+        .map((e) => ({
+          index: e.step,
+          name: e.name,
+          value:
+            e.data === undefined
+              ? undefined
+              : parseStored(e.data, {
+                  what: `saga log, step ${JSON.stringify(e.name)}`,
+                  key: this.id,
+                }),
+        }));
       const failed = log.find((e) => e.type === 'step_failed');
       if (end === undefined && done.length === 0 && undone.size === 0) {
         await writer.append({ type: 'end', step: -1, name: '', data: 'compensated' });
@@ -293,7 +304,15 @@ export class Saga<R extends unknown[] = []> {
   #checkDefinition(log: SagaLogEntry[]): void {
     const begin = log.find((e) => e.type === 'begin');
     const names = this.#steps.map((s) => s.name);
-    const logged = begin?.data === undefined ? [] : (JSON.parse(begin.data) as string[]);
+    const logged =
+      begin?.data === undefined
+        ? []
+        : parseStored<string[]>(
+            begin.data,
+            { what: 'saga log, begin', key: this.id },
+            isStringArray,
+            'a list of step names',
+          );
     if (JSON.stringify(logged) !== JSON.stringify(names)) {
       throw new SagaStateError(
         this.id,

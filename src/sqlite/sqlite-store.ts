@@ -1,3 +1,11 @@
+import { storeClosed } from '../store/store-close-hooks.js';
+import {
+  decodeEach,
+  isBulkheadRecord,
+  isObject,
+  isStringArray,
+  parseStored,
+} from '../store/parse-stored.js';
 import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type {
@@ -143,7 +151,12 @@ function toEscalation(row: EscalationRow | undefined): EscalationRecord | undefi
     action: row.action,
     args: row.args,
     reason: row.reason,
-    deciders: JSON.parse(row.deciders) as string[],
+    deciders: parseStored<string[]>(
+      row.deciders,
+      { what: 'sqliteStore: escalation deciders', key: row.id },
+      isStringArray,
+      'an array of names',
+    ),
     state: row.state,
     round: row.round,
     createdAt: row.created_at,
@@ -522,7 +535,7 @@ class SqliteStore implements Store, BulkheadStore {
     // Kept records are few (people decide them); the state as seen at `now` is applied in code.
     this.#escalationList = (query: EscalationQuery): EscalationRecord[] =>
       escalationListTransition(
-        keptEscalations.all(query.now).map((row) => toEscalation(row)!),
+        decodeEach(keptEscalations.all(query.now), (row) => toEscalation(row)!, query.onCorrupt),
         query,
       );
     // A budget is one small record; JSON keeps its doubles exact (refilledAt with a fraction).
@@ -534,7 +547,14 @@ class SqliteStore implements Store, BulkheadStore {
     );
     const readBudget = (name: string): RetryBudgetRecord | undefined => {
       const row = getBudget.get(name);
-      return row === undefined ? undefined : (JSON.parse(row.record) as RetryBudgetRecord);
+      return row === undefined
+        ? undefined
+        : parseStored<RetryBudgetRecord>(
+            row.record,
+            { what: 'sqliteStore: retry budget', key: name, path },
+            isObject,
+            'a retry budget record',
+          );
     };
     this.#retryBudgetTake = db.transaction(
       (
@@ -565,7 +585,14 @@ class SqliteStore implements Store, BulkheadStore {
       ): void => {
         const row = getBulkhead.get(name);
         const write = transition(
-          row === undefined ? undefined : (JSON.parse(row.record) as BulkheadRecord),
+          row === undefined
+            ? undefined
+            : parseStored<BulkheadRecord>(
+                row.record,
+                { what: 'sqliteStore: bulkhead', key: name, path },
+                isBulkheadRecord,
+                'a bulkhead record',
+              ),
         );
         if (write === undefined) return;
         if (Object.keys(write.slots).length === 0) dropBulkhead.run(name);
@@ -779,6 +806,7 @@ class SqliteStore implements Store, BulkheadStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    storeClosed(this);
     this.#db.close();
   }
 }

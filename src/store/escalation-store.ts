@@ -1,3 +1,4 @@
+import type { StoreError } from './store-error.js';
 /**
  * Where an escalation stands. `expired`: nobody decided before `expiresAt`, which counts as a
  * denial (a stored `pending` record whose `expiresAt` has passed reads as `expired`).
@@ -69,6 +70,11 @@ export interface EscalationQuery {
   /** At most this many records, oldest first. */
   limit: number;
   now: number;
+  /**
+   * Called with the `StoreError` `corrupt_record` of each record that cannot be decoded, which is
+   * then left out; without it, such a record rejects the whole list.
+   */
+  onCorrupt?: (error: StoreError) => void;
 }
 
 /**

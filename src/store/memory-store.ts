@@ -1,3 +1,4 @@
+import { storeClosed } from './store-close-hooks.js';
 import type {
   BreakerLimits,
   BreakerOutcome,
@@ -386,6 +387,7 @@ class MemoryStore implements Store, RateLimitStore, BulkheadStore {
 
   async close(): Promise<void> {
     this.#closed = true;
+    storeClosed(this);
   }
 }
 

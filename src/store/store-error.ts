@@ -14,6 +14,7 @@ import { errorText } from '../text/safe-text.js';
  * - `timeout`: the backend did not answer in time (a shared breaker's `storeTimeoutMs`)
  * - `file_deleted`: the SQLite file was deleted or replaced while the store had it open
  * - `result_unrecorded`: an `IdempotencyLedger` ran the operation but could not record its result
+ * - `corrupt_record`: a stored record could not be decoded (not JSON, or not the record's shape); `key` names it
  */
 export type StoreErrorCode =
   | 'open_failed'
@@ -25,7 +26,8 @@ export type StoreErrorCode =
   | 'busy'
   | 'unavailable'
   | 'file_deleted'
-  | 'result_unrecorded';
+  | 'result_unrecorded'
+  | 'corrupt_record';
 
 /** Extra facts of a {@link StoreError}. */
 export interface StoreErrorOptions extends RecourseErrorOptions {

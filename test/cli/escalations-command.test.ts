@@ -277,6 +277,42 @@ describe('recourse escalations (SQLite)', () => {
   });
 });
 
+describe('recourse escalations list with an unreadable record (SQLite)', () => {
+  it('names the bad record on stderr, lists the others, and exits 1', async () => {
+    const { path, spec } = freshSqlite();
+    const store = sqliteStore({ path });
+    const ids: string[] = [];
+    for (const order of ['B-1', 'B-2', 'B-3']) {
+      const e = (await escalate({ store })
+        .run({ action: 'refund', args: { order } }, () => Promise.reject(httpError(503)))
+        .catch((x: unknown) => x)) as { id: string };
+      ids.push(e.id);
+    }
+    await store.close();
+    const db = new Database(path);
+    db.prepare('UPDATE recourse_escalations SET deciders = ? WHERE id = ?').run('[oops', ids[1]);
+    db.close();
+    for (const json of [false, true]) {
+      const r = await cli(['escalations', 'list', '--store', spec, ...(json ? ['--json'] : [])]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^recourse escalations list: skipped unreadable escalation "${ids[1]}": .*not JSON`,
+        ),
+      );
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stdout).toContain(ids[0]);
+      expect(r.stdout).toContain(ids[2]);
+      expect(r.stdout).not.toContain(ids[1]);
+      if (!json) expect(r.stdout.split('\n')[0]).toBe(`2 pending escalations in ${spec}`);
+    }
+    const show = await cli(['escalations', 'show', ids[1]!, '--store', spec]);
+    expect(show.code).toBe(1);
+    expect(show.stderr).toContain(`"${ids[1]}"`);
+    expect(show.stderr).toContain('not JSON');
+  });
+});
+
 describe.skipIf(!pgAvailable)('recourse escalations (PostgreSQL)', () => {
   it('lists and approves an escalation kept in PostgreSQL (?schema= picks recourse’s schema)', async () => {
     const schema = uniqueSchema('esccli');
