@@ -61,7 +61,11 @@ function faultPlan(seed: number, calls: number): Record<string, ChaosMcpStep[]> 
   const random = seededRandom(seed ^ 0x7001);
   const read: ChaosMcpStep[] = ['error'];
   const progress: ChaosMcpStep[] = ['ok', 'hang'];
-  for (let i = read.length; i < calls; i++) read.push(random() < 0.25 ? 'error' : 'ok');
+  // After an error the next two calls answer: a topic's retries (3 attempts) get through.
+  for (let i = read.length; i < calls; i++)
+    read.push(
+      read[i - 1] !== 'error' && read[i - 2] !== 'error' && random() < 0.3 ? 'error' : 'ok',
+    );
   for (let i = progress.length; i < calls; i++) progress.push(random() < 0.12 ? 'hang' : 'ok');
   return { [FLAKY_TOOL]: read, [HANGING_TOOL]: progress };
 }
@@ -145,7 +149,7 @@ export async function startDemoTools(o: DemoToolsOptions = {}): Promise<DemoTool
   const records = (tool: string, step: ChaosMcpStep) =>
     server.records.filter((r) => r.type === 'call' && r.tool === tool && r.step === step).length;
   return {
-    details: `tools: a chaos MCP server (Streamable HTTP, ${server.url}) through mcpClient, idle limit ${idleMs} ms · ${FLAKY_TOOL}: 25% transient errors (readOnlyHint: retried) · ${HANGING_TOOL}: 12% hang (stall caught, cancelled, retried)`,
+    details: `tools: a chaos MCP server (Streamable HTTP, ${server.url}) through mcpClient, idle limit ${idleMs} ms · ${FLAKY_TOOL}: about 20% transient errors (readOnlyHint: retried) · ${HANGING_TOOL}: 12% hang (stall caught, cancelled, retried)`,
     idleMs,
     async gather(topic) {
       const outcomes = await Promise.allSettled(

@@ -276,10 +276,12 @@ export async function runDemo(
   // `concurrency` running, the rest wait in its FIFO queue (ARCHITECTURE.md §P8).
   const fanout = bulkhead({ maxConcurrent: cap, name: 'subagents' });
   fanout.on('bulkhead_rejected', () => summary.bulkhead.rejected++);
+  // Counted here, not read from the bulkhead: the summary checks the cap, it does not repeat it.
+  let topicsRunning = 0;
   const showBulkhead = () => {
     const { active, queued } = fanout.stats;
     const b = summary.bulkhead;
-    b.peakActive = Math.max(b.peakActive, active);
+    b.peakActive = Math.max(b.peakActive, topicsRunning);
     b.peakQueued = Math.max(b.peakQueued, queued);
     view.status(
       'bulkhead',
@@ -299,6 +301,7 @@ export async function runDemo(
     );
   };
   const researchTopic = async (t: string): Promise<void> => {
+    topicsRunning++;
     showBulkhead();
     const ladder = orchestrator.ladder(t);
     ladder.on('fallback', (e) =>
@@ -330,6 +333,7 @@ export async function runDemo(
         : classify(error).reason;
       update(t, { status: 'failed', detail: reasons }, `✘ all paths failed (${reasons})`);
     } finally {
+      topicsRunning--;
       showTools();
     }
   };
