@@ -14,7 +14,7 @@ describe('the demo over the real OpenAI Agents SDK (Chat Completions) and the em
     expect(summary.failed).toBe(0);
     expect(Object.values(summary.servedBy).reduce((a, b) => a + b, 0)).toBe(TOPICS.length);
     expect(summary.stallsCaught).toBeGreaterThan(0);
-    expect(text).toMatch(/seed scenario: gpt-5 starts with six 529s/);
+    expect(text).toMatch(/seed scenario: deep-research \(gpt-5, [^)]+\) starts with six 529s/);
     expect(text).toMatch(/failed: overloaded \(529\)/);
     // An empty answer ends the runner's turn without output: the runner asks the model again
     // itself (its turn loop, not a retry), so the orchestrator never sees it.

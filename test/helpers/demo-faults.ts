@@ -54,7 +54,10 @@ export function expectToolsAndBulkheadHandled(summary: DemoSummary, text: string
   expect(read, 'the summary counts the read tool').toBeDefined();
   expect(progress, 'the summary counts the progress tool').toBeDefined();
   expect(progress!.hangs, 'the chaos MCP server hung progress calls').toBeGreaterThan(0);
-  expect(progress!.stalls, 'every hang was caught as a stall').toBe(progress!.hangs);
+  // At least: on a loaded machine an answer may also come later than the idle limit.
+  expect(progress!.stalls, 'every hang was caught as a stall').toBeGreaterThanOrEqual(
+    progress!.hangs,
+  );
   expect(progress!.cancelled, 'the server was sent notifications/cancelled').toBeGreaterThan(0);
   expect(progress!.retries).toBeGreaterThan(0);
   expect(progress!.served).toBeGreaterThan(0);
