@@ -309,10 +309,10 @@ export async function runDemo(
     );
     try {
       // The topic's tools run beside its subagents: a tool that fails is left out, the research goes on.
-      const [served, gathered] = await Promise.all([
-        orchestrator.research(ladder),
-        tools?.gather(t),
-      ]);
+      const [served, gathered] =
+        tools === undefined
+          ? [await orchestrator.research(ladder), undefined]
+          : await orchestrator.researchWith(ladder, () => tools.gather(t));
       summary.servedBy[served.servedBy] = (summary.servedBy[served.servedBy] ?? 0) + 1;
       if (served.degraded) summary.degraded++;
       findings.push({ topic: t, text: served.value.text, servedBy: served.servedBy });
