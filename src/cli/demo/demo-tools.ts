@@ -50,7 +50,7 @@ export interface DemoTools {
 export interface DemoToolsOptions {
   /** Seed of the tools' fault plan. Default 7. */
   seed?: number;
-  /** The client's idle limit, ms. Default 400. */
+  /** The client's idle limit, ms. Default 300. */
   idleMs?: number;
   /** Sees a line for each retry and stall of a tool call. */
   onNote?: (text: string) => void;
@@ -59,6 +59,7 @@ export interface DemoToolsOptions {
 /** A fault plan per tool, from the seed: a first fault of each kind, then random ones. */
 function faultPlan(seed: number, calls: number): Record<string, ChaosMcpStep[]> {
   const random = seededRandom(seed ^ 0x7001);
+  const hangRandom = seededRandom(seed ^ 0x7002);
   const read: ChaosMcpStep[] = ['error'];
   const progress: ChaosMcpStep[] = ['ok', 'hang'];
   // After an error the next two calls answer: a topic's retries (3 attempts) get through.
@@ -66,7 +67,7 @@ function faultPlan(seed: number, calls: number): Record<string, ChaosMcpStep[]> 
     read.push(
       read[i - 1] !== 'error' && read[i - 2] !== 'error' && random() < 0.3 ? 'error' : 'ok',
     );
-  for (let i = progress.length; i < calls; i++) progress.push(random() < 0.12 ? 'hang' : 'ok');
+  for (let i = progress.length; i < calls; i++) progress.push(hangRandom() < 0.06 ? 'hang' : 'ok');
   return { [FLAKY_TOOL]: read, [HANGING_TOOL]: progress };
 }
 
@@ -83,7 +84,7 @@ function faultPlan(seed: number, calls: number): Record<string, ChaosMcpStep[]> 
  * const { served, missing } = await tools!.gather('battery recycling')
  */
 export async function startDemoTools(o: DemoToolsOptions = {}): Promise<DemoTools | undefined> {
-  const idleMs = o.idleMs ?? 400;
+  const idleMs = o.idleMs ?? 300;
   let sdk: [
     typeof import('@modelcontextprotocol/sdk/client/index.js'),
     typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
@@ -103,7 +104,7 @@ export async function startDemoTools(o: DemoToolsOptions = {}): Promise<DemoTool
   const [{ Client: SdkClient }, { StreamableHTTPClientTransport }] = sdk;
   const server: ChaosMcpHttpServer = await startChaosMcpServer({
     faults: faultPlan(o.seed ?? 7, 500),
-    progress: { everyMs: 20, forMs: 50, after: 'answer' },
+    progress: { everyMs: 10, forMs: 15, after: 'answer' },
   });
   const clients: Client[] = [];
   const client: McpClient = mcpClient({
@@ -149,7 +150,7 @@ export async function startDemoTools(o: DemoToolsOptions = {}): Promise<DemoTool
   const records = (tool: string, step: ChaosMcpStep) =>
     server.records.filter((r) => r.type === 'call' && r.tool === tool && r.step === step).length;
   return {
-    details: `tools: a chaos MCP server (Streamable HTTP, ${server.url}) through mcpClient, idle limit ${idleMs} ms · ${FLAKY_TOOL}: about 20% transient errors (readOnlyHint: retried) · ${HANGING_TOOL}: 12% hang (stall caught, cancelled, retried)`,
+    details: `tools: a chaos MCP server (Streamable HTTP, ${server.url}) through mcpClient, idle limit ${idleMs} ms · ${FLAKY_TOOL}: about 20% transient errors (readOnlyHint: retried) · ${HANGING_TOOL}: 6% hang (stall caught, cancelled, retried)`,
     idleMs,
     async gather(topic) {
       const outcomes = await Promise.allSettled(

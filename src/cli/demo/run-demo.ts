@@ -31,7 +31,7 @@ export interface DemoIO {
   /**
    * Each topic also calls tools through `mcpClient` against a chaos MCP server the demo starts
    * (one tool flaky, one that sometimes hangs); `false`: no tools. Default `{}` (seed 7, idle
-   * limit 400 ms); skipped when `@modelcontextprotocol/sdk` is not installed.
+   * limit 300 ms); skipped when `@modelcontextprotocol/sdk` is not installed.
    */
   tools?: DemoToolsOptions | false;
 }
