@@ -21,7 +21,9 @@ export interface BulkheadStats {
 
 /** A concurrency cap (see {@link bulkhead}). */
 export interface Bulkhead
-  extends EventedPolicy<'bulkhead_rejected' | 'store_unavailable' | 'store_recovered'> {
+  extends EventedPolicy<
+    'bulkhead_queued' | 'bulkhead_rejected' | 'store_unavailable' | 'store_recovered'
+  > {
   /** A snapshot of this process's calls: running and waiting. */
   readonly stats: BulkheadStats;
 }
@@ -114,6 +116,18 @@ class BulkheadPolicy extends BaseLayer implements Bulkhead {
     if (scope.canAbort && scope.aborted) return Promise.reject(scope.reason);
     return new Promise<void>((resolve, reject) => {
       const waiter = this.#queue.push(resolve);
+      // Only a call that waits says so: the free-slot path emits nothing (ARCHITECTURE.md §P10).
+      if (this.wants('bulkhead_queued'))
+        this.events.emit(
+          'bulkhead_queued',
+          {
+            maxConcurrent: this.#max,
+            maxQueue: this.#maxQueue,
+            active: this.#active,
+            queued: this.#queue.length,
+          },
+          scope,
+        );
       if (!scope.canAbort) return;
       // The caller's abort and the enclosing deadline (a timeout aborts its scope when it passes)
       // take the call out of the queue at once: it never runs (ARCHITECTURE.md §P7, §P8).
@@ -176,7 +190,8 @@ class BulkheadPolicy extends BaseLayer implements Bulkhead {
  * `maxConcurrent` slots, each a lease in the store renewed while its call runs, so a holder that
  * dies frees its slot after `leaseMs`. While the store does not answer, each process keeps its own
  * cap of `maxConcurrent` (events `store_unavailable`, `store_recovered`).
- * Events: `bulkhead_rejected` {maxConcurrent, maxQueue, active, queued}.
+ * Events: `bulkhead_queued` (a call waits for a slot) and `bulkhead_rejected`, both
+ * {maxConcurrent, maxQueue, active, queued}.
  *
  * @example
  * const tools = pipeline(retry(), bulkhead({ maxConcurrent: 4, maxQueue: 100 }), timeout(30_000))

@@ -93,6 +93,9 @@ export const demoCommand = command({
     'then stalls, 529s, empty answers and slow starts), so a run repeats. The summary says what was',
     'hedged and learned. A terminal gets a live table (colours off with NO_COLOR); a pipe gets one',
     'line per event.',
+    'Each topic also calls two tools through mcpClient on a chaos MCP server the demo starts: read is',
+    'flaky (retried: readOnlyHint), progress hangs now and then (a stall after 300 ms, cancelled on the',
+    "server, retried); the topics fan out under a bulkhead that holds them to the backend's concurrency.",
     'Every event goes to a JSON log, and the run ends with the path of its report page (recourse report).',
     "At the end an editor writes one brief from every finding: its first plan overflows the model's",
     'context window, byClass hands the logical failure back, and the orchestrator re-plans. With',
@@ -146,6 +149,7 @@ export const demoCommand = command({
         {
           stdout: io.stdout,
           color: colorEnabled(io.stdout, io.env),
+          tools: { seed: f.seed ?? 7 },
           ...(approval === undefined ? {} : { approval }),
         },
         backend,

@@ -188,6 +188,11 @@ export interface RecourseEventMap {
    */
   bulkhead_rejected: { maxConcurrent: number; maxQueue: number; active: number; queued: number };
   /**
+   * A `bulkhead` had no free slot: the call waits in its queue, `queued` calls waiting now (this
+   * one included) while `active` hold the `maxConcurrent` slots.
+   */
+  bulkhead_queued: { maxConcurrent: number; maxQueue: number; active: number; queued: number };
+  /**
    * A model stream broke after content began and is continued (`agent-recourse/anthropic`,
    * `agent-recourse/ai-sdk`): `attempt` is the continuation request (1 = the first), `keptChars` the
    * characters of text kept and sent back as the prefill, `reason` the break's `classify` reason.
@@ -244,6 +249,7 @@ const TYPES: { readonly [K in RecourseEventType]: true } = {
   spend_rate_exceeded: true,
   resume: true,
   bulkhead_rejected: true,
+  bulkhead_queued: true,
 };
 
 /** @internal Every event type recourse publishes (what `subscribe` attaches to), derived from the map. */

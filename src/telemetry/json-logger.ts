@@ -141,6 +141,9 @@ function describe(
     case 'call':
     case 'attempt':
       return `${e.type}${dep} ${textOf(e.outcome)} in ${wholeMs(e.durationMs)} ms${why}`;
+    case 'bulkhead_queued':
+    case 'bulkhead_rejected':
+      return `bulkhead${dep}: ${textOf(e.active)} of ${textOf(e.maxConcurrent)} slots taken, ${textOf(e.queued)} waiting; the call ${e.type === 'bulkhead_queued' ? 'waits in the queue' : 'is refused (the queue is full)'}`;
     case 'degradation':
       return `degradation${dep} ${textOf(e.from)} → ${textOf(e.to)} at error rate ${Number(e.errorRate).toFixed(3)}`;
     default:

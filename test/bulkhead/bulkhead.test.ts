@@ -74,6 +74,24 @@ describe('bulkhead', () => {
     await expect(b.execute(async () => 8)).resolves.toBe(8);
   });
 
+  it('emits bulkhead_queued for each call that waits (with how many wait), none for a call that finds a slot', async () => {
+    const b = bulkhead({ maxConcurrent: 1, name: 'tools' });
+    const events: Array<{ active: number; queued: number; maxConcurrent: number }> = [];
+    b.on('bulkhead_queued', (e) => events.push(e));
+    const g = gate();
+    const first = b.execute(() => g.done);
+    expect(events).toEqual([]);
+    const rest = [b.execute(async () => 'second'), b.execute(async () => 'third')];
+    expect(events.map((e) => [e.active, e.queued, e.maxConcurrent])).toEqual([
+      [1, 1, 1],
+      [1, 2, 1],
+    ]);
+    g.open('first');
+    expect(await Promise.all([first, ...rest])).toEqual(['first', 'second', 'third']);
+    await b.execute(async () => 'alone');
+    expect(events).toHaveLength(2);
+  });
+
   it('refuses a call when the queue is full, with BulkheadRejectedError (transient) and a bulkhead_rejected event', async () => {
     const b = bulkhead({ maxConcurrent: 1, maxQueue: 1, name: 'tools' });
     const events: object[] = [];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runDemo, TOPICS } from '../../src/cli/demo/run-demo.js';
 import { simulatedBackend } from '../../src/cli/demo/simulated-backend.js';
 import { seededRandom } from '../../src/random/seeded-random.js';
-import { injectedFaults } from '../helpers/demo-faults.js';
+import { expectToolsAndBulkheadHandled, injectedFaults } from '../helpers/demo-faults.js';
 
 describe('the in-process research demo', () => {
   it('runs every topic through the ladder, catches the injected faults and tags who served', async () => {
@@ -33,6 +33,7 @@ describe('the in-process research demo', () => {
     expect(text).toMatch(/returned a useless result: empty result/);
     expect(text).toMatch(/served by quick-search \(DEGRADED\)/);
     expect(text).toMatch(/^summary$/m);
+    expectToolsAndBulkheadHandled(summary, text);
   });
 
   it('ends with the editor: a context overflow handed back by byClass, answered with a smaller plan', async () => {

@@ -46,4 +46,46 @@ export function expectSeedFaultsHandled(
     expect(text).toMatch(/returned a useless result: empty result/);
   expect(summary.failed).toBe(0);
   expect(Object.values(summary.servedBy).reduce((a, b) => a + b, 0)).toBe(summary.topics);
+  expectToolsAndBulkheadHandled(summary, text);
+}
+
+/**
+ * Asserts that a demo run's MCP tools got their faults and handled them, and that its subagents
+ * fanned out under the bulkhead's cap: the `progress` tool hung (injected by the chaos MCP server),
+ * every hang was caught as a stall after the idle limit and cancelled on the server, and the tool
+ * still answered topics; the flaky `read` tool failed transiently, was retried (readOnlyHint) and
+ * served; never more topics running at once than the cap, and the cap reached (the rest queued).
+ */
+export function expectToolsAndBulkheadHandled(summary: DemoSummary, text: string): void {
+  const { read, progress } = summary.tools;
+  expect(read, 'the summary counts the read tool').toBeDefined();
+  expect(progress, 'the summary counts the progress tool').toBeDefined();
+  expect(progress!.hangs, 'the chaos MCP server hung progress calls').toBeGreaterThan(0);
+  // At least: on a loaded machine an answer may also come later than the idle limit.
+  expect(progress!.stalls, 'every hang was caught as a stall').toBeGreaterThanOrEqual(
+    progress!.hangs,
+  );
+  expect(progress!.cancelled, 'the server was sent notifications/cancelled').toBeGreaterThan(0);
+  expect(progress!.retries).toBeGreaterThan(0);
+  expect(progress!.served).toBeGreaterThan(0);
+  expect(text).toMatch(/tool tools\/progress: no result and no progress for \d+ ms — stall caught/);
+  expect(read!.errors, 'the chaos MCP server failed read calls').toBeGreaterThan(0);
+  expect(read!.retries).toBeGreaterThanOrEqual(1);
+  expect(read!.served).toBeGreaterThan(0);
+  expect(text).toMatch(/tool tools\/read: attempt \d+ failed \(\w+\), retried \(readOnlyHint\)/);
+  for (const t of [read!, progress!]) expect(t.served + t.failed).toBe(summary.topics);
+  expect(text).toMatch(/^ {4}progress {12}calls \d+: 0 transient errors, [1-9]\d* hangs injected/m);
+  const b = summary.bulkhead;
+  expect(b.peakActive, 'the bulkhead held its cap').toBeLessThanOrEqual(b.maxConcurrent);
+  if (summary.topics >= b.maxConcurrent) {
+    expect(b.peakActive, 'the fan-out reached the cap').toBe(b.maxConcurrent);
+    if (summary.topics > b.maxConcurrent) expect(b.peakQueued).toBeGreaterThan(0);
+  }
+  expect(b.rejected).toBe(0);
+  expect(text).toMatch(
+    new RegExp(
+      `^ {2}bulkhead {14}subagents max ${b.maxConcurrent}: peak ${b.peakActive} running`,
+      'm',
+    ),
+  );
 }

@@ -113,7 +113,7 @@ export const DEMO_BACKENDS = {
       ).agentSdkBackend(o),
   },
   simulated: {
-    summary: 'in-process simulated subagents with seeded faults (no SDK, no server)',
+    summary: 'in-process simulated subagents with seeded faults (no model SDK, no model server)',
     defaultTopics: 20,
     canGoLive: false,
     liveKey: 'ANTHROPIC_API_KEY',

@@ -16,6 +16,8 @@ export interface DemoView {
   /** A line about the whole run (degradation level changes). */
   note(text: string): void;
   breakers(states: Record<string, string>): void;
+  /** A line about the tool calls or the subagents' bulkhead, redrawn as it changes. */
+  status(kind: 'tools' | 'bulkhead', text: string): void;
   close(): void;
 }
 
@@ -30,6 +32,7 @@ const clockText = (): string => `${((performance.now() - started) / 1000).toFixe
  */
 export function plainView(out: CliOutput): DemoView {
   let lastBreakers = '';
+  const last = { tools: '', bulkhead: '' };
   return {
     update(row, note) {
       if (note === undefined) return;
@@ -44,6 +47,10 @@ export function plainView(out: CliOutput): DemoView {
         .join('  ');
       if (text !== lastBreakers) out.write(`${clockText()}  breakers: ${text}\n`);
       lastBreakers = text;
+    },
+    status(kind, text) {
+      if (last[kind] !== text) out.write(`${clockText()}  ${kind}: ${text}\n`);
+      last[kind] = text;
     },
     close() {},
   };
@@ -122,6 +129,7 @@ export function ttyView(
   const paint = (code: string, text: string): string =>
     options.color ? `${code}${text}${RESET}` : text;
   let breakerText = '';
+  const statusText = { tools: '', bulkhead: '' };
   let noteText = '';
   let drawn = 0;
   let dirty = true;
@@ -132,7 +140,7 @@ export function ttyView(
     dirty = false;
     // One column short of the edge: writing the last column makes some terminals wrap.
     const cols = Math.max(20, width - 1);
-    const room = Math.max(1, (out.rows ?? Number.POSITIVE_INFINITY) - 1 - 3);
+    const room = Math.max(1, (out.rows ?? Number.POSITIVE_INFINITY) - 1 - 5);
     const { shown, hidden } = visibleRows([...rows.values()], room);
     const lines = [
       paint(
@@ -153,6 +161,8 @@ export function ttyView(
       ),
       ...(hidden === '' ? [] : [clipTo(hidden, cols)]),
       `${paint(BOLD, 'breakers')} ${clipTo(breakerText, cols - 9)}`,
+      `${paint(BOLD, 'bulkhead')} ${clipTo(statusText.bulkhead, cols - 9)}`,
+      `${paint(BOLD, 'tools')} ${clipTo(statusText.tools, cols - 6)}`,
       `${paint(BOLD, 'last event')} ${clipTo(noteText, cols - 11)}`,
     ];
     let text = clear ? '\x1b[2J\x1b[H' : drawn > 0 ? `\x1b[${drawn}A` : '';
@@ -181,6 +191,10 @@ export function ttyView(
     },
     note(text) {
       noteText = text;
+      dirty = true;
+    },
+    status(kind, text) {
+      statusText[kind] = text;
       dirty = true;
     },
     breakers(states) {

@@ -45,6 +45,14 @@ export interface ResearchOrchestrator {
    * when all paths failed) is one `call` event.
    */
   research(ladder: Fallback<ResearchResult>): Promise<Served<ResearchResult>>;
+  /**
+   * As `research`, with other work of the topic (its tool calls) running beside the ladder inside
+   * the same logical call, so the report shows them in the topic's row.
+   */
+  researchWith<T>(
+    ladder: Fallback<ResearchResult>,
+    beside: () => Promise<T>,
+  ): Promise<[Served<ResearchResult>, T]>;
   /** Each path's policy, breaker and (when `timing.hedge` is set) hedge, whose `hedge` events say what it did. */
   paths: Array<{
     name: string;
@@ -123,5 +131,6 @@ export function researchOrchestrator(
     paths,
     ladder,
     research: (l) => research.execute(() => l.execute()),
+    researchWith: (l, beside) => research.execute(() => Promise.all([l.execute(), beside()])),
   };
 }

@@ -1,3 +1,4 @@
+import { bulkhead } from '../../bulkhead/bulkhead.js';
 import { classify } from '../../classify/classify.js';
 import type { CallContext } from '../../context/call-context.js';
 import { isAllPathsFailedError } from '../../errors/all-paths-failed-error.js';
@@ -17,6 +18,7 @@ import {
 } from './demo-governor.js';
 import { editBrief, type Finding } from './editor-step.js';
 import { plainView, type TopicRow, ttyView } from './demo-view.js';
+import { type DemoToolsOptions, startDemoTools, type ToolTally } from './demo-tools.js';
 import { researchOrchestrator, type Subagent } from './research-orchestrator.js';
 
 /** Where the demo writes. */
@@ -26,6 +28,22 @@ export interface DemoIO {
   color?: boolean;
   /** End with a high-risk tool call (publishing the brief) that waits for a person's approval. */
   approval?: ApprovalSetup;
+  /**
+   * Each topic also calls tools through `mcpClient` against a chaos MCP server the demo starts
+   * (one tool flaky, one that sometimes hangs); `false`: no tools. Default `{}` (seed 7, idle
+   * limit 300 ms); skipped when `@modelcontextprotocol/sdk` is not installed.
+   */
+  tools?: DemoToolsOptions | false;
+}
+
+/** The subagents' fan-out under its bulkhead, over the run. */
+export interface DemoBulkheadTally {
+  maxConcurrent: number;
+  /** The most topics running at once (never above maxConcurrent). */
+  peakActive: number;
+  /** The most topics waiting for a slot at once. */
+  peakQueued: number;
+  rejected: number;
 }
 
 /**
@@ -77,6 +95,10 @@ export interface DemoSummary {
   hedges: Record<string, HedgeTally>;
   /** The stall limits learned over the run (`StallLearner.limits()`), with the limit each stream starts with. */
   learnedLimits: DemoLearnedLimit[];
+  /** Per MCP tool: calls the server saw, faults it injected, retries and stalls caught (none without tools). */
+  tools: Record<string, ToolTally>;
+  /** The bulkhead the topics' subagents fan out under. */
+  bulkhead: DemoBulkheadTally;
   /** The approval step, when asked for: published, or why not. */
   approval?: 'published' | 'not published';
   wallMs: number;
@@ -98,7 +120,20 @@ export async function runDemo(
   const out = io.stdout;
   const tty = out.isTTY === true;
   out.write(`recourse demo — research orchestrator over ${backend.title}\n`);
+  const cap = Math.max(1, backend.concurrency);
+  // Started before the view: its notes go to the view once there is one.
+  let toolNote: (text: string) => void = () => {};
+  const tools =
+    io.tools === false
+      ? undefined
+      : await startDemoTools({ ...io.tools, onNote: (text) => toolNote(text) });
   for (const line of backend.details) out.write(`  ${line}\n`);
+  out.write(
+    `  ${tools?.details ?? (io.tools === false ? 'tools: off' : 'tools: off (npm install @modelcontextprotocol/sdk to see MCP tool calls)')}\n`,
+  );
+  out.write(
+    `  subagents fan out under bulkhead({ maxConcurrent: ${cap} }): topics over the cap wait in its queue\n`,
+  );
   out.write('\n');
   const view = tty
     ? ttyView(out, topics, { color: io.color ?? colorEnabled(out, process.env) })
@@ -123,8 +158,11 @@ export async function runDemo(
     brief: false,
     hedges: {},
     learnedLimits: [],
+    tools: {},
+    bulkhead: { maxConcurrent: cap, peakActive: 0, peakQueued: 0, rejected: 0 },
     wallMs: 0,
   };
+  toolNote = (text) => view.note(text);
   const findings: Finding[] = [];
   const update = (topic: string, change: Partial<TopicRow>, note?: string) => {
     const row = { ...rows.get(topic)!, ...change };
@@ -234,35 +272,82 @@ export async function runDemo(
   view.breakers(orchestrator.breakers.states());
   const hedges = hedgeTally(orchestrator.paths);
 
-  const queue = [...topics];
-  const worker = async (): Promise<void> => {
-    for (let topic = queue.shift(); topic !== undefined; topic = queue.shift()) {
-      const ladder = orchestrator.ladder(topic);
-      const t = topic;
-      ladder.on('fallback', (e) =>
-        update(t, {}, `fallback ${e.from} → ${e.to} (${classify(e.error).reason})`),
+  // The subagents fan out under a bulkhead: every topic starts at once, the cap holds them to
+  // `concurrency` running, the rest wait in its FIFO queue (ARCHITECTURE.md §P8).
+  const fanout = bulkhead({ maxConcurrent: cap, name: 'subagents' });
+  fanout.on('bulkhead_rejected', () => summary.bulkhead.rejected++);
+  // Counted here, not read from the bulkhead: the summary checks the cap, it does not repeat it.
+  let topicsRunning = 0;
+  const showBulkhead = () => {
+    const { active, queued } = fanout.stats;
+    const b = summary.bulkhead;
+    b.peakActive = Math.max(b.peakActive, topicsRunning);
+    b.peakQueued = Math.max(b.peakQueued, queued);
+    view.status(
+      'bulkhead',
+      `subagents ${active}/${cap} running, ${queued} queued (peak ${b.peakActive} running, ${b.peakQueued} queued; ${b.rejected} rejected)`,
+    );
+  };
+  const showTools = () => {
+    if (tools === undefined) return;
+    view.status(
+      'tools',
+      Object.entries(tools.tally())
+        .map(
+          ([name, t]) =>
+            `${name}: ${t.calls} calls, ${t.retries} retried, ${t.stalls} stalls caught`,
+        )
+        .join(' · '),
+    );
+  };
+  const researchTopic = async (t: string): Promise<void> => {
+    topicsRunning++;
+    showBulkhead();
+    const ladder = orchestrator.ladder(t);
+    ladder.on('fallback', (e) =>
+      update(t, {}, `fallback ${e.from} → ${e.to} (${classify(e.error).reason})`),
+    );
+    try {
+      // The topic's tools run beside its subagents: a tool that fails is left out, the research goes on.
+      const [served, gathered] =
+        tools === undefined
+          ? [await orchestrator.research(ladder), undefined]
+          : await orchestrator.researchWith(ladder, () => tools.gather(t));
+      summary.servedBy[served.servedBy] = (summary.servedBy[served.servedBy] ?? 0) + 1;
+      if (served.degraded) summary.degraded++;
+      findings.push({ topic: t, text: served.value.text, servedBy: served.servedBy });
+      const text = served.value.text.replace(/\s+/g, ' ').slice(0, 60);
+      const without =
+        gathered === undefined || gathered.missing.length === 0
+          ? ''
+          : ` — without ${gathered.missing.map(([name, why]) => `${name} (${why})`).join(', ')}`;
+      update(
+        t,
+        { path: served.servedBy, status: served.degraded ? 'degraded' : 'served', detail: text },
+        `✔ served by ${served.servedBy}${served.degraded ? ' (DEGRADED)' : ''}: ${text}${gathered === undefined ? '' : ` · tools ${gathered.served.join(', ') || 'none'} answered${without}`}`,
       );
-      try {
-        const served = await orchestrator.research(ladder);
-        summary.servedBy[served.servedBy] = (summary.servedBy[served.servedBy] ?? 0) + 1;
-        if (served.degraded) summary.degraded++;
-        findings.push({ topic: t, text: served.value.text, servedBy: served.servedBy });
-        const text = served.value.text.replace(/\s+/g, ' ').slice(0, 60);
-        update(
-          t,
-          { path: served.servedBy, status: served.degraded ? 'degraded' : 'served', detail: text },
-          `✔ served by ${served.servedBy}${served.degraded ? ' (DEGRADED)' : ''}: ${text}`,
-        );
-      } catch (error) {
-        summary.failed++;
-        const reasons = isAllPathsFailedError(error)
-          ? error.failures.map((f) => `${f.path}: ${classify(f.error).reason}`).join(', ')
-          : classify(error).reason;
-        update(t, { status: 'failed', detail: reasons }, `✘ all paths failed (${reasons})`);
-      }
+    } catch (error) {
+      summary.failed++;
+      const reasons = isAllPathsFailedError(error)
+        ? error.failures.map((f) => `${f.path}: ${classify(f.error).reason}`).join(', ')
+        : classify(error).reason;
+      update(t, { status: 'failed', detail: reasons }, `✘ all paths failed (${reasons})`);
+    } finally {
+      topicsRunning--;
+      showTools();
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, backend.concurrency) }, worker));
+  await Promise.all(
+    topics.map((t) => {
+      const run = fanout.execute(() => researchTopic(t));
+      showBulkhead();
+      return run.catch(() => {
+        // Refused by a full queue (none here: the queue is unbounded); counted by its event.
+        summary.failed++;
+      });
+    }),
+  );
+  showBulkhead();
   levels.evaluate();
   view.close();
   const snapshot = health.snapshot();
@@ -289,6 +374,7 @@ export async function runDemo(
     if (tally !== undefined) summary.hedges[path] = tally;
   }
   if (backend.stallLimits !== undefined) summary.learnedLimits = learnedLimits(backend.stallLimits);
+  if (tools !== undefined) summary.tools = tools.tally();
 
   const w = (s: string) => out.write(`${s}\n`);
   const rate = (n: number, d: number) => (d === 0 ? '0%' : `${((100 * n) / d).toFixed(0)}%`);
@@ -346,6 +432,19 @@ export async function runDemo(
       );
     }
   }
+  if (tools !== undefined) {
+    w(`  tools                 MCP tool calls through mcpClient (idle limit ${tools.idleMs} ms)`);
+    for (const [name, t] of Object.entries(summary.tools))
+      w(
+        `    ${name.padEnd(20)}calls ${t.calls}: ${t.errors} transient errors, ${t.hangs} hangs injected; ${t.retries} retried, ${t.stalls} stalls caught (${t.cancelled} cancelled on the server); served ${t.served}/${t.served + t.failed} topics`,
+      );
+  }
+  {
+    const b = summary.bulkhead;
+    w(
+      `  bulkhead              subagents max ${b.maxConcurrent}: peak ${b.peakActive} running, peak ${b.peakQueued} queued, ${b.rejected} rejected`,
+    );
+  }
   w(
     `  editor                ${summary.brief ? 'brief written' : 'no brief'}${summary.replans > 0 ? `, re-planned ${summary.replans}× (a logical failure handed back by byClass)` : ''}`,
   );
@@ -368,6 +467,7 @@ export async function runDemo(
       .join('  ')}`,
   );
   w(`  wall time             ${(summary.wallMs / 1000).toFixed(1)} s`);
+  await tools?.close();
   await backend.close();
   return summary;
 }
