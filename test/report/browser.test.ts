@@ -182,7 +182,13 @@ describe.skipIf(!ready && !required)('a report of a damaged log in headless Chro
       },
       {
         name: 'secondary',
-        run: () => Promise.reject(Object.assign(new Error('503 unavailable'), { status: 503 })),
+        // A few ms of work: the task's last event is then later than its first, so the line moved
+        // to the front below is out of time order whatever the runtime's speed (on a fast one the
+        // whole run fit in one millisecond, and the sort kept the moved line first).
+        run: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          throw Object.assign(new Error('503 unavailable'), { status: 503 });
+        },
         policy: pipeline(
           instrument({ name: 'secondary' }),
           retry({ name: 'secondary', maxAttempts: 2, backoff: { delay: () => 5 } }),
