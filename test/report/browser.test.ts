@@ -140,17 +140,28 @@ describe.skipIf(!ready && !required)('a report of a demo run in headless Chromiu
 
   it('shows the event of a bar on hover', async () => {
     const { page, problems } = await open(report);
-    const retryLine = lines.findIndex((l) => l.event === 'retry');
-    expect(retryLine).toBeGreaterThanOrEqual(0);
-    // the row holding that retry: find the failed attempt whose event is that log line
-    const found = await page.evaluate(`(() => {
+    // A subagent's retry whose bar no other item of its row covers: a topic's row also holds its
+    // tool calls, drawn on the same line.
+    const candidates = lines
+      .map((l, i) => ({ l, i }))
+      .filter(({ l }) => l.event === 'retry' && !String(l.dependency).startsWith('tools/'))
+      .map(({ i }) => i + 1);
+    expect(candidates.length).toBeGreaterThan(0);
+    const found = (await page.evaluate(`(() => {
       const h = window.recourseReport;
-      for (let r = 0; r < h.rows; r++) {
-        const bar = h.itemBoxes(r).find((b) => b.kind === 'attempt-failed' && h.card(b.event).includes('log line ${retryLine + 1}'));
-        if (bar) return bar;
+      for (const n of ${JSON.stringify(candidates)}) {
+        for (let r = 0; r < h.rows; r++) {
+          const boxes = h.itemBoxes(r);
+          const bar = boxes.find((b) => b.kind === 'attempt-failed' && (h.card(b.event).match(/log line (\\d+)/) ?? [])[1] === String(n));
+          if (!bar) continue;
+          const mid = bar.x + bar.w / 2;
+          const covered = boxes.some((b) => b !== bar && b.kind !== 'path' && b.x - 1 <= mid && mid <= b.x + b.w + 1);
+          if (!covered) return { ...bar, line: n };
+        }
       }
       return null;
-    })()`);
+    })()`)) as { x: number; y: number; w: number; h: number; line: number } | null;
+    const retryLine = (found?.line ?? 0) - 1;
     expect(found).not.toBeNull();
     const bar = found as { x: number; y: number; w: number; h: number };
     await page.mouse.move(bar.x + bar.w / 2, bar.y + bar.h / 2);
