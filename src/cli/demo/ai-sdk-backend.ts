@@ -2,7 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { generateText, type LanguageModel, streamText, wrapLanguageModel } from 'ai';
 import { recourseMiddleware } from '../../ai-sdk/recourse-middleware.js';
 import type { DemoBackend } from './demo-backend.js';
-import { demoHedge, demoStreamStallLimits, governorLine } from './demo-governor.js';
+import { demoHedge, demoStreamStallLimits, governorLine, sdkDemoTiming } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
 import { DEEP_MODEL, QUICK_MODEL, type SeedServers, startSeedServers } from './seed-scenario.js';
 
@@ -110,14 +110,7 @@ export async function aiSdkBackend(o: AiSdkBackendOptions): Promise<DemoBackend>
     ],
     subagents: { deep, quick },
     stallLimits: stall,
-    timing: {
-      hedge,
-      failureThreshold: 3,
-      probeTimeoutMs: o.live ? 120_000 : 10_000,
-      cooldownMs: o.live ? 30_000 : 500,
-      backoffBaseMs: o.live ? 1_000 : 100,
-      backoffMaxMs: o.live ? 10_000 : 800,
-    },
+    timing: sdkDemoTiming(o.live, hedge),
     concurrency: 2,
     ...(chaos ? { injected: chaos.injected } : {}),
     close: async () => {

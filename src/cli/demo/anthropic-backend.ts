@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { anthropicClientOptions } from '../../anthropic/client-options.js';
 import { streamMessage } from '../../anthropic/stream-message.js';
 import type { DemoBackend } from './demo-backend.js';
-import { demoHedge, demoStreamStallLimits, governorLine } from './demo-governor.js';
+import { demoHedge, demoStreamStallLimits, governorLine, sdkDemoTiming } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
 import { DEEP_MODEL, QUICK_MODEL, type SeedServers, startSeedServers } from './seed-scenario.js';
 
@@ -81,14 +81,7 @@ export async function anthropicBackend(o: AnthropicBackendOptions): Promise<Demo
       quick: subagent(clients.quick, QUICK_MODEL, 'quick-search', 512),
     },
     stallLimits: stall,
-    timing: {
-      hedge,
-      failureThreshold: 3,
-      probeTimeoutMs: o.live ? 120_000 : 10_000,
-      cooldownMs: o.live ? 30_000 : 500,
-      backoffBaseMs: o.live ? 1_000 : 100,
-      backoffMaxMs: o.live ? 10_000 : 800,
-    },
+    timing: sdkDemoTiming(o.live, hedge),
     concurrency: 2,
     ...(chaos ? { injected: chaos.injected } : {}),
     close: async () => {

@@ -5,6 +5,7 @@ import {
 } from '../../governor/stall-learner.js';
 import type { EventedPolicy } from '../../policy/policy.js';
 import type { AdaptiveStallOptions } from '../../options/stall-options.js';
+import type { OrchestratorTiming } from './research-orchestrator.js';
 
 /**
  * Gaps a demo dependency must show before its learned limit replaces `capMs`. The library's
@@ -79,6 +80,27 @@ export function demoStreamStallLimits(live: boolean): DemoStallLimits {
  */
 export function demoHedge(live: boolean): { afterMs: number | 'p95'; maxExtra: number } {
   return { afterMs: live ? 'p95' : 1_000, maxExtra: 0.15 };
+}
+
+/**
+ * The breaker and retry timing of an SDK backend: a real API's (`live`) or the embedded chaos
+ * server's, whose outage and cool-down are short so a run shows a trip and a probe in seconds.
+ *
+ * @example
+ * timing: sdkDemoTiming(false, demoHedge(false)) // cooldownMs 500, backoff 100–800 ms
+ */
+export function sdkDemoTiming(
+  live: boolean,
+  hedge: NonNullable<OrchestratorTiming['hedge']>,
+): OrchestratorTiming {
+  return {
+    hedge,
+    failureThreshold: 3,
+    probeTimeoutMs: live ? 120_000 : 10_000,
+    cooldownMs: live ? 30_000 : 500,
+    backoffBaseMs: live ? 1_000 : 100,
+    backoffMaxMs: live ? 10_000 : 800,
+  };
 }
 
 /**

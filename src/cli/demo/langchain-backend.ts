@@ -2,7 +2,7 @@ import { ChatAnthropic } from '@langchain/anthropic';
 import { createAgent } from 'langchain';
 import { recourseMiddleware } from '../../langchain/recourse-middleware.js';
 import type { DemoBackend } from './demo-backend.js';
-import { demoHedge, demoStreamStallLimits, governorLine } from './demo-governor.js';
+import { demoHedge, demoStreamStallLimits, governorLine, sdkDemoTiming } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
 import { DEEP_MODEL, QUICK_MODEL, type SeedServers, startSeedServers } from './seed-scenario.js';
 
@@ -103,14 +103,7 @@ export async function langchainBackend(o: LangChainBackendOptions): Promise<Demo
     ],
     subagents: { deep: subagent(deepAgent, DEEP_MODEL), quick: subagent(quickAgent, QUICK_MODEL) },
     stallLimits: stall,
-    timing: {
-      hedge,
-      failureThreshold: 3,
-      probeTimeoutMs: o.live ? 120_000 : 10_000,
-      cooldownMs: o.live ? 30_000 : 500,
-      backoffBaseMs: o.live ? 1_000 : 100,
-      backoffMaxMs: o.live ? 10_000 : 800,
-    },
+    timing: sdkDemoTiming(o.live, hedge),
     concurrency: 2,
     ...(chaos ? { injected: chaos.injected } : {}),
     close: async () => {

@@ -1,12 +1,10 @@
 import { Agent, OpenAIChatCompletionsModel, Runner, setTracingDisabled } from '@openai/agents';
-import OpenAI from 'openai';
-import { openAIClientOptions } from '../../openai/client-options.js';
+import type OpenAI from 'openai';
 import { recourseModel } from '../../openai-agents/recourse-model.js';
 import type { DemoBackend } from './demo-backend.js';
-import { demoHedge, demoStreamStallLimits, governorLine } from './demo-governor.js';
-import { OPENAI_DEMO_MODELS } from './openai-backend.js';
+import { demoHedge, demoStreamStallLimits, governorLine, sdkDemoTiming } from './demo-governor.js';
+import { OPENAI_DEMO_MODELS, openAIDemoClients } from './openai-backend.js';
 import type { Subagent } from './research-orchestrator.js';
-import { type SeedServers, startSeedServers } from './seed-scenario.js';
 
 /** Options of the OpenAI Agents SDK backend. */
 export interface OpenAIAgentsBackendOptions {
@@ -29,21 +27,7 @@ export async function openAIAgentsBackend(o: OpenAIAgentsBackendOptions): Promis
   const models = OPENAI_DEMO_MODELS;
   // The SDK's traces go to OpenAI's tracing API: not from a demo.
   setTracingDisabled(true);
-  let chaos: SeedServers | undefined;
-  let clients: { deep: OpenAI; quick: OpenAI };
-  if (o.live) {
-    const apiKey = process.env.OPENAI_API_KEY;
-    if (!apiKey)
-      throw new TypeError('--live --backend openai-agents needs OPENAI_API_KEY in the environment');
-    const client = new OpenAI(openAIClientOptions({ apiKey }));
-    clients = { deep: client, quick: client };
-  } else {
-    // One chaos server per path, its rules naming no model (the SDK may send its own id).
-    chaos = await startSeedServers(o.seed);
-    const offline = (url: string) =>
-      new OpenAI(openAIClientOptions({ apiKey: 'sk-demo-offline', baseURL: `${url}/v1` }));
-    clients = { deep: offline(chaos.deep.url), quick: offline(chaos.quick.url) };
-  }
+  const { chaos, clients } = await openAIDemoClients(o, 'openai-agents');
   const stall = demoStreamStallLimits(o.live);
   const hedge = demoHedge(o.live);
   const runner = new Runner();
@@ -89,14 +73,7 @@ export async function openAIAgentsBackend(o: OpenAIAgentsBackendOptions): Promis
       quick: subagent(clients.quick, models.quick, 'quick-search', 512),
     },
     stallLimits: stall,
-    timing: {
-      hedge,
-      failureThreshold: 3,
-      probeTimeoutMs: o.live ? 120_000 : 10_000,
-      cooldownMs: o.live ? 30_000 : 500,
-      backoffBaseMs: o.live ? 1_000 : 100,
-      backoffMaxMs: o.live ? 10_000 : 800,
-    },
+    timing: sdkDemoTiming(o.live, hedge),
     concurrency: 2,
     ...(chaos ? { injected: chaos.injected } : {}),
     close: async () => {

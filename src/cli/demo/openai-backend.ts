@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { openAIClientOptions } from '../../openai/client-options.js';
 import { streamChat } from '../../openai/stream-chat.js';
 import type { DemoBackend } from './demo-backend.js';
-import { demoHedge, demoStreamStallLimits, governorLine } from './demo-governor.js';
+import { demoHedge, demoStreamStallLimits, governorLine, sdkDemoTiming } from './demo-governor.js';
 import type { Subagent } from './research-orchestrator.js';
 import { type DemoModels, type SeedServers, startSeedServers } from './seed-scenario.js';
 
@@ -26,6 +26,31 @@ export const OPENAI_DEMO_MODELS: DemoModels = {
 };
 
 /**
+ * The `openai` clients of an OpenAI backend's two paths: the real API's (`live`, one client) or,
+ * offline, one per path on its own chaos server, whose rules name no model (an SDK may send its
+ * own id), so every request gets its path's faults.
+ *
+ * @example
+ * const { chaos, clients } = await openAIDemoClients({ seed: 7, live: false }, 'openai')
+ */
+export async function openAIDemoClients(
+  o: { seed: number; live: boolean },
+  backend: string,
+): Promise<{ chaos: SeedServers | undefined; clients: { deep: OpenAI; quick: OpenAI } }> {
+  if (o.live) {
+    const apiKey = process.env.OPENAI_API_KEY;
+    if (!apiKey)
+      throw new TypeError(`--live --backend ${backend} needs OPENAI_API_KEY in the environment`);
+    const client = new OpenAI(openAIClientOptions({ apiKey }));
+    return { chaos: undefined, clients: { deep: client, quick: client } };
+  }
+  const chaos = await startSeedServers(o.seed);
+  const offline = (url: string) =>
+    new OpenAI(openAIClientOptions({ apiKey: 'sk-demo-offline', baseURL: `${url}/v1` }));
+  return { chaos, clients: { deep: offline(chaos.deep.url), quick: offline(chaos.quick.url) } };
+}
+
+/**
  * Subagents as streamed chat completions of the real `openai` client, against the embedded chaos
  * server (the seed scenario on OpenAI's models) or, with `live`, the real API. Each call streams
  * under `watch` (first event, idle) via `streamChat`, which resolves only when every choice has
@@ -36,20 +61,7 @@ export const OPENAI_DEMO_MODELS: DemoModels = {
  */
 export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBackend> {
   const models = OPENAI_DEMO_MODELS;
-  let chaos: SeedServers | undefined;
-  let clients: { deep: OpenAI; quick: OpenAI };
-  if (o.live) {
-    const apiKey = process.env.OPENAI_API_KEY;
-    if (!apiKey)
-      throw new TypeError('--live --backend openai needs OPENAI_API_KEY in the environment');
-    const client = new OpenAI(openAIClientOptions({ apiKey }));
-    clients = { deep: client, quick: client };
-  } else {
-    chaos = await startSeedServers(o.seed);
-    const offline = (url: string) =>
-      new OpenAI(openAIClientOptions({ apiKey: 'sk-demo-offline', baseURL: `${url}/v1` }));
-    clients = { deep: offline(chaos.deep.url), quick: offline(chaos.quick.url) };
-  }
+  const { chaos, clients } = await openAIDemoClients(o, 'openai');
   const stall = demoStreamStallLimits(o.live);
   const hedge = demoHedge(o.live);
   const subagent =
@@ -93,14 +105,7 @@ export async function openAIBackend(o: OpenAIBackendOptions): Promise<DemoBacken
       quick: subagent(clients.quick, models.quick, 'quick-search', 512),
     },
     stallLimits: stall,
-    timing: {
-      hedge,
-      failureThreshold: 3,
-      probeTimeoutMs: o.live ? 120_000 : 10_000,
-      cooldownMs: o.live ? 30_000 : 500,
-      backoffBaseMs: o.live ? 1_000 : 100,
-      backoffMaxMs: o.live ? 10_000 : 800,
-    },
+    timing: sdkDemoTiming(o.live, hedge),
     concurrency: 2,
     ...(chaos ? { injected: chaos.injected } : {}),
     close: async () => {
