@@ -8,23 +8,6 @@ import type { CallOptions, GenerateResult, ModelObject, StreamPart } from './sdk
 export type StreamAttempt = OpenedStream<ModelObject, CallOptions, StreamPart, StreamMeta>;
 
 /**
- * @internal Runs `work` under `policy` (each attempt gets the policy call's signal, which the
- * caller's `abortSignal` aborts too), or once without one (`undefined`: the work follows the
- * caller's signal itself).
- */
-export function underPolicy<T>(
-  policy: Policy | undefined,
-  callerSignal: AbortSignal | undefined,
-  work: (policySignal: AbortSignal | undefined) => Promise<T>,
-): Promise<T> {
-  if (policy === undefined) return work(undefined);
-  return policy.execute(
-    (ctx) => work(ctx.signal),
-    callerSignal === undefined ? undefined : { signal: callerSignal },
-  );
-}
-
-/**
  * @internal One `doGenerate` request. `limit` (a `timeout`) bounds it: a JSON answer has no parts
  * to watch, and once its headers arrived nothing else would end a silent body.
  */

@@ -9,7 +9,8 @@ import {
 } from '../options/validate-options.js';
 import type { Policy } from '../policy/policy.js';
 import { STALL_OPTION_KEYS } from '../options/stall-options.js';
-import { generateOnce, openStream, underPolicy } from './model-calls.js';
+import { underPolicy } from '../model-stream/under-policy.js';
+import { generateOnce, openStream } from './model-calls.js';
 import { type ModelStallOptions, modelLimits } from './model-limits.js';
 import { resumingItems } from '../model-stream/resuming-items.js';
 import { Emitter } from '../events/emitter.js';

@@ -14,22 +14,6 @@ export interface PathLimits {
   readonly spendLimit: SpendLimit | undefined;
 }
 
-/**
- * @internal Runs `work` under `policy` (each attempt gets the policy call's signal, which the
- * caller's signal aborts too), or once without one.
- */
-export function underPolicy<T>(
-  policy: Policy | undefined,
-  callerSignal: AbortSignal | undefined,
-  work: (policySignal: AbortSignal | undefined) => Promise<T>,
-): Promise<T> {
-  if (policy === undefined) return work(undefined);
-  return policy.execute(
-    (ctx) => work(ctx.signal),
-    callerSignal === undefined ? undefined : { signal: callerSignal },
-  );
-}
-
 /** @internal One `getResponse` request, under the governor, bounded by `limits.respond` (a `timeout`). */
 export function respondOnce(
   source: ModelSource,

@@ -9,6 +9,7 @@ import {
 } from '../options/validate-options.js';
 import type { Policy } from '../policy/policy.js';
 import { errorText } from '../text/safe-text.js';
+import { underPolicy } from '../model-stream/under-policy.js';
 import type { ModelSource } from './agents-wire.js';
 import {
   openStream,
@@ -16,7 +17,6 @@ import {
   respondOnce,
   type StreamAttempt,
   streamEvents,
-  underPolicy,
 } from './model-calls.js';
 import { AGENTS_MODEL_KEYS, type AgentsModelOptions, pathLimits } from './model-options.js';
 
