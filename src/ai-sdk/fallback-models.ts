@@ -12,8 +12,8 @@ import {
   type OptionKeys,
   showValue,
 } from '../options/validate-options.js';
+import { servedReport } from '../fallback/served-report.js';
 import type { Policy } from '../policy/policy.js';
-import { errorText } from '../text/safe-text.js';
 import { generateOnce, openStream } from './model-calls.js';
 import { type ModelLimits, type ModelStallOptions, modelLimits } from './model-limits.js';
 import { STALL_OPTION_KEYS } from '../options/stall-options.js';
@@ -126,26 +126,12 @@ function checkModel(where: string, value: unknown): ModelObject {
   return value as ModelObject;
 }
 
-function metadataOf(served: Served<unknown>): ServedModelMetadata {
-  return {
-    servedBy: served.servedBy,
-    degraded: served.degraded,
-    failures: served.failures.map(({ path, error }) => {
-      const c = classify(error);
-      return {
-        path,
-        error: errorText(error),
-        kind: c.kind,
-        reason: c.reason,
-        ...(c.status === undefined ? {} : { status: c.status }),
-      };
-    }),
-  };
-}
-
 /** `providerMetadata` with the ladder's report added under `recourse`. */
 function withServed<M>(providerMetadata: M | undefined, served: Served<unknown>): M {
-  return { ...providerMetadata, recourse: metadataOf(served) } as M;
+  return {
+    ...providerMetadata,
+    recourse: servedReport(served.servedBy, served.degraded, served.failures),
+  } as M;
 }
 
 /** Every path's models accept the same kind of URL only when they come from one provider. */

@@ -1,6 +1,5 @@
-import { classify } from '../classify/classify.js';
 import type { PathFailure } from '../errors/all-paths-failed-error.js';
-import { errorText } from '../text/safe-text.js';
+import { servedReport } from '../fallback/served-report.js';
 
 /** One model that failed before another served, as {@link ServedModel} reports it (JSON). */
 export interface ModelFailure {
@@ -29,26 +28,11 @@ export interface ServedModel {
 }
 
 /** @internal The report of a call served by `servedBy` after `failures`. */
-export function servedModel(
+export const servedModel: (
   servedBy: string,
   degraded: boolean,
   failures: readonly PathFailure[],
-): ServedModel {
-  return {
-    servedBy,
-    degraded,
-    failures: failures.map(({ path, error }) => {
-      const c = classify(error);
-      return {
-        path,
-        error: errorText(error),
-        kind: c.kind,
-        reason: c.reason,
-        ...(c.status === undefined ? {} : { status: c.status }),
-      };
-    }),
-  };
-}
+) => ServedModel = servedReport;
 
 /** @internal Writes `served` on an answer (an AI message); a `Command` or anything else is left alone. */
 export function markServed<T>(answer: T, served: ServedModel): T {

@@ -1,6 +1,6 @@
 import type { Model, ModelRequest, ModelResponse, StreamEvent } from '@openai/agents';
-import { classify } from '../classify/classify.js';
 import { fallback, isFallback, ladderIsNotAPolicy, type Served } from '../fallback/fallback.js';
+import { servedReport } from '../fallback/served-report.js';
 import {
   checkName,
   checkOptions,
@@ -8,7 +8,6 @@ import {
   showValue,
 } from '../options/validate-options.js';
 import type { Policy } from '../policy/policy.js';
-import { errorText } from '../text/safe-text.js';
 import { underPolicy } from '../model-stream/under-policy.js';
 import type { ModelSource } from './agents-wire.js';
 import {
@@ -120,27 +119,16 @@ export function modelSource(model: Model, name: string | undefined): ModelSource
   return { make: () => model, model: name, provider: 'openai' };
 }
 
-function reportOf(served: Served<unknown>): ServedModelReport {
-  return {
-    servedBy: served.servedBy,
-    degraded: served.degraded,
-    failures: served.failures.map(({ path, error }) => {
-      const c = classify(error);
-      return {
-        path,
-        error: errorText(error),
-        kind: c.kind,
-        reason: c.reason,
-        ...(c.status === undefined ? {} : { status: c.status }),
-      };
-    }),
-  };
-}
-
 const withReport = <T extends { providerData?: Record<string, unknown> | undefined }>(
   value: T,
   served: Served<unknown>,
-): T => ({ ...value, providerData: { ...value.providerData, recourse: reportOf(served) } });
+): T => ({
+  ...value,
+  providerData: {
+    ...value.providerData,
+    recourse: servedReport(served.servedBy, served.degraded, served.failures),
+  },
+});
 
 // The runner's own retries (`modelSettings.retry`) would multiply recourse's: the model tells its
 // retry policies not to (a hard veto for `retryPolicies.providerSuggested()`) (ARCHITECTURE.md §P8).
