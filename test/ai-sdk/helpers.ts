@@ -1,12 +1,9 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
-import {
-  type ChaosServer,
-  type ChaosServerOptions,
-  type Fault,
-  startChaosServer,
-} from '../../src/chaos/index.js';
+import type { ChaosServer } from '../../src/chaos/index.js';
+
+export { ANSWER, outcome, rules, socketsClosed, withChaos } from '../helpers/chaos-calls.js';
 
 // The AI SDK logs a warning per unknown model id (ours are made up) and, without an onError, every
 // stream error: the tests provoke both on purpose.
@@ -42,43 +39,6 @@ export const chatModel = PROVIDERS[1]![1];
 export const wrap = (model: Model, middleware: LanguageModelMiddleware): Model =>
   wrapLanguageModel({ model, middleware });
 
-export const ANSWER =
-  'one two three four five six seven eight nine ten eleven twelve thirteen fourteen';
-
-export const rules = (
-  ...list: Array<{ fault: Fault; times?: number; match?: { model?: string } }>
-): ChaosServerOptions => ({
-  answers: { '*': { text: ANSWER } },
-  scenario: { rules: list },
-});
-
-/** Runs `fn` against a fresh chaos server and always closes it. */
-export async function withChaos<T>(
-  options: ChaosServerOptions,
-  fn: (chaos: ChaosServer) => Promise<T>,
-): Promise<T> {
-  const chaos = await startChaosServer({ port: 0, ...options });
-  try {
-    return await fn(chaos);
-  } finally {
-    await chaos.close();
-  }
-}
-
-/**
- * Polls until no response is in flight on the server: for a stalled stream, proof that the
- * client aborted the request and closed its socket (the server never ends such a response).
- */
-export async function socketsClosed(chaos: ChaosServer, withinMs = 5_000): Promise<number> {
-  const start = Date.now();
-  while (chaos.inFlight > 0) {
-    if (Date.now() - start > withinMs)
-      throw new Error(`the client kept ${chaos.inFlight} request(s) open for ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return Date.now() - start;
-}
-
 /** Polls `check` every 5 ms (for real I/O), failing after `withinMs`. */
 export async function until(check: () => boolean, withinMs = 10_000): Promise<void> {
   const start = Date.now();
@@ -113,15 +73,6 @@ export async function readFull(
     return { types, lastPartAt, error, errorParts, endedAt: performance.now() };
   }
   return { types, lastPartAt, errorParts, endedAt: performance.now() };
-}
-
-/** The outcome of a promise, without throwing. */
-export async function outcome<T>(promise: PromiseLike<T>): Promise<{ value?: T; error?: unknown }> {
-  try {
-    return { value: await promise };
-  } catch (error) {
-    return { error };
-  }
 }
 
 /**

@@ -1,14 +1,8 @@
 import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAI } from '@langchain/openai';
-import {
-  type ChaosServer,
-  type ChaosServerOptions,
-  type Fault,
-  startChaosServer,
-} from '../../src/chaos/index.js';
+import type { ChaosServer } from '../../src/chaos/index.js';
 
-export const ANSWER =
-  'one two three four five six seven eight nine ten eleven twelve thirteen fourteen';
+export { ANSWER, outcome, rules, socketsClosed, withChaos } from '../helpers/chaos-calls.js';
 
 /** Real LangChain chat models pointed at the chaos server, LangChain's own retries off. */
 export const MODELS: Array<
@@ -36,42 +30,3 @@ export const MODELS: Array<
       }),
   ],
 ];
-
-export const rules = (
-  ...list: Array<{ fault: Fault; times?: number; match?: { model?: string } }>
-): ChaosServerOptions => ({
-  answers: { '*': { text: ANSWER } },
-  scenario: { rules: list },
-});
-
-/** Runs `fn` against a fresh chaos server and always closes it. */
-export async function withChaos<T>(
-  options: ChaosServerOptions,
-  fn: (chaos: ChaosServer) => Promise<T>,
-): Promise<T> {
-  const chaos = await startChaosServer({ port: 0, ...options });
-  try {
-    return await fn(chaos);
-  } finally {
-    await chaos.close();
-  }
-}
-
-/** Polls until no response is in flight on the server: the client closed a stalled stream's socket. */
-export async function socketsClosed(chaos: ChaosServer, withinMs = 5000): Promise<void> {
-  const start = Date.now();
-  while (chaos.inFlight > 0) {
-    if (Date.now() - start > withinMs)
-      throw new Error(`the client kept ${chaos.inFlight} request(s) open for ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-/** The outcome of a promise, without throwing. */
-export async function outcome<T>(promise: PromiseLike<T>): Promise<{ value?: T; error?: unknown }> {
-  try {
-    return { value: await promise };
-  } catch (error) {
-    return { error };
-  }
-}
