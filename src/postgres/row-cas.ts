@@ -1,10 +1,8 @@
+import { applyToSlot, type Decision } from '../state/engine/apply-transition.js';
+import type { Versioned } from '../state/engine/driver.js';
 import type { PgClientLike } from './pg-like.js';
 
-/** @internal A row as read, with its version (a counter every write increments). */
-export interface Versioned<Row> {
-  value: Row;
-  version: number;
-}
+export type { Decision, Versioned };
 
 /** @internal The statements a transition may need on one table's row, bound to one key. */
 export interface RowStatements<Row, Write> {
@@ -18,44 +16,26 @@ export interface RowStatements<Row, Write> {
   remove(client: PgClientLike, expected: number): Promise<boolean>;
 }
 
-/** What a transition decided: the caller's answer and what to do with the row (`'keep'`: nothing; `undefined`: delete it). */
-export interface Decision<R, Write> {
-  result: R;
-  write: Write | undefined | 'keep';
-}
-
 /**
- * @internal Applies one pure transition to one row as a compare-and-swap, each statement
- * atomic on its own (autocommit). Why the whole is atomic: the transition decides on the row as
- * read; its write is conditional on the row still being that version (`WHERE version = $read`),
- * so it lands only if no other write came between — a concurrent writer's `UPDATE` holds the row
- * until it commits, and PostgreSQL then checks the condition again on the committed row (READ
- * COMMITTED update rule), failing it. A missing row is settled by the primary key: of two
- * `INSERT … ON CONFLICT DO NOTHING`, one inserts. Whoever lost reads again and decides afresh,
- * so every write is decided on the row it replaces, and of many callers racing for one probe or
- * one claim exactly one wins. A decision that writes nothing answers from the row as read (the
- * state at that moment). Two round trips when uncontended, no lock held between them, so a
- * frozen process never blocks a row.
+ * @internal Applies one pure transition to one row as a compare-and-swap through the generic
+ * engine (`state/engine/apply-transition.ts`, ARCHITECTURE.md "Durable state: capabilities over
+ * drivers"), the statements bound to `client`. Why it is atomic on PostgreSQL: a concurrent
+ * writer's `UPDATE` holds the row until it commits, and PostgreSQL then checks
+ * `WHERE version = $read` again on the committed row (READ COMMITTED update rule), failing it; a
+ * missing row is settled by the primary key. Two round trips when uncontended, no lock held.
  */
-export async function applyToRow<Row, Write, R>(
+export function applyToRow<Row, Write, R>(
   client: PgClientLike,
   row: RowStatements<Row, Write>,
   transition: (current: Row | undefined) => Decision<R, Write>,
 ): Promise<R> {
-  for (;;) {
-    const current = await row.read(client);
-    const { result, write } = transition(current?.value);
-    if (write === 'keep') return result;
-    if (write === undefined) {
-      if (current === undefined || (await row.remove(client, current.version))) return result;
-      continue;
-    }
-    if (
-      current === undefined
-        ? await row.insert(client, write)
-        : await row.swap(client, current.version, write)
-    )
-      return result;
-    // Another write came between our read and ours: decide again on the row as it is now.
-  }
+  return applyToSlot(
+    {
+      read: () => row.read(client),
+      insert: (write) => row.insert(client, write),
+      swap: (expected, write) => row.swap(client, expected, write),
+      remove: (expected) => row.remove(client, expected),
+    },
+    transition,
+  );
 }
