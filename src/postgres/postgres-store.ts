@@ -24,12 +24,7 @@ import { type RateLimitBatchResult, RateLimitBatches } from '../store/rate-limit
 import { rateLimitFromJson, rateLimitToJson } from '../store/rate-limit-json.js';
 import type { RateLimitStore } from '../store/rate-limit-store.js';
 import type { BulkheadStore } from '../store/bulkhead-store.js';
-import {
-  type BulkheadRecord,
-  bulkheadAcquireTransition,
-  bulkheadReleaseTransition,
-  bulkheadRenewTransition,
-} from '../transitions/bulkhead.js';
+import { type BulkheadRecord, bulkheadRenewTransition } from '../transitions/bulkhead.js';
 import type { Store } from '../store/store.js';
 import { asStoreError } from '../store/store-error.js';
 import type {
@@ -772,6 +767,10 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
     );
   }
 
+  // Acquire and release are one statement each (ARCHITECTURE.md "Shared bulkhead": ≤ 2 round
+  // trips per call): the upsert's row lock serialises racing callers, and the statement computes
+  // the same transition as `bulkheadAcquireTransition` (lapsed slots dropped; the slot taken when
+  // already held or fewer than `max` live others).
   bulkheadAcquire(
     name: string,
     slot: string,
@@ -779,9 +778,23 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
     now: number,
     leaseMs: number,
   ): Promise<boolean> {
-    return this.#bulkhead('bulkheadAcquire', name, (current) => {
-      const a = bulkheadAcquireTransition(current, slot, max, now, leaseMs);
-      return { result: a.acquired, write: a.write };
+    const t = this.#t.bulkheads;
+    return this.#calls.run('bulkheadAcquire', undefined, this.#storeTimeoutMs, async (client) => {
+      const { rows } = await client.query<{ record: string }>(
+        `INSERT INTO ${t} AS b (id, name, record) VALUES ($1, $2, json_build_object('slots', json_build_object($3::text, $5::numeric))::text)
+         ON CONFLICT (id) DO UPDATE SET version = b.version + 1, record = (
+           WITH live AS (SELECT e.key, e.value::numeric AS until FROM json_each_text((b.record::json)->'slots') e WHERE e.value::numeric > $4::numeric)
+           SELECT json_build_object('slots', COALESCE(json_object_agg(x.key, x.until), '{}'::json))::text FROM (
+             SELECT key, until FROM live WHERE key <> $3::text
+             UNION ALL
+             SELECT $3::text, $5::numeric WHERE EXISTS (SELECT 1 FROM live WHERE key = $3::text)
+               OR (SELECT count(*) FROM live WHERE key <> $3::text) < $6::int
+           ) x)
+         RETURNING record`,
+        [rowId(name), textColumn(name), slot, now, now + leaseMs, max],
+      );
+      const record = this.#bulkheadRecord(rows[0]?.record ?? '{"slots":{}}', name);
+      return Object.hasOwn(record.slots, slot);
     });
   }
 
@@ -793,10 +806,14 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   }
 
   async bulkheadRelease(name: string, slot: string): Promise<void> {
-    await this.#bulkhead('bulkheadRelease', name, (current) => ({
-      result: undefined,
-      write: bulkheadReleaseTransition(current, slot).write,
-    }));
+    const t = this.#t.bulkheads;
+    await this.#calls.run('bulkheadRelease', undefined, this.#storeTimeoutMs, (client) =>
+      client.query(
+        `UPDATE ${t} SET record = (record::jsonb #- ARRAY['slots', $2::text])::text, version = version + 1
+         WHERE id = $1 AND (record::jsonb -> 'slots') ? $2::text`,
+        [rowId(name), slot],
+      ),
+    );
   }
 
   // ── rate limiters ───────────────────────────────────────────────────────────────────────────
