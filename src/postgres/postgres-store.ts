@@ -767,7 +767,7 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
     );
   }
 
-  // Acquire and release are one statement each (ARCHITECTURE.md "Shared bulkhead": ≤ 2 round
+  // Acquire and release are one statement each (ARCHITECTURE.md §state.atomic; ≤ 2 round
   // trips per call): the upsert's row lock serialises racing callers, and the statement computes
   // the same transition as `bulkheadAcquireTransition` (lapsed slots dropped; the slot taken when
   // already held or fewer than `max` live others).

@@ -1,7 +1,7 @@
 // PostgreSQL's one-statement bulkhead acquire and release (the acquire transition computed in SQL)
 // against the pure transitions they mirror: random sequences of acquire, renew and release are
 // applied both to a record in this process and to the store, and every answer and the slots the
-// row holds must be the same (ARCHITECTURE.md, "Shared bulkhead").
+// row holds must be the same (ARCHITECTURE.md §state.atomic: a port of the pure function is held to it by this property).
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresStore } from '../../src/postgres/postgres-store.js';
