@@ -734,7 +734,8 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
     });
   }
 
-  // ── bulkheads: one row per name, each transition a compare-and-swap (see `applyToRow`) ──────
+  // ── bulkheads: one row per name; renew is a compare-and-swap (see `applyToRow`), acquire and ──
+  // ── release one statement each ───────────────────────────────────────────────────────────────
 
   #bulkhead<R>(
     operation: string,
@@ -767,6 +768,30 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
     );
   }
 
+  /**
+   * Runs one of the bulkhead's single statements. They read the stored record with PostgreSQL's
+   * JSON operators, so a damaged row fails there with a data exception (SQLSTATE class 22); the
+   * row is then parsed as the read path would, so the caller gets `corrupt_record` naming it (as
+   * from every other record), not an unavailable store.
+   */
+  async #bulkheadStatement<R>(
+    client: PgClientLike,
+    name: string,
+    statement: () => Promise<R>,
+  ): Promise<R> {
+    try {
+      return await statement();
+    } catch (error) {
+      if (!String((error as { code?: unknown }).code).startsWith('22')) throw error;
+      const { rows } = await client.query<{ record: string }>(
+        `SELECT record FROM ${this.#t.bulkheads} WHERE id = $1`,
+        [rowId(name)],
+      );
+      if (rows[0] !== undefined) this.#bulkheadRecord(rows[0].record, name);
+      throw error;
+    }
+  }
+
   // Acquire and release are one statement each (ARCHITECTURE.md §state.atomic; ≤ 2 round
   // trips per call): the upsert's row lock serialises racing callers, and the statement computes
   // the same transition as `bulkheadAcquireTransition` (lapsed slots dropped; the slot taken when
@@ -780,8 +805,9 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   ): Promise<boolean> {
     const t = this.#t.bulkheads;
     return this.#calls.run('bulkheadAcquire', undefined, this.#storeTimeoutMs, async (client) => {
-      const { rows } = await client.query<{ record: string }>(
-        `INSERT INTO ${t} AS b (id, name, record) VALUES ($1, $2, json_build_object('slots', json_build_object($3::text, $5::numeric))::text)
+      const { rows } = await this.#bulkheadStatement(client, name, () =>
+        client.query<{ record: string }>(
+          `INSERT INTO ${t} AS b (id, name, record) VALUES ($1, $2, json_build_object('slots', json_build_object($3::text, $5::numeric))::text)
          ON CONFLICT (id) DO UPDATE SET version = b.version + 1, record = (
            WITH live AS (SELECT e.key, e.value::numeric AS until FROM json_each_text((b.record::json)->'slots') e WHERE e.value::numeric > $4::numeric)
            SELECT json_build_object('slots', COALESCE(json_object_agg(x.key, x.until), '{}'::json))::text FROM (
@@ -791,10 +817,14 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
                OR (SELECT count(*) FROM live WHERE key <> $3::text) < $6::int
            ) x)
          RETURNING record`,
-        [rowId(name), textColumn(name), slot, now, now + leaseMs, max],
+          [rowId(name), textColumn(name), slot, now, now + leaseMs, max],
+        ),
       );
-      const record = this.#bulkheadRecord(rows[0]?.record ?? '{"slots":{}}', name);
-      return Object.hasOwn(record.slots, slot);
+      // The upsert always returns its row: the slot is in it when it was taken.
+      return (
+        rows[0] !== undefined &&
+        Object.hasOwn(this.#bulkheadRecord(rows[0].record, name).slots, slot)
+      );
     });
   }
 
@@ -808,10 +838,12 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   async bulkheadRelease(name: string, slot: string): Promise<void> {
     const t = this.#t.bulkheads;
     await this.#calls.run('bulkheadRelease', undefined, this.#storeTimeoutMs, (client) =>
-      client.query(
-        `UPDATE ${t} SET record = (record::jsonb #- ARRAY['slots', $2::text])::text, version = version + 1
+      this.#bulkheadStatement(client, name, () =>
+        client.query(
+          `UPDATE ${t} SET record = (record::jsonb #- ARRAY['slots', $2::text])::text, version = version + 1
          WHERE id = $1 AND (record::jsonb -> 'slots') ? $2::text`,
-        [rowId(name), slot],
+          [rowId(name), slot],
+        ),
       ),
     );
   }

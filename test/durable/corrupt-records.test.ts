@@ -262,3 +262,25 @@ describe('a saga log line that cannot be decoded', () => {
     );
   }
 });
+
+describe.skipIf(!pgAvailable)('a bulkhead row that cannot be decoded (postgres)', () => {
+  it('acquire, renew and release reject with StoreError corrupt_record naming it', async () => {
+    const schema = uniqueSchema('corrupt');
+    schemas.push(schema);
+    const pool = newPool();
+    const store = postgresStore({ pool, schema, storeTimeoutMs: 5_000 });
+    const now = Date.now();
+    expect(await store.bulkheadAcquire('tools', 'a', 2, now, 30_000)).toBe(true);
+    const damage = (raw: string) => pool.query(`UPDATE ${schema}.bulkheads SET record = $1`, [raw]);
+    // Not JSON: every operation says so.
+    await damage('{not json');
+    expectCorrupt(await rejection(store.bulkheadAcquire('tools', 'b', 2, now, 30_000)), 'tools');
+    expectCorrupt(await rejection(store.bulkheadRenew('tools', ['a'], now, 30_000)), 'tools');
+    expectCorrupt(await rejection(store.bulkheadRelease('tools', 'a')), 'tools');
+    // JSON whose slots are not an object: acquire and renew say so (release finds no slot to drop).
+    await damage('{"slots":7}');
+    expectCorrupt(await rejection(store.bulkheadAcquire('tools', 'b', 2, now, 30_000)), 'tools');
+    expectCorrupt(await rejection(store.bulkheadRenew('tools', ['a'], now, 30_000)), 'tools');
+    await store.close();
+  });
+});
