@@ -18,8 +18,7 @@ export interface RowStatements<Row, Write> {
 
 /**
  * @internal Applies one pure transition to one row as a compare-and-swap through the generic
- * engine (`state/engine/apply-transition.ts`, ARCHITECTURE.md "Durable state: capabilities over
- * drivers"), the statements bound to `client`. Why it is atomic on PostgreSQL: a concurrent
+ * engine (`state/engine/apply-transition.ts`, ARCHITECTURE.md §state.drivers), the statements bound to `client`. Why it is atomic on PostgreSQL: a concurrent
  * writer's `UPDATE` holds the row until it commits, and PostgreSQL then checks
  * `WHERE version = $read` again on the committed row (READ COMMITTED update rule), failing it; a
  * missing row is settled by the primary key. Two round trips when uncontended, no lock held.

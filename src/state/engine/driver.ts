@@ -1,9 +1,8 @@
 /**
- * The one contract every durable-state backend implements (ARCHITECTURE.md "Durable state:
- * capabilities over drivers"). A driver stores versioned records under string keys, grouped in
+ * The one contract every durable-state backend implements (ARCHITECTURE.md §state.drivers). A driver stores versioned records under string keys, grouped in
  * collections (one per capability record: breakers, ledger entries, leases, …). It knows nothing
  * of breakers or ledgers: a capability's rules are pure transitions, applied through any driver by
- * {@link applyTransition}. Memory, SQLite, PostgreSQL and Redis each implement this once.
+ * {@link applyTransition}. The reference memory driver implements it; the backends move onto it capability by capability.
  */
 
 /** A record as read, with its version: a counter every write of that key increments (an insert writes version 0). */
