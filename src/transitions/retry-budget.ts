@@ -1,2 +1,2 @@
-/** @internal Moved to the capability's folder (ARCHITECTURE.md "Durable state: capabilities over drivers"); this path stays for existing imports. */
+/** @internal Moved to the capability's folder (ARCHITECTURE.md §state.drivers); this path stays for existing imports. */
 export * from '../state/retry-budget/retry-budget-transitions.js';
