@@ -38,6 +38,12 @@ export class Connection {
     this.#limitMs = limitMs;
   }
 
+  /** The live client when there is one (no promise, no turn of the event loop); else undefined. */
+  live(): Client | undefined {
+    const current = this.#current;
+    return current !== undefined && current.transport !== undefined ? current : undefined;
+  }
+
   /** The live client, connecting first when there is none (a failure is marked as unsent). */
   client(): Promise<Client> {
     const current = this.#current;

@@ -31,7 +31,7 @@ import { Connection, markedUnsent } from './connection.js';
 import { declareSdkError, failedBeforeSending, isSessionExpired } from './mcp-failures.js';
 import { ToolCallError } from './tool-call-error.js';
 import { ToolOutcomeUnknownError } from './tool-outcome-unknown-error.js';
-import { type RequestLabel, type RequestLimits, watchedRequest } from './watched-request.js';
+import { type RequestLabel, WatchedRequest, watchedRequest } from './watched-request.js';
 
 /** Options of {@link mcpClient}. */
 export interface McpClientOptions {
@@ -116,11 +116,19 @@ const MAX_TOOL_POLICIES = 1000;
 /** The policy key of `listTools` (no tool name starts with a NUL). */
 const LIST_KEY = '\0tools/list';
 
-/** Safe to send again after it reached the server: the tool says it changes nothing, or nothing more. */
 /** The call's signal when something can abort it (a caller signal, a deadline); else none to listen to. */
 const callerSignal = (ctx: CallContext): AbortSignal | undefined =>
   (ctx as { canAbort?: boolean }).canAbort === false ? undefined : ctx.signal;
 
+/** A tool's chain and the labels of its requests, made once per tool. */
+interface ToolEntry {
+  readonly tool: string;
+  readonly policy: Policy;
+  readonly safe: RequestLabel;
+  readonly unsafe: RequestLabel;
+}
+
+/** Safe to send again after it reached the server: the tool says it changes nothing, or nothing more. */
 const safeToRepeat = (a: ToolAnnotations | undefined): boolean =>
   a?.readOnlyHint === true || a?.idempotentHint === true;
 
@@ -128,12 +136,12 @@ class McpClientImpl implements McpClient {
   readonly name: string;
   readonly breaker: CircuitBreaker;
   readonly #connection: Connection;
-  readonly #limits: RequestLimits;
+  readonly #watched: WatchedRequest;
   readonly #retry: RetryOptions | false;
   readonly #ledger: IdempotencyLedger | undefined;
   readonly #bulkhead: Bulkhead | undefined;
   readonly #events = new Emitter('mcp');
-  readonly #policies = new Map<string, Policy>();
+  readonly #policies = new Map<string, ToolEntry>();
   /** Annotations by tool, from the last full `tools/list`; undefined until one was read. */
   #annotations: Map<string, ToolAnnotations | undefined> | undefined;
   #listing: Promise<ListToolsResult> | undefined;
@@ -144,7 +152,7 @@ class McpClientImpl implements McpClient {
     const connect = checkFunction<() => Promise<Client>>('connect', o.connect);
     const timeoutMs = o.timeoutMs === undefined ? 120_000 : checkMs('timeoutMs', o.timeoutMs, 1);
     const idleMs = checkStallLimit('idleMs', o.idleMs) ?? 30_000;
-    this.#limits = { idleMs, timeoutMs };
+    this.#watched = new WatchedRequest({ idleMs, timeoutMs });
     if (
       o.retry !== undefined &&
       o.retry !== false &&
@@ -180,19 +188,28 @@ class McpClientImpl implements McpClient {
       const args = params.arguments;
       if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
         throw new TypeError(`params.arguments must be an object, got ${showValue(args)}`);
+      this.#checkOpen();
+      const entry = this.#tool(tool);
+      // The common call (no options): no option objects, no ledger (ARCHITECTURE.md §P10).
+      if (options === undefined)
+        return entry.policy.execute((ctx) => this.#callOnce(entry, args, false, ctx));
       const o = checkOptions('callTool', options, CALL_KEYS);
       const signal = checkSignal('signal', o.signal);
       const key =
         o.idempotencyKey === undefined
           ? undefined
           : checkString('idempotencyKey', o.idempotencyKey);
-      this.#checkOpen();
       const keyed = key !== undefined && this.#ledger !== undefined;
       const execute = () =>
-        this.#policy(tool).execute((ctx) => this.#callOnce(tool, args, keyed, ctx), {
-          ...(signal === undefined ? {} : { signal }),
-          ...(key === undefined ? {} : { idempotencyKey: key }),
-        });
+        entry.policy.execute(
+          (ctx) => this.#callOnce(entry, args, keyed, ctx),
+          signal === undefined && key === undefined
+            ? undefined
+            : {
+                ...(signal === undefined ? {} : { signal }),
+                ...(key === undefined ? {} : { idempotencyKey: key }),
+              },
+        );
       if (!keyed) return execute();
       return this.#ledger!.run(key!, execute, signal === undefined ? undefined : { signal });
     } catch (error) {
@@ -202,7 +219,7 @@ class McpClientImpl implements McpClient {
 
   async listTools(): Promise<ListToolsResult> {
     this.#checkOpen();
-    return this.#policy(LIST_KEY, `${this.name}/tools/list`).execute(async (ctx) => {
+    return this.#tool(LIST_KEY, 'tools/list').policy.execute(async (ctx) => {
       const client = await this.#connection.client();
       return this.#listAll(client, callerSignal(ctx));
     });
@@ -223,64 +240,76 @@ class McpClientImpl implements McpClient {
    * no one between attempts, and outside the breaker, so the breaker admits only calls that hold a
    * slot: a half-open probe's time is its request, not a wait in the queue (ARCHITECTURE.md §P4).
    * A refusal for local load is never counted as the server failing (`BulkheadRejectedError` does
-   * not count for a breaker, §P1).
+   * not count for a breaker, §P1). Built once per tool with its labels, so a call allocates none.
    */
-  #policy(tool: string, dependency = `${this.name}/${tool}`): Policy {
-    let policy = this.#policies.get(tool);
-    if (policy !== undefined) return policy;
+  #tool(key: string, tool = key): ToolEntry {
+    let entry = this.#policies.get(key);
+    if (entry !== undefined) return entry;
     if (this.#policies.size >= MAX_TOOL_POLICIES) this.#policies.clear();
-    const layers: Policy[] = [instrument({ name: dependency })];
+    const name = `${this.name}/${tool}`;
+    const layers: Policy[] = [instrument({ name })];
     if (this.#bulkhead !== undefined) layers.push(this.#bulkhead);
     layers.push(this.breaker);
     if (this.#retry !== false) layers.push(retry(this.#retry));
-    policy = pipeline(...layers);
-    this.#policies.set(tool, policy);
-    return policy;
+    const what = key === LIST_KEY ? `tools/list on ${this.name}` : `tool ${tool} on ${this.name}`;
+    entry = {
+      tool,
+      policy: pipeline(...layers),
+      safe: { name, what, unsafe: false },
+      unsafe: { name, what, unsafe: true },
+    };
+    this.#policies.set(key, entry);
+    return entry;
   }
 
   /** One attempt: a client, the tool's annotations, the call; a forgotten session renewed once. */
   async #callOnce(
-    tool: string,
+    entry: ToolEntry,
     args: Record<string, unknown> | undefined,
     keyed: boolean,
     ctx: CallContext,
   ): Promise<CallToolResult> {
-    let client = await this.#connection.client();
-    const safe = keyed || safeToRepeat(await this.#annotationsOf(tool, client, callerSignal(ctx)));
-    const label: RequestLabel = {
-      name: `${this.name}/${tool}`,
-      what: `tool ${tool} on ${this.name}`,
-      unsafe: !safe,
-    };
-    const send = (c: Client) =>
-      watchedRequest(
-        (options) =>
-          c.callTool(
-            args === undefined ? { name: tool } : { name: tool, arguments: args },
-            undefined,
-            options,
-          ) as Promise<CallToolResult>,
-        this.#limits,
-        callerSignal(ctx),
-        label,
-        this.#events,
+    const tool = entry.tool;
+    // A live client and cached annotations are read without waiting a turn for either.
+    let client = this.#connection.live() ?? (await this.#connection.client());
+    const signal = callerSignal(ctx);
+    const known = this.#annotations;
+    const safe =
+      keyed ||
+      safeToRepeat(
+        known !== undefined ? known.get(tool) : await this.#annotationsOf(tool, client, signal),
       );
-    let result: CallToolResult;
-    try {
+    const label = safe ? entry.safe : entry.unsafe;
+    const request = args === undefined ? { name: tool } : { name: tool, arguments: args };
+    const watched = this.#watched;
+    const events = this.#events;
+    // watchedRequest's steps inline, so a call runs in no async frame more than this one.
+    for (let renewed = false; ; renewed = true) {
+      const w = watched.begin(signal, label, events);
+      let result: CallToolResult;
       try {
-        result = await send(client);
+        result = (await client.callTool(
+          request,
+          undefined,
+          w === undefined ? watched.plain : w.options,
+        )) as CallToolResult;
       } catch (error) {
+        const failure = w === undefined ? watched.failure(error, label, events) : w.failure(error);
         // The server forgot the session and processed nothing: a new one, and the call once more.
-        if (!isSessionExpired(error)) throw error;
+        if (renewed || !isSessionExpired(failure)) throw this.#failure(failure, label, tool, ctx);
         this.#connection.drop(client);
-        client = await this.#connection.client();
-        result = await send(client);
+        try {
+          client = await this.#connection.client();
+        } catch (error) {
+          throw this.#failure(error, label, tool, ctx);
+        }
+        continue;
+      } finally {
+        w?.end();
       }
-    } catch (error) {
-      throw this.#failure(error, label, tool, ctx);
+      if (result.isError === true) throw new ToolCallError(this.name, tool, result);
+      return result;
     }
-    if (result.isError === true) throw new ToolCallError(this.name, tool, result);
-    return result;
   }
 
   /**
@@ -331,7 +360,7 @@ class McpClientImpl implements McpClient {
       const params = cursor === undefined ? undefined : { cursor };
       last = (await watchedRequest(
         (options) => client.listTools(params, options),
-        this.#limits,
+        this.#watched,
         signal,
         label,
         this.#events,
