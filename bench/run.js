@@ -25,6 +25,7 @@ import * as adaptiveStall from './cases/adaptive-stall.js';
 import * as cluster from './cases/cluster.js';
 import * as instructions from './cases/instructions.js';
 import * as bundleSize from './cases/bundle-size.js';
+import * as mcp from './cases/mcp.js';
 
 const CASES = [
   overhead,
@@ -42,6 +43,7 @@ const CASES = [
   cluster,
   instructions,
   bundleSize,
+  mcp,
 ];
 
 let args;

@@ -2,11 +2,11 @@
 export const USAGE = `usage: npm run bench -- [--quick] [--node PATH]... [--only CASES] [--merge] [--rounds N] [--out FILE]
 
   --quick        fewer rounds and iterations; the whole run finishes in under 60 s
-  --node PATH    also run the per-call cases (1 overhead, 2 watch, 4 memory) under this Node binary,
+  --node PATH    also run the per-call cases (1 overhead, 2 watch, 4 memory, 16 mcp) under this Node binary,
                  side by side with the Node running run.js (repeatable)
   --only CASES   comma-separated case ids or numbers: 1 overhead, 2 watch, 3 stall, 4 memory,
                  5 amplification, 6 jitter, 7 chaos, 8 report, 9 resume, 10 rate-limit, 11 hedge,
-                 12 adaptive-stall, 13 cluster, 15 bundle-size; and only when named, 14
+                 12 adaptive-stall, 13 cluster, 15 bundle-size, 16 mcp; and only when named, 14
                  instructions (valgrind's count of instructions per call for cases 1 and 2, about 9
                  minutes per runtime)
   --merge        keep the other cases of the results file (with --only: refresh some cases of a run)

@@ -224,6 +224,18 @@ export function evaluateGoals(results) {
         : `the SDK's own retries: ${fmt(own.successRate * 100, 1)}% success, ${fmt(own.requestsPerCall, 2)} requests/call`,
     );
   }
+  if (c.mcp?.data) {
+    for (const [node, d] of Object.entries(c.mcp.data)) {
+      const pct = (x) => `${fmt(x * 100, 1)}%`;
+      add(
+        'mcpClient.callTool <= 5% over a bare client.callTool (local stdio server)',
+        node,
+        `${pct(d.mcpClient.overhead)} with the defaults; ${pct(d.mcpClientNoIdle.overhead)} with idleMs: Infinity (no progress token)`,
+        d.mcpClient.overhead <= 0.05,
+        `none wraps MCP calls; the SDK's own client.callTool asking for progress (onprogress): ${pct(d.bareProgress.overhead)}`,
+      );
+    }
+  }
   if (c['bundle-size']?.data) {
     const d = c['bundle-size'].data;
     const kB = (n) => `${fmt(n / 1000, 1)} kB`;
