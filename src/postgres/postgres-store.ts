@@ -837,15 +837,25 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
 
   async bulkheadRelease(name: string, slot: string): Promise<void> {
     const t = this.#t.bulkheads;
-    await this.#calls.run('bulkheadRelease', undefined, this.#storeTimeoutMs, (client) =>
-      this.#bulkheadStatement(client, name, () =>
+    await this.#calls.run('bulkheadRelease', undefined, this.#storeTimeoutMs, async (client) => {
+      const { rows } = await this.#bulkheadStatement(client, name, () =>
         client.query(
           `UPDATE ${t} SET record = (record::jsonb #- ARRAY['slots', $2::text])::text, version = version + 1
-         WHERE id = $1 AND (record::jsonb -> 'slots') ? $2::text`,
+         WHERE id = $1 AND (record::jsonb -> 'slots') ? $2::text RETURNING id`,
           [rowId(name), slot],
         ),
-      ),
-    );
+      );
+      if (rows.length > 0) return;
+      // Nothing dropped: the slot had lapsed (another caller's acquire dropped it), or the row is
+      // JSON the statement cannot see into (slots not an object, a record that is not one). The
+      // row is then read as the read path reads it, which says corrupt_record for the latter; the
+      // extra round trip is only on this path (ARCHITECTURE.md §state.atomic: the release itself
+      // stays one statement).
+      const read = await client.query<{ record: string }>(`SELECT record FROM ${t} WHERE id = $1`, [
+        rowId(name),
+      ]);
+      if (read.rows[0] !== undefined) this.#bulkheadRecord(read.rows[0].record, name);
+    });
   }
 
   // ── rate limiters ───────────────────────────────────────────────────────────────────────────

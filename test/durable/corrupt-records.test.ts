@@ -283,4 +283,22 @@ describe.skipIf(!pgAvailable)('a bulkhead row that cannot be decoded (postgres)'
     expectCorrupt(await rejection(store.bulkheadRenew('tools', ['a'], now, 30_000)), 'tools');
     await store.close();
   });
+
+  it('release of a row that is JSON but whose slots are not an object (or that is not an object) rejects with corrupt_record; a slot already gone is still fine', async () => {
+    const schema = uniqueSchema('corrupt');
+    schemas.push(schema);
+    const pool = newPool();
+    const store = postgresStore({ pool, schema, storeTimeoutMs: 5_000 });
+    const now = Date.now();
+    expect(await store.bulkheadAcquire('tools', 'a', 2, now, 30_000)).toBe(true);
+    // A healthy row without the slot (it lapsed, or was released twice): nothing to drop, no error.
+    await store.bulkheadRelease('tools', 'a');
+    await expect(store.bulkheadRelease('tools', 'a')).resolves.toBeUndefined();
+    const damage = (raw: string) => pool.query(`UPDATE ${schema}.bulkheads SET record = $1`, [raw]);
+    for (const raw of ['{"slots":7}', '{"slots":["a"]}', '7', '{}']) {
+      await damage(raw);
+      expectCorrupt(await rejection(store.bulkheadRelease('tools', 'a')), 'tools');
+    }
+    await store.close();
+  });
 });
