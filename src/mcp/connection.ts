@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { systemClock, type Timer } from '../clock/clock.js';
 import { TimeoutError } from '../errors/timeout-error.js';
 import { wholeMs } from '../text/whole-ms.js';
 
@@ -74,22 +75,21 @@ export class Connection {
   }
 
   async #open(): Promise<Client> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: Timer | undefined;
     const made = Promise.resolve().then(() => this.#connect());
     try {
       if (this.#closed) throw new Error(`mcpClient ${this.#server} is closed`);
       const client = await Promise.race([
         made,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () =>
-              reject(
-                new TimeoutError(
-                  this.#limitMs,
-                  `MCP server ${this.#server}: connect() did not finish within ${wholeMs(this.#limitMs)} ms`,
-                ),
+          // A limit beyond a platform timer is slept in pieces (ARCHITECTURE.md §timers.long).
+          timer = systemClock.setTimer(this.#limitMs, () =>
+            reject(
+              new TimeoutError(
+                this.#limitMs,
+                `MCP server ${this.#server}: connect() did not finish within ${wholeMs(this.#limitMs)} ms`,
               ),
-            this.#limitMs,
+            ),
           );
         }),
       ]);
@@ -104,7 +104,7 @@ export class Connection {
       made.then((late) => late?.close?.()).catch(() => {});
       throw markUnsent(error);
     } finally {
-      clearTimeout(timer);
+      timer?.cancel();
       this.#pending = undefined;
     }
   }
