@@ -103,7 +103,7 @@ export class Watch {
 
   /** The request settled: our timer and our listener on the caller's signal go. */
   end(): void {
-    clearTimeout(this.timer);
+    if (this.timer !== undefined) clearTimeout(this.timer);
     if (this.#onAbort !== undefined) this.#signal!.removeEventListener('abort', this.#onAbort);
   }
 }
@@ -150,11 +150,17 @@ function totalError(limits: RequestLimits, label: RequestLabel, events: Emitter)
   );
 }
 
-/** The SDK's own timer for this request fired: `McpError` RequestTimeout carrying our limit. */
+/**
+ * The SDK's own timer for this request fired: its RequestTimeout error carrying our limit as
+ * `data.timeout` (`McpError` code -32001 in SDK 1.x; a later SDK's error may carry another code,
+ * hence the message as the other witness).
+ */
 function isSdkTimeout(error: unknown, timeout: number): boolean {
+  if (safeRead(safeRead(error, 'data'), 'timeout') !== timeout) return false;
+  const message = safeRead(error, 'message');
   return (
-    safeRead(error, 'code') === SDK_REQUEST_TIMEOUT &&
-    safeRead(safeRead(error, 'data'), 'timeout') === timeout
+    safeRead(error, 'code') === SDK_REQUEST_TIMEOUT ||
+    (typeof message === 'string' && message.includes('Request timed out'))
   );
 }
 
