@@ -188,17 +188,20 @@ class McpClientImpl implements McpClient {
       const args = params.arguments;
       if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
         throw new TypeError(`params.arguments must be an object, got ${showValue(args)}`);
-      this.#checkOpen();
-      const entry = this.#tool(tool);
       // The common call (no options): no option objects, no ledger (ARCHITECTURE.md §P10).
-      if (options === undefined)
+      if (options === undefined) {
+        this.#checkOpen();
+        const entry = this.#tool(tool);
         return entry.policy.execute((ctx) => this.#callOnce(entry, args, false, ctx));
+      }
       const o = checkOptions('callTool', options, CALL_KEYS);
       const signal = checkSignal('signal', o.signal);
       const key =
         o.idempotencyKey === undefined
           ? undefined
           : checkString('idempotencyKey', o.idempotencyKey);
+      this.#checkOpen();
+      const entry = this.#tool(tool);
       const keyed = key !== undefined && this.#ledger !== undefined;
       const execute = () =>
         entry.policy.execute(
