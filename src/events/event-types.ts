@@ -1,36 +1,24 @@
 // The central event map, assembled from the events each feature declares beside itself
 // (ARCHITECTURE.md §api.events): a feature's vocabulary lives in its own folder, and this file
 // only puts the parts together, for the policies' `on`, the `subscribe` sinks and the report.
-import type { BulkheadEvents } from '../bulkhead/bulkhead-events.js';
-import { BULKHEAD_EVENTS } from '../bulkhead/bulkhead-events.js';
-import type { BreakerEvents } from '../circuit-breaker/breaker-events.js';
-import { BREAKER_EVENTS } from '../circuit-breaker/breaker-events.js';
-import type { FallbackEvents } from '../fallback/fallback-events.js';
-import { FALLBACK_EVENTS } from '../fallback/fallback-events.js';
-import type { HedgeEvents } from '../governor/hedge-events.js';
-import { HEDGE_EVENTS } from '../governor/hedge-events.js';
-import type { RateLimitEvents } from '../governor/rate-limit-events.js';
-import { RATE_LIMIT_EVENTS } from '../governor/rate-limit-events.js';
-import type { SpendEvents } from '../governor/spend-events.js';
-import { SPEND_EVENTS } from '../governor/spend-events.js';
-import type { DegradationEvents } from '../guardrails/degradation-events.js';
-import { DEGRADATION_EVENTS } from '../guardrails/degradation-events.js';
-import type { LedgerEvents } from '../idempotency/ledger-events.js';
-import { LEDGER_EVENTS } from '../idempotency/ledger-events.js';
-import type { ModelStreamEvents } from '../model-stream/model-stream-events.js';
-import { MODEL_STREAM_EVENTS } from '../model-stream/model-stream-events.js';
-import type { RecoveryEvents } from '../recovery/recovery-events.js';
-import { RECOVERY_EVENTS } from '../recovery/recovery-events.js';
-import type { RetryEvents } from '../retry/retry-events.js';
-import { RETRY_EVENTS } from '../retry/retry-events.js';
-import type { TelemetryEvents } from '../telemetry/telemetry-events.js';
-import { TELEMETRY_EVENTS } from '../telemetry/telemetry-events.js';
-import type { TimeoutEvents } from '../timeout/timeout-events.js';
-import { TIMEOUT_EVENTS } from '../timeout/timeout-events.js';
-import type { ValidateEvents } from '../validate/validate-events.js';
-import { VALIDATE_EVENTS } from '../validate/validate-events.js';
-import type { WatchEvents } from '../watch/watch-events.js';
-import { WATCH_EVENTS } from '../watch/watch-events.js';
+import { BULKHEAD_EVENTS, type BulkheadEvents } from '../bulkhead/bulkhead-events.js';
+import { BREAKER_EVENTS, type BreakerEvents } from '../circuit-breaker/breaker-events.js';
+import { FALLBACK_EVENTS, type FallbackEvents } from '../fallback/fallback-events.js';
+import { HEDGE_EVENTS, type HedgeEvents } from '../governor/hedge-events.js';
+import { RATE_LIMIT_EVENTS, type RateLimitEvents } from '../governor/rate-limit-events.js';
+import { SPEND_EVENTS, type SpendEvents } from '../governor/spend-events.js';
+import { DEGRADATION_EVENTS, type DegradationEvents } from '../guardrails/degradation-events.js';
+import { LEDGER_EVENTS, type LedgerEvents } from '../idempotency/ledger-events.js';
+import {
+  MODEL_STREAM_EVENTS,
+  type ModelStreamEvents,
+} from '../model-stream/model-stream-events.js';
+import { RECOVERY_EVENTS, type RecoveryEvents } from '../recovery/recovery-events.js';
+import { RETRY_EVENTS, type RetryEvents } from '../retry/retry-events.js';
+import { TELEMETRY_EVENTS, type TelemetryEvents } from '../telemetry/telemetry-events.js';
+import { TIMEOUT_EVENTS, type TimeoutEvents } from '../timeout/timeout-events.js';
+import { VALIDATE_EVENTS, type ValidateEvents } from '../validate/validate-events.js';
+import { WATCH_EVENTS, type WatchEvents } from '../watch/watch-events.js';
 import type { EventKeys } from './event-keys.js';
 
 /**
