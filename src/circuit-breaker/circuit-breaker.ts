@@ -4,7 +4,9 @@ import { Scope } from '../context/scope.js';
 import { CircuitOpenError } from '../errors/circuit-open-error.js';
 import { RecourseError } from '../errors/recourse-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
-import type { BreakerOpenReason, BreakerState, RecourseEventMap } from '../events/event-types.js';
+import type { BreakerOpenReason } from './breaker-events.js';
+import type { BreakerState } from '../transitions/breaker-record.js';
+import type { RecourseEventMap } from '../events/event-types.js';
 import {
   asPromise,
   BaseLayer,

@@ -1,4 +1,4 @@
-import type { BreakerOpenReason } from '../events/event-types.js';
+import type { BreakerOpenReason } from './breaker-events.js';
 import type { BreakerStore, StoredAdmission } from '../store/breaker-store.js';
 import {
   type Admission,
