@@ -64,19 +64,15 @@ export {
   type EscalationDecisionProblem,
   isEscalationDecisionError,
 } from './errors/escalation-decision-error.js';
-export type {
-  BreakerOpenReason,
-  BreakerState,
-  CallOutcome,
-  DegradationDirection,
-  Listener,
-  ModelFallbackEvent,
-  RecourseEvent,
-  RecourseEventMap,
-  RecourseEventType,
-  RecoveryRoute,
-  ResumeMode,
-} from './events/event-types.js';
+export type { BreakerOpenReason } from './circuit-breaker/breaker-events.js';
+export type { RecourseEventMap, RecourseEventType } from './events/event-types.js';
+export type { Listener } from './events/listener.js';
+export type { RecourseEvent } from './events/recourse-event.js';
+export type { DegradationDirection } from './guardrails/degradation-events.js';
+export type { ModelFallbackEvent, ResumeMode } from './model-stream/model-stream-events.js';
+export type { RecoveryRoute } from './recovery/recovery-events.js';
+export type { CallOutcome } from './telemetry/telemetry-events.js';
+export type { BreakerState } from './transitions/breaker-record.js';
 export { subscribe } from './events/subscribe.js';
 export {
   type Fallback,

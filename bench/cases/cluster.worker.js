@@ -7,7 +7,7 @@
 //   ledger  startAt durationMs lanes   ledger.run on distinct keys for durationMs: how many
 //   budget  startAt calls lanes shared|none   retry(3) against a dead dependency: attempts
 import { report } from '../lib/spawn.js';
-import { openStore, until } from '../lib/cluster-stores.js';
+import { backendOf, openStore, until } from '../lib/cluster-stores.js';
 import { loadRecourse } from '../lib/recourse.js';
 
 const [mode, specJson, ...rest] = process.argv.slice(2);
@@ -16,8 +16,8 @@ const args = rest.map(Number);
 const r = await loadRecourse();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const unavailable = () => Object.assign(new Error('503 Service Unavailable'), { status: 503 });
-// SQLite has no change notifications: its breakers re-read the record this often.
-const sync = spec.kind === 'sqlite' ? { syncIntervalMs: 25 } : {};
+// A backend without change notifications (SQLite): its breakers re-read the record this often.
+const sync = (await backendOf(spec.kind)).notifies ? {} : { syncIntervalMs: 25 };
 
 async function closed(n, naiveN, rounds) {
   const store = await openStore(spec);

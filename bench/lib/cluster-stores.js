@@ -7,106 +7,48 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEntry } from './recourse.js';
 
-const PG_URL = process.env.RECOURSE_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.RECOURSE_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The one backend list of the build being measured (src/backends/backend-list.ts). */
+const backendList = () => loadEntry('backends/backend-list.js');
 
-async function pgProblem() {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return undefined;
-  } catch (error) {
-    return `${PG_URL} is not reachable (${error.message})`;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-async function redisProblem() {
-  try {
-    await loadEntry('redis/index.js');
-  } catch {
-    return 'agent-recourse/redis is not in this build';
-  }
-  const { default: Redis } = await import('ioredis');
-  const client = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 2000,
-  });
-  try {
-    await client.connect();
-    await client.ping();
-    return undefined;
-  } catch (error) {
-    return `${REDIS_URL} is not reachable (${error.message})`;
-  } finally {
-    client.disconnect();
-  }
-}
+/** The entry of the backend list for `kind` (its `notifies`, `open`, …). */
+export const backendOf = async (kind) => (await backendList()).backendOf(kind);
 
 /**
- * The backends of this machine, each with `fresh(label)` → a new spec and `cleanup()`. Unavailable
- * ones are logged and left out.
+ * The shared backends of the backend list available on this machine, each with `fresh(label)` → a
+ * new spec and `cleanup()`. Unavailable ones are logged and left out.
  */
 export async function clusterBackends(log) {
+  const { BACKENDS } = await backendList();
   const out = [];
   let n = 0;
   const dir = mkdtempSync(join(tmpdir(), 'recourse-bench-cluster-'));
-  out.push({
-    name: 'sqlite',
-    notifies: false,
-    fresh: (label) => ({ kind: 'sqlite', path: join(dir, `${label}-${n++}.db`) }),
-    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-  });
-  const pgWhy = await pgProblem();
-  if (pgWhy === undefined) {
-    const schemas = [];
+  for (const backend of BACKENDS.filter((b) => b.shared)) {
+    const why = await backend.unreachable().catch((error) => error.message);
+    if (why !== undefined) {
+      log(`${backend.kind} left out: ${why}`);
+      continue;
+    }
+    const made = [];
     out.push({
-      name: 'postgres',
-      notifies: true,
+      name: backend.kind,
+      notifies: backend.notifies,
       fresh: (label) => {
-        const schema = `recourse_bench_${label}_${process.pid}_${n++}`;
-        schemas.push(schema);
-        return { kind: 'postgres', url: PG_URL, schema };
+        const spec = backend.scratch(`bench_${label}_${process.pid}_${n++}`, dir);
+        made.push(spec);
+        return spec;
       },
       cleanup: async () => {
-        const { default: pg } = await import('pg');
-        const client = new pg.Client({ connectionString: PG_URL });
-        await client.connect();
-        for (const s of schemas) await client.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-        await client.end();
+        for (const spec of made.splice(0)) await backend.drop(spec);
       },
     });
-  } else log(`postgres left out: ${pgWhy}`);
-  const redisWhy = await redisProblem();
-  if (redisWhy === undefined) {
-    const prefixes = [];
-    out.push({
-      name: 'redis',
-      notifies: true,
-      fresh: (label) => {
-        const prefix = `recourse-bench:${label}:${process.pid}:${n++}:`;
-        prefixes.push(prefix);
-        return { kind: 'redis', url: REDIS_URL, prefix };
-      },
-      cleanup: async () => {
-        const { default: Redis } = await import('ioredis');
-        const client = new Redis(REDIS_URL);
-        for (const prefix of prefixes) {
-          let cursor = '0';
-          do {
-            const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-            cursor = next;
-            if (keys.length > 0) await client.del(...keys);
-          } while (cursor !== '0');
-        }
-        client.disconnect();
-      },
-    });
-  } else log(`redis left out: ${redisWhy}`);
+  }
+  const cleanup = out.at(-1)?.cleanup;
+  // The temporary directory goes with the last backend's cleanup (cluster.js runs every one).
+  if (out.length > 0)
+    out[out.length - 1].cleanup = async () => {
+      await cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    };
   return out;
 }
 
@@ -115,50 +57,13 @@ export async function clusterBackends(log) {
  * `count`, when given, is called once per round trip to the server (a SQL statement, a Redis command).
  */
 export async function openStore(spec, count) {
-  switch (spec.kind) {
-    case 'sqlite': {
-      const { sqliteStore } = await loadEntry('sqlite/index.js');
-      return sqliteStore({ path: spec.path });
-    }
-    case 'postgres': {
-      const { default: pg } = await import('pg');
-      const { postgresStore } = await loadEntry('postgres/index.js');
-      const pool = new pg.Pool({ connectionString: spec.url, max: 8 });
-      pool.on('error', () => {});
-      const store = postgresStore({
-        pool: count ? countingPool(pool, count) : pool,
-        schema: spec.schema,
-      });
-      await store.ledgerGet('bench-warm-up'); // creates the schema before anything is measured
-      const close = store.close.bind(store);
-      store.close = async () => {
-        await close();
-        await pool.end();
-      };
-      return store;
-    }
-    case 'redis': {
-      const { default: Redis } = await import('ioredis');
-      const { redisStore } = await loadEntry('redis/index.js');
-      const client = new Redis(spec.url);
-      const subscriber = client.duplicate();
-      const store = redisStore({
-        client: count ? countingClient(client, count) : client,
-        subscriber,
-        prefix: spec.prefix,
-      });
-      await store.ledgerGet('bench-warm-up');
-      const close = store.close.bind(store);
-      store.close = async () => {
-        await close();
-        client.disconnect();
-        subscriber.disconnect();
-      };
-      return store;
-    }
-    default:
-      throw new Error(`cluster-stores: no backend ${JSON.stringify(spec.kind)}`);
-  }
+  const { backendOf } = await backendList();
+  const store = await backendOf(spec.kind).open(spec, {
+    connections: 8,
+    ...(count ? { wrapConnection: (c, client) => counting[client](c, count) } : {}),
+  });
+  await store.ledgerGet('bench-warm-up'); // creates the schema before anything is measured
+  return store;
 }
 
 /** A pool whose clients call `count` on every query (one query, one round trip). */
@@ -221,6 +126,9 @@ function countingClient(client, count) {
     },
   });
 }
+
+/** The round-trip counters, by the client library a backend connects with. */
+const counting = { pg: countingPool, ioredis: countingClient };
 
 /** Waits until wall-clock time `at` (ms), so processes act together. */
 export async function until(at) {

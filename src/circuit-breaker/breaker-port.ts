@@ -1,4 +1,6 @@
-import type { BreakerOpenReason, BreakerState, RecourseEventMap } from '../events/event-types.js';
+import type { BreakerOpenReason } from './breaker-events.js';
+import type { BreakerState } from '../transitions/breaker-record.js';
+import type { BreakerEvents } from './breaker-events.js';
 import type { ResolvedBreakerOptions } from './breaker-options.js';
 import type {
   Admission,
@@ -17,10 +19,7 @@ export interface PortOwner {
   readonly name: string;
   readonly options: ResolvedBreakerOptions;
   changed(from: BreakerState, to: BreakerState): void;
-  emit<K extends 'store_unavailable' | 'store_recovered'>(
-    type: K,
-    payload: RecourseEventMap[K],
-  ): void;
+  emit<K extends 'store_unavailable' | 'store_recovered'>(type: K, payload: BreakerEvents[K]): void;
   /** Trips the breaker again (a shared port that was still loading its record when asked). */
   trip(reason: BreakerOpenReason): void;
 }

@@ -1,4 +1,4 @@
-import type { BreakerState } from '../events/event-types.js';
+import type { BreakerState } from '../transitions/breaker-record.js';
 import {
   checkInteger,
   checkName,

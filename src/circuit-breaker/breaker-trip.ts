@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/clock.js';
-import type { BreakerOpenReason } from '../events/event-types.js';
+import type { BreakerOpenReason } from './breaker-events.js';
 import type { BreakerLimits } from '../transitions/breaker-record.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 

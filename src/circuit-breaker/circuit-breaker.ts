@@ -4,7 +4,9 @@ import { Scope } from '../context/scope.js';
 import { CircuitOpenError } from '../errors/circuit-open-error.js';
 import { RecourseError } from '../errors/recourse-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
-import type { BreakerOpenReason, BreakerState, RecourseEventMap } from '../events/event-types.js';
+import type { BreakerOpenReason } from './breaker-events.js';
+import type { BreakerState } from '../transitions/breaker-record.js';
+import type { RecourseEventMap } from '../events/event-types.js';
 import {
   asPromise,
   BaseLayer,
@@ -363,7 +365,7 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
       return true;
     };
     if (scope.aborted) {
-      settle(this.#outcomeOf(scope.reason, scope));
+      settle(this.#outcomeOf(scope.reason, scope), scope.reason);
       throw scope.reason;
     }
     const onExpire = (): void => {
@@ -404,7 +406,8 @@ class CircuitBreakerPolicy extends BaseLayer implements TrippableBreaker, PortOw
       const signal = scope.canAbort ? scope.signal : undefined;
       const unlink = onAbort(signal, () => {
         const reason = scope.reason;
-        settle(this.#outcomeOf(reason, scope));
+        // An enclosing timeout's abort counts as the probe's failure, and is the reopening's cause.
+        settle(this.#outcomeOf(reason, scope), reason);
         reject(reason);
       });
       asPromise(result).then(

@@ -1,4 +1,4 @@
-import type { BreakerOpenReason } from '../events/event-types.js';
+import type { BreakerOpenReason } from './breaker-events.js';
 import type { BreakerStore, StoredAdmission } from '../store/breaker-store.js';
 import {
   type Admission,
@@ -63,6 +63,9 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
   // same epoch from the store may not (an earlier answer, a late notification), so none is taken
   // until the last one answers.
   #writes = 0;
+  // Set when this process's own count opened the copy (the epoch it opened from): see
+  // #tripIfOpenAlone.
+  #openedHere: { epoch: number; gen: number; at: number } | undefined;
 
   constructor(owner: PortOwner, store: BreakerStore) {
     super();
@@ -109,7 +112,11 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     // applies the same transition, and its answer reconciles the copy with other processes.
     const limits = this.#owner.options;
     this.#gen++;
-    applyRecord(this, this.#owner, epoch, outcome, now, limits);
+    if (
+      applyRecord(this, this.#owner, epoch, outcome, now, limits) === 'closed' &&
+      this.state === 'open'
+    )
+      this.#openedHere = { epoch, gen: this.#gen, at: now };
     this.#writes++;
     const { name } = this;
     this.#hub
@@ -118,7 +125,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
       )
       .then(
         (record) => {
-          this.#writes--;
+          if (--this.#writes === 0 && this.#tripIfOpenAlone(record)) return;
           this.#adopt(record, undefined);
         },
         () => {
@@ -166,6 +173,22 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
           this.#diverged = true; // the store is down: this copy is open on its own until it is back
         },
       );
+  }
+
+  /**
+   * This process's own count opened its copy, every write has been answered, and the store is
+   * still closed at that epoch: its count was cleared meanwhile (another process's success, or one
+   * of this process's own, written concurrently and landing late). The copy stays open and the
+   * store is tripped from that epoch, once, so a copy is never open alone, refusing calls for a
+   * whole cooldown that no other process knows of (ARCHITECTURE.md §state.local).
+   */
+  #tripIfOpenAlone(record: BreakerRecord): boolean {
+    const opened = this.#openedHere;
+    this.#openedHere = undefined;
+    if (opened === undefined || opened.gen !== this.#gen) return false;
+    if (record.state !== 'closed' || record.epoch !== opened.epoch) return false;
+    this.#writeTrip(opened.epoch, opened.at, false);
+    return true;
   }
 
   force(state: 'closed' | 'isolated'): Promise<void> {

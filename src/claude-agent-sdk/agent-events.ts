@@ -1,7 +1,8 @@
 import { Emitter } from '../events/emitter.js';
-import type { ModelFallbackEvent, RecourseEventMap } from '../events/event-types.js';
+import type { ModelFallbackEvent } from '../model-stream/model-stream-events.js';
+import type { ModelStreamEvents } from '../model-stream/model-stream-events.js';
 
-export type { ModelFallbackEvent } from '../events/event-types.js';
+export type { ModelFallbackEvent } from '../model-stream/model-stream-events.js';
 
 /**
  * Events of the Claude Agent SDK adapter, by type.
@@ -9,7 +10,7 @@ export type { ModelFallbackEvent } from '../events/event-types.js';
  * @example
  * const log = (e: AgentEventMap['model_fallback']) => console.warn(e.content)
  */
-export type AgentEventMap = Pick<RecourseEventMap, 'model_fallback'>;
+export type AgentEventMap = Pick<ModelStreamEvents, 'model_fallback'>;
 
 const emitter = new Emitter('claude-agent-sdk');
 

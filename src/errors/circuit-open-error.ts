@@ -1,4 +1,4 @@
-import type { BreakerOpenReason } from '../events/event-types.js';
+import type { BreakerOpenReason } from '../circuit-breaker/breaker-events.js';
 import { hasErrorName, RecourseError, type RecourseErrorOptions } from './recourse-error.js';
 
 /**

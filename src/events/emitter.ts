@@ -2,7 +2,8 @@ import { ambientScope, type Scope } from '../context/scope.js';
 import { errorText, safeField } from '../text/safe-text.js';
 import { channels, type EventChannel } from './channels.js';
 import { stampScope } from './event-scope.js';
-import type { Listener, RecourseEventMap } from './event-types.js';
+import type { Listener } from './listener.js';
+import type { RecourseEventMap } from './event-types.js';
 
 const byType = new Map<string, EventChannel>();
 

@@ -1,5 +1,5 @@
 import type { Scope } from '../context/scope.js';
-import type { RecourseEvent } from './event-types.js';
+import type { RecourseEvent } from './recourse-event.js';
 
 // The scope of the call an event belongs to rides on the published event under a symbol, not
 // enumerable: sinks that copy or serialise events never see it, while recourse's own sinks (OTel

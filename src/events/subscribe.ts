@@ -1,7 +1,8 @@
 import { observeNames } from '../context/observers.js';
 import { channels } from './channels.js';
 import { reportListenerError } from './emitter.js';
-import { EVENT_TYPES, type RecourseEvent } from './event-types.js';
+import { EVENT_TYPES } from './event-types.js';
+import type { RecourseEvent } from './recourse-event.js';
 
 /**
  * Attaches a sink to every recourse event of every policy in the process (through

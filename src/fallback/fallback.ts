@@ -5,7 +5,8 @@ import { ambientScope } from '../context/scope.js';
 import { AllPathsFailedError, type PathFailure } from '../errors/all-paths-failed-error.js';
 import { abortReason } from '../errors/abort-error.js';
 import { Emitter } from '../events/emitter.js';
-import type { Listener, RecourseEventMap } from '../events/event-types.js';
+import type { Listener } from '../events/listener.js';
+import type { FallbackEvents } from './fallback-events.js';
 import {
   checkName,
   checkOptions,
@@ -105,10 +106,7 @@ export interface Fallback<T> {
    * function is a compile error and rejects with a TypeError.
    */
   execute(options?: ExecuteOptions): Promise<Served<T>>;
-  on<E extends 'fallback' | 'served'>(
-    event: E,
-    listener: Listener<RecourseEventMap[E]>,
-  ): () => void;
+  on<E extends 'fallback' | 'served'>(event: E, listener: Listener<FallbackEvents[E]>): () => void;
   on(event: string, listener: (e: object) => void): () => void;
 }
 

@@ -1,5 +1,5 @@
 import type { Work } from '../context/call-context.js';
-import type { RecourseEventMap } from '../events/event-types.js';
+import type { SpendEvents } from './spend-events.js';
 import { ambientScope, type Scope, ScopeSlot } from '../context/scope.js';
 import { BudgetExceededError } from '../errors/spend-limit-exceeded-error.js';
 import { UNNAMED_DEPENDENCY } from '../guardrails/health-monitor.js';
@@ -301,7 +301,7 @@ class SpendLimitPolicy extends BaseLayer implements SpendLimit {
       );
   }
 
-  readonly #rateExceeded = (e: RecourseEventMap['spend_rate_exceeded']): void => {
+  readonly #rateExceeded = (e: SpendEvents['spend_rate_exceeded']): void => {
     if (this.wants('spend_rate_exceeded')) this.events.emit('spend_rate_exceeded', e);
   };
 }

@@ -6,7 +6,7 @@ import {
   type TrippableBreaker,
 } from '../circuit-breaker/breaker-trip.js';
 import type { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
-import type { RecourseEventMap } from '../events/event-types.js';
+import type { SpendEvents } from './spend-events.js';
 import {
   checkMs,
   checkNumber,
@@ -44,7 +44,7 @@ const RATE_KEYS: OptionKeys<SpendRateOptions> = {
   breaker: true,
 };
 
-type Exceeded = RecourseEventMap['spend_rate_exceeded'];
+type Exceeded = SpendEvents['spend_rate_exceeded'];
 
 function checkPositive(name: string, value: unknown): number {
   const n = checkNumber(name, value, 0);

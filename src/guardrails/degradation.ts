@@ -1,7 +1,9 @@
 import { classify } from '../classify/classify.js';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { Emitter, reportListenerError } from '../events/emitter.js';
-import type { DegradationDirection, Listener, RecourseEventMap } from '../events/event-types.js';
+import type { DegradationDirection } from './degradation-events.js';
+import type { Listener } from '../events/listener.js';
+import type { DegradationEvents } from './degradation-events.js';
 import {
   checkClock,
   checkFunction,
@@ -99,7 +101,7 @@ export interface DegradationController<F extends DegradationFlags> {
   readonly changes: readonly LevelChange[];
   /** Re-reads the error rate and changes level if the rules say so; returns the change, if any. */
   evaluate(): LevelChange | undefined;
-  on(event: 'degradation', listener: Listener<RecourseEventMap['degradation']>): () => void;
+  on(event: 'degradation', listener: Listener<DegradationEvents['degradation']>): () => void;
   /** Stops listening to the monitor. */
   close(): void;
   toJSON(): object;
@@ -321,7 +323,7 @@ class Controller<F extends DegradationFlags> implements DegradationController<F>
     return change;
   }
 
-  on(event: 'degradation', listener: Listener<RecourseEventMap['degradation']>): () => void {
+  on(event: 'degradation', listener: Listener<DegradationEvents['degradation']>): () => void {
     return this.#events.on(event, listener as (e: object) => void);
   }
 

@@ -3,7 +3,9 @@ import { classify } from '../classify/classify.js';
 import { type Clock, systemClock } from '../clock/clock.js';
 import { Emitter, warn } from '../events/emitter.js';
 import { dependencyOf } from '../events/event-scope.js';
-import type { BreakerState, CallOutcome, RecourseEvent } from '../events/event-types.js';
+import type { BreakerState } from '../transitions/breaker-record.js';
+import type { CallOutcome } from '../telemetry/telemetry-events.js';
+import type { RecourseEvent } from '../events/recourse-event.js';
 import { subscribe } from '../events/subscribe.js';
 import {
   checkClock,

@@ -1,6 +1,6 @@
 import { type Clock, startTimer, type Timer } from '../clock/clock.js';
 import { Emitter } from '../events/emitter.js';
-import type { Listener } from '../events/event-types.js';
+import type { Listener } from '../events/listener.js';
 import type { RetryBudgetStore } from '../store/retry-budget-store.js';
 import { StoreError } from '../store/store-error.js';
 import type {

@@ -11,7 +11,8 @@ import type { Clock } from '../clock/clock.js';
 import { untilAborted } from '../context/until-aborted.js';
 import { abortReason } from '../errors/abort-error.js';
 import { Emitter } from '../events/emitter.js';
-import type { Listener, RecourseEventMap } from '../events/event-types.js';
+import type { Listener } from '../events/listener.js';
+import type { LedgerEvents } from './ledger-events.js';
 import {
   awaitLease,
   type HeldLease,
@@ -84,7 +85,7 @@ const LEDGER_RUN_KEYS: OptionKeys<LedgerRunOptions> = {
 };
 
 /** Events of an {@link IdempotencyLedger}. */
-export type LedgerEventMap = Pick<RecourseEventMap, 'ledger_takeover' | 'ledger_unrecorded'>;
+export type LedgerEventMap = LedgerEvents;
 
 /** One execution in this process and the callers sharing it. */
 interface Flight {

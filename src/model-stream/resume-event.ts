@@ -1,12 +1,12 @@
 import { type Emitter, reportListenerError } from '../events/emitter.js';
-import type { RecourseEventMap } from '../events/event-types.js';
+import type { ModelStreamEvents } from './model-stream-events.js';
 import type { ResumeSettings } from './resume-options.js';
 
 /** @internal Tells `onResume` and the event channel that a stream was resumed (or restarted). */
 export function emitResume(
   settings: ResumeSettings,
   events: Emitter,
-  event: RecourseEventMap['resume'],
+  event: ModelStreamEvents['resume'],
 ): void {
   if (settings.onResume !== undefined) {
     try {

@@ -1,4 +1,4 @@
-import type { RecourseEventMap } from '../events/event-types.js';
+import type { ModelStreamEvents } from './model-stream-events.js';
 import {
   checkFunction,
   checkInteger,
@@ -22,14 +22,14 @@ export interface StreamResumeOptions {
   /** The `name` of the `resume` events. Default: the request's `model`. */
   name?: string;
   /** Sees every `resume` event (it is also published on `recourse:resume`). */
-  onResume?: (event: RecourseEventMap['resume']) => void;
+  onResume?: (event: ModelStreamEvents['resume']) => void;
 }
 
 /** @internal The checked resume options. */
 export interface ResumeSettings {
   readonly maxResumes: number;
   readonly name: string | undefined;
-  readonly onResume: ((event: RecourseEventMap['resume']) => void) | undefined;
+  readonly onResume: ((event: ModelStreamEvents['resume']) => void) | undefined;
 }
 
 const RESUME_KEYS: OptionKeys<StreamResumeOptions> = {

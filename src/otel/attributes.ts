@@ -1,5 +1,5 @@
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
-import type { RecourseEvent } from '../events/event-types.js';
+import type { RecourseEvent } from '../events/recourse-event.js';
 import { summarizeError } from '../telemetry/error-summary.js';
 import { redactText } from '../telemetry/redact.js';
 

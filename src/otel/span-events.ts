@@ -1,5 +1,5 @@
 import { dependencyOf, scopeOfEvent } from '../events/event-scope.js';
-import type { RecourseEvent } from '../events/event-types.js';
+import type { RecourseEvent } from '../events/recourse-event.js';
 import { subscribe } from '../events/subscribe.js';
 import { eventAttributes } from './attributes.js';
 import { SPAN } from './span-slot.js';

@@ -3,7 +3,8 @@ import { ambientScope, callInScope, Scope } from '../context/scope.js';
 import { untilAborted } from '../context/until-aborted.js';
 import { abortReason } from '../errors/abort-error.js';
 import { Emitter, eventChannel } from '../events/emitter.js';
-import type { Listener, RecourseEventMap, RecourseEventType } from '../events/event-types.js';
+import type { Listener } from '../events/listener.js';
+import type { RecourseEventMap, RecourseEventType } from '../events/event-types.js';
 import {
   checkName,
   checkOptions,

@@ -1,5 +1,6 @@
 import type { ExecuteOptions, Work } from '../context/call-context.js';
-import type { Listener, RecourseEventMap, RecourseEventType } from '../events/event-types.js';
+import type { Listener } from '../events/listener.js';
+import type { RecourseEventMap, RecourseEventType } from '../events/event-types.js';
 
 /**
  * Anything that runs work under a resilience rule. Every recourse policy, and `pipeline(...)` of

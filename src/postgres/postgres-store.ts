@@ -1,6 +1,6 @@
 import { storeClosed } from '../store/store-close-hooks.js';
 import { isBulkheadRecord, isObject, parseStored } from '../store/parse-stored.js';
-import type { BreakerState } from '../events/event-types.js';
+import type { BreakerState } from '../transitions/breaker-record.js';
 import { checkMs, checkOptions, type OptionKeys, showValue } from '../options/validate-options.js';
 import type { BreakerChangeListener, StoredAdmission } from '../store/breaker-store.js';
 import {

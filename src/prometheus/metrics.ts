@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry, register as globalRegistry } from 'prom-client';
 import type { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
-import type { BreakerState, RecourseEvent } from '../events/event-types.js';
+import type { BreakerState } from '../transitions/breaker-record.js';
+import type { RecourseEvent } from '../events/recourse-event.js';
 import { subscribe } from '../events/subscribe.js';
 import { dependencyOf } from '../events/event-scope.js';
 import {

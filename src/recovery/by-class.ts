@@ -4,7 +4,7 @@ import { type Clock, systemClock } from '../clock/clock.js';
 import type { CallContext, Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
 import { ReplanRequiredError } from '../errors/replan-required-error.js';
-import type { RecoveryRoute } from '../events/event-types.js';
+import type { RecoveryRoute } from './recovery-events.js';
 import { isFallback, ladderIsNotAPolicy } from '../fallback/fallback.js';
 import {
   checkClock,

@@ -1,5 +1,5 @@
 import { isStringArray, parseStored } from '../store/parse-stored.js';
-import type { BreakerState } from '../events/event-types.js';
+import type { BreakerState } from '../transitions/breaker-record.js';
 import type { EscalationRecord, EscalationState } from '../store/escalation-store.js';
 import type { BreakerRecord } from '../transitions/breaker-record.js';
 

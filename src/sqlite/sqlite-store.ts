@@ -19,7 +19,7 @@ import {
   forceTransition,
   recordTransition,
 } from '../transitions/breaker-transitions.js';
-import type { BreakerState } from '../events/event-types.js';
+import type { BreakerState } from '../transitions/breaker-record.js';
 import { checkMs, checkOptions, showValue, type OptionKeys } from '../options/validate-options.js';
 import type { StoredAdmission } from '../store/breaker-store.js';
 import {

@@ -2,7 +2,8 @@ import { classify } from '../classify/classify.js';
 import { type Clock, systemClock } from '../clock/clock.js';
 import type { Work } from '../context/call-context.js';
 import type { Scope } from '../context/scope.js';
-import type { CallOutcome, RecourseEventMap } from '../events/event-types.js';
+import type { CallOutcome } from './telemetry-events.js';
+import type { TelemetryEvents } from './telemetry-events.js';
 import {
   checkClock,
   checkName,
@@ -64,7 +65,7 @@ class InstrumentPolicy extends BaseLayer {
       if (!events.wants(type)) return next(fn, scope);
       const started = clock.now();
       const done = (outcome: CallOutcome, error?: unknown): void => {
-        const payload: RecourseEventMap['call'] = {
+        const payload: TelemetryEvents['call'] = {
           outcome,
           durationMs: clock.now() - started,
           attempt: scope.attempt,

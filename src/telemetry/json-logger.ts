@@ -1,4 +1,4 @@
-import type { RecourseEvent } from '../events/event-types.js';
+import type { RecourseEvent } from '../events/recourse-event.js';
 import { callIdOf, dependencyOf } from '../events/event-scope.js';
 import { type ErrorSummary, summarizeError } from './error-summary.js';
 import {

@@ -1,4 +1,5 @@
-import type { BreakerState } from '../events/event-types.js';
+/** The states a circuit breaker can be in. */
+export type BreakerState = 'closed' | 'open' | 'half-open' | 'isolated';
 
 /**
  * The state of one breaker as a store keeps it (and as every process keeps its local copy). Every

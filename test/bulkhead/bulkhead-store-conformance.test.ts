@@ -1,7 +1,8 @@
-// Every backend applies the bulkhead transitions alike and atomically: memory, SQLite, PostgreSQL
-// and Redis (the list of backends the cluster tests use), each on a fresh location of its own.
+// Every backend of the one backend list (src/backends/backend-list.ts) applies the bulkhead
+// transitions alike and atomically: memory, SQLite, PostgreSQL and Redis, each on a fresh location
+// of its own (the cluster tests' locations, see ../cluster/backends.ts).
 import { afterAll, describe, expect, it } from 'vitest';
-import { memoryStore } from '../../src/index.js';
+import { BACKENDS as ALL } from '../../src/backends/backend-list.js';
 import type { BulkheadStore } from '../../src/store/bulkhead-store.js';
 import { BACKENDS } from '../cluster/backends.js';
 
@@ -12,23 +13,29 @@ const T0 = 1_700_000_000_000.5;
 const backends: Array<{
   name: string;
   skip: boolean;
+  shared: boolean;
   place: () => unknown;
   open: (place: unknown) => Promise<Opened>;
-}> = [
-  {
-    name: 'memory',
-    skip: false,
-    place: () => memoryStore(),
-    open: async (place) => place as Opened,
-  },
-  ...BACKENDS.map((b) => ({
+}> = ALL.map((entry) => {
+  const b = BACKENDS.find((c) => c.name === entry.kind);
+  // A backend of one process (memory): its place is the store itself.
+  if (b === undefined)
+    return {
+      name: entry.kind,
+      skip: false,
+      shared: false,
+      place: () => entry.open({ kind: entry.kind } as never),
+      open: async (place: unknown) => (await place) as Opened,
+    };
+  return {
     name: b.name,
     skip: b.unavailable !== undefined,
+    shared: true,
     place: () => b.fresh('bulkhead-conf'),
     open: async (place: unknown) =>
       (await b.open(place as Parameters<typeof b.open>[0])) as unknown as Opened,
-  })),
-];
+  };
+});
 
 afterAll(async () => {
   for (const b of BACKENDS) await b.cleanup();
@@ -63,7 +70,7 @@ for (const backend of backends) {
     it('of 24 concurrent acquires for 3 slots, exactly 3 succeed (two connections)', async () => {
       const place = backend.place();
       const a = await backend.open(place);
-      const b = backend.name === 'memory' ? a : await backend.open(place);
+      const b = backend.shared ? await backend.open(place) : a;
       try {
         const answers = await Promise.all(
           Array.from({ length: 24 }, (_, i) =>

@@ -1,21 +1,13 @@
-// The backends every cluster test runs on. A backend is a way to give several real processes one
-// shared store: a spec (plain JSON, handed to worker processes on their command line) says where,
-// `fixtures/open-store.mjs` opens it in a worker (from dist/), `open` opens it here (from src/).
-// To add a backend: an entry in BACKENDS below and a case in fixtures/open-store.mjs.
+// The backends every cluster test runs on: those of the one backend list (src/backends/
+// backend-list.ts) whose state several processes share. A spec (plain JSON, handed to worker
+// processes on their command line) says where; `fixtures/open-store.mjs` opens it in a worker
+// (from dist/), `open` opens it here (from src/). A new backend needs nothing here.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { postgresStore } from '../../src/postgres/index.js';
-import { sqliteStore } from '../../src/sqlite/index.js';
+import { type AnyStoreSpec, BACKENDS as ALL_BACKENDS } from '../../src/backends/backend-list.js';
+import type { Backend } from '../../src/store/backend.js';
 import type { Store } from '../../src/store/store.js';
-import { dropSchemas, PG_URL, pgAvailable } from '../postgres/pg-helpers.js';
-import {
-  deletePrefixes,
-  REDIS_URL,
-  redisAvailable,
-  storeOnOwnClient,
-} from '../redis/redis-helpers.js';
 
 /** Where one test's shared state lives; JSON, so it can be passed to a worker process. */
 export interface StoreSpec {
@@ -33,6 +25,8 @@ export interface ClusterBackend {
   readonly unavailable: string | undefined;
   /** Breaker changes are pushed to every process (Redis pub/sub, PostgreSQL NOTIFY); false: re-read every `syncIntervalMs`. */
   readonly notifies: boolean;
+  /** The store has the rate-limit methods. */
+  readonly rateLimits: boolean;
   /** A fresh, empty location for one test (a new file, a unique key prefix or schema on the shared server). */
   fresh(label: string): StoreSpec;
   /** A store on `spec` in this process (for setting up and checking what the workers did). */
@@ -50,95 +44,40 @@ export function unlessRequired(name: string, problem: string | undefined): strin
   return required ? undefined : problem;
 }
 
-function sqliteBackend(): ClusterBackend {
+function clusterBackend(
+  backend: Backend<AnyStoreSpec>,
+  problem: string | undefined,
+): ClusterBackend {
   let dir: string | undefined;
+  const made: AnyStoreSpec[] = [];
   let n = 0;
   return {
-    name: 'sqlite',
-    unavailable: undefined,
-    notifies: false,
+    name: backend.kind,
+    unavailable: unlessRequired(backend.kind, problem),
+    notifies: backend.notifies,
+    rateLimits: backend.rateLimits,
     fresh(label) {
       dir ??= mkdtempSync(join(tmpdir(), 'recourse-cluster-'));
-      return {
-        kind: 'sqlite',
-        path: join(dir, `${label}-${n++}.db`),
-        breaker: { syncIntervalMs: 25 },
-      };
+      const unique = `cluster_${label.replace(/[^a-z0-9_]/gi, '_')}_${process.pid}_${n++}`;
+      const spec = backend.scratch(unique, dir);
+      made.push(spec);
+      return backend.notifies ? { ...spec } : { ...spec, breaker: { syncIntervalMs: 25 } };
     },
-    async open(spec) {
-      return sqliteStore({ path: spec.path as string });
-    },
+    // Setting up and checking is not the outage road: a loaded machine must not time these out.
+    open: (spec) =>
+      backend.open(spec as unknown as AnyStoreSpec, { connections: 4, storeTimeoutMs: 5000 }),
     async cleanup() {
+      for (const spec of made.splice(0)) await backend.drop(spec);
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
       dir = undefined;
     },
   };
 }
 
-/** The machine's shared PostgreSQL; every test gets its own schema, dropped by `cleanup`. */
-function postgresBackend(): ClusterBackend {
-  const url = PG_URL;
-  const schemas: string[] = [];
-  let n = 0;
-  return {
-    name: 'postgres',
-    // pg-helpers has already printed why when it is unreachable (and not required).
-    unavailable: pgAvailable ? undefined : `${PG_URL} is not reachable`,
-    notifies: true,
-    fresh(label) {
-      const schema = `recourse_cluster_${label}_${process.pid}_${n++}`;
-      schemas.push(schema);
-      return { kind: 'postgres', url, schema };
-    },
-    async open(spec) {
-      const pool = new pg.Pool({ connectionString: spec.url as string, max: 4 });
-      pool.on('error', () => {});
-      // Setting up and checking is not the outage road: a loaded machine must not time these out.
-      const store = postgresStore({ pool, schema: spec.schema as string, storeTimeoutMs: 5000 });
-      const close = store.close.bind(store);
-      store.close = async () => {
-        await close();
-        await pool.end();
-      };
-      return store;
-    },
-    async cleanup() {
-      await dropSchemas(schemas.splice(0));
-    },
-  };
-}
+const shared = ALL_BACKENDS.filter((b) => b.shared) as readonly Backend<AnyStoreSpec>[];
+const problems = await Promise.all(shared.map((b) => b.unreachable()));
 
-/** The machine's shared Redis (ioredis in the workers); every test gets its own key prefix, whose keys `cleanup` deletes. */
-function redisBackend(): ClusterBackend {
-  const prefixes: string[] = [];
-  let n = 0;
-  return {
-    name: 'redis',
-    // redis-helpers has already printed why when it is unreachable (and not required).
-    unavailable: redisAvailable ? undefined : `${REDIS_URL} is not reachable`,
-    notifies: true,
-    fresh(label) {
-      const prefix = `recourse-cluster:${label}:${process.pid}-${n++}:`;
-      prefixes.push(prefix);
-      return { kind: 'redis', url: REDIS_URL, prefix };
-    },
-    async open(spec) {
-      // Setting up and checking is not the outage road: a loaded machine must not time these out.
-      return storeOnOwnClient(
-        'ioredis',
-        spec.prefix as string,
-        { storeTimeoutMs: 5000 },
-        spec.url as string,
-      );
-    },
-    async cleanup() {
-      await deletePrefixes(prefixes.splice(0));
-    },
-  };
-}
-
-export const BACKENDS: readonly ClusterBackend[] = [
-  sqliteBackend(),
-  postgresBackend(),
-  redisBackend(),
-];
+/** The shared backends of the backend list, each probed once (unreachable ones are skipped, the reason printed). */
+export const BACKENDS: readonly ClusterBackend[] = shared.map((b, i) =>
+  clusterBackend(b, problems[i]),
+);

@@ -73,7 +73,7 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     const holder = spawnWorker(
       'ledger.mjs',
       spec,
-      ['email:42', file, 'hang', leaseMs, 0, start],
+      ['email:42', file, 'hang', leaseMs, 0, start, 'lead'],
       true,
     );
     // The takers come after the holder's claim, and keep asking while it holds the key.
@@ -116,7 +116,7 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     const first = spawnWorker(
       'ledger.mjs',
       spec,
-      ['report:9', file, 'run', leaseMs, 6 * leaseMs, startAt],
+      ['report:9', file, 'run', leaseMs, 6 * leaseMs, startAt, 'lead'],
       true,
     );
     const later = [1, 2].map((i) =>

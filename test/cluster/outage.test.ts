@@ -1,6 +1,6 @@
 // The store goes away under running processes (ARCHITECTURE.md §state.outage): a PRIVATE PostgreSQL cluster
 // (initdb on a free port, never the shared server) is killed while three processes call a shared
-// breaker without pause (every tenth call failing, so they keep writing to the store). Their calls
+// breaker without pause (every tenth call failing around the outage, so they keep writing to the store). Their calls
 // go on from the local copy, none waiting for the server; the ledger refuses with StoreError and runs no effect; after the restart the processes share state again
 // (a trip in one reaches the others) and nothing recorded before the outage is lost.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -70,7 +70,10 @@ describe.runIf(pgAvailable && (bin !== undefined || process.env.RECOURSE_REQUIRE
       await wait(300);
       await phase('before');
 
-      // The server dies while all three keep calling.
+      // The server dies while all three keep calling, some of their calls failing (each failure,
+      // and the success after it, is a write to the store).
+      for (const w of workers) send(w, 'FAILING on');
+      await Promise.all(workers.map((w) => w.line('FAILING on', 10_000)));
       await cluster.kill();
       await wait(1_500);
       expect(await ledger(b, 'charge-2', 1)).toBe('StoreError unavailable');
@@ -93,6 +96,8 @@ describe.runIf(pgAvailable && (bin !== undefined || process.env.RECOURSE_REQUIRE
       expect(effectLines()).toEqual([`charge-1 ${a.child.pid}`]);
       // They noticed (their failures are written at once, and those writes failed).
       for (const w of workers) await w.line('EVENT store_unavailable', 10_000);
+      for (const w of workers) send(w, 'FAILING off');
+      await Promise.all(workers.map((w) => w.line('FAILING off', 10_000)));
 
       await cluster.start();
 
@@ -109,7 +114,15 @@ describe.runIf(pgAvailable && (bin !== undefined || process.env.RECOURSE_REQUIRE
       // …and a trip in one process reaches the others again, with no call of theirs needed.
       send(a, 'TRIP');
       await a.line('TRIPPED', 10_000);
-      await Promise.all([b, c].map((w) => waitLines(w, 'STATE open', 1, 20_000)));
+      await Promise.all([b, c].map((w) => waitLines(w, 'STATE open', 1, 20_000))).catch(
+        async (error) => {
+          for (const w of workers) send(w, 'DESCRIBE');
+          const described = await Promise.all(workers.map((w) => w.line('DESCRIBE', 10_000)));
+          throw new Error(
+            `${(error as Error).message}\nthe tripping process's stdout: ${a.stdout()}\n${described.join('\n')}`,
+          );
+        },
+      );
       const after = await phase('after');
       for (const [, , slowest] of after) expect(slowest).toBeLessThan(300);
       for (const w of workers) send(w, 'EXIT');

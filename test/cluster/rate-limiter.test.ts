@@ -54,7 +54,7 @@ async function burst(
   }
 }
 
-const sharing = (b: ClusterBackend): boolean => b.name !== 'sqlite';
+const sharing = (b: ClusterBackend): boolean => b.rateLimits;
 
 forEachBackend(
   `a rateLimiter shared by ${PROCESSES} processes`,

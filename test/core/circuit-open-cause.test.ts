@@ -10,6 +10,8 @@ import {
   isRecourseError,
   isTimeoutError,
   memoryStore,
+  pipeline,
+  timeout,
 } from '../../src/index.js';
 import { VirtualClock } from '../../src/testing/index.js';
 import { httpError } from '../helpers/http-error.js';
@@ -89,5 +91,22 @@ describe('CircuitOpenError carries what opened the breaker', () => {
       `circuit "bank" was opened through its store at ${new Date(1_700_000_000_000).toISOString()}: 2 consecutive failures counted by the processes sharing it (failureThreshold 2)`,
     );
     expect(explain(rejected)).toContain('was opened through its store');
+  });
+
+  it('a probe ended by an enclosing timeout reopens it with that TimeoutError as the cause (no store)', async () => {
+    const clock = new VirtualClock();
+    const b = circuitBreaker({ name: 'slow', failureThreshold: 1, cooldownMs: 10, clock });
+    await b.execute(() => Promise.reject(httpError(503))).catch(() => {});
+    await clock.advance(10);
+    const probe = pipeline(timeout(50, { clock }), b)
+      .execute(() => new Promise(() => {}))
+      .catch((e: unknown) => e);
+    await clock.advance(50);
+    const ended = await probe;
+    expect(isTimeoutError(ended)).toBe(true);
+    expect(b.state).toBe('open');
+    const rejected = await rejectionOf(b.execute(() => 'never runs'));
+    expect(rejected.cause).toBe(ended);
+    expect(explain(rejected)).not.toContain('another process');
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import type { DemoBackend } from '../../src/cli/demo/demo-backend.js';
 import { capOf, hedgeLine, learnedLine } from '../../src/cli/demo/demo-governor.js';
-import { type DemoSummary, runDemo, TOPICS } from '../../src/cli/demo/run-demo.js';
+import { type DemoIO, type DemoSummary, runDemo, TOPICS } from '../../src/cli/demo/run-demo.js';
 import { eventLogFile } from '../../src/cli/event-log-file.js';
 
 // Runs the demo with its JSON event log (as `recourse demo` writes it), and checks what its summary
@@ -18,6 +18,7 @@ export async function runLogged(
   backend: DemoBackend,
   name: string,
   topics = TOPICS,
+  io: Omit<DemoIO, 'stdout'> = {},
 ): Promise<{
   summary: DemoSummary;
   text: string;
@@ -29,7 +30,11 @@ export async function runLogged(
   let text = '';
   let summary: DemoSummary;
   try {
-    summary = await runDemo({ stdout: { write: (s: string) => (text += s) } }, backend, topics);
+    summary = await runDemo(
+      { ...io, stdout: { write: (s: string) => (text += s) } },
+      backend,
+      topics,
+    );
   } finally {
     await log.close();
   }

@@ -1,8 +1,15 @@
+import type { TimerClock } from '../../clock/clock.js';
 import type { DemoStallLimits } from './demo-governor.js';
 import type { OrchestratorTiming, Subagent } from './research-orchestrator.js';
 
 /** Lets a backend say what it is doing (shown in the trace). */
 export type DemoNote = (topic: string, path: string, text: string) => void;
+
+/** A clock and a random source for a run's policies (see `DemoBackend.time`). */
+export interface DemoTime {
+  clock: TimerClock;
+  random: () => number;
+}
 
 /** Where the demo's subagents come from: in-process, the Anthropic SDK, or the Claude Agent SDK. */
 export interface DemoBackend {
@@ -14,6 +21,11 @@ export interface DemoBackend {
   timing: OrchestratorTiming;
   /** The adaptive stall limits the subagents stream under (learned over the run; for the summary). */
   stallLimits?: DemoStallLimits;
+  /**
+   * What the orchestrator's timers and retry jitter run on, when not real time and `Math.random`:
+   * a test's VirtualClock and seeded random, so a run does not depend on how late the scheduler is.
+   */
+  time?: DemoTime;
   /** Topics run at once. */
   concurrency: number;
   /** Receives the trace's note function, for backends that know what they are about to do. */

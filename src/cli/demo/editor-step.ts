@@ -6,6 +6,7 @@ import { exponential } from '../../backoff/exponential.js';
 import { instrument } from '../../telemetry/instrument.js';
 import { errorText } from '../../text/safe-text.js';
 import type { CliOutput } from '../command.js';
+import type { DemoTime } from './demo-backend.js';
 import { wrapLine } from './wrap-line.js';
 import { validate } from '../../validate/validate.js';
 import type { OrchestratorTiming, ResearchResult, Subagent } from './research-orchestrator.js';
@@ -71,6 +72,7 @@ export async function editBrief(
   writer: Subagent,
   findings: readonly Finding[],
   timing: OrchestratorTiming,
+  time?: DemoTime,
 ): Promise<EditorOutcome> {
   // On a terminal every line keeps to its width (a re-plan's summary is a paragraph).
   const width = out.isTTY === true && out.columns !== undefined ? out.columns - 1 : undefined;
@@ -84,6 +86,7 @@ export async function editBrief(
       name: 'editor',
       maxAttempts: 3,
       backoff: exponential({ baseMs: timing.backoffBaseMs, maxMs: timing.backoffMaxMs }),
+      ...(time ? { clock: time.clock, random: time.random } : {}),
     }),
     validate((r: ResearchResult) => r.text.trim() !== '' || 'empty brief'),
   );

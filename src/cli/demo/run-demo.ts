@@ -231,6 +231,8 @@ export async function runDemo(
       quick: traced('quick-search', backend.subagents.quick),
     },
     backend.timing,
+    backend.time?.clock,
+    backend.time?.random,
   );
   // The seeds' hard degradation: the orchestrator reads the level's flags; here it just reports them.
   const health = healthMonitor({ windowMs: 10_000, buckets: 10 });
@@ -274,7 +276,11 @@ export async function runDemo(
 
   // The subagents fan out under a bulkhead: every topic starts at once, the cap holds them to
   // `concurrency` running, the rest wait in its FIFO queue (ARCHITECTURE.md §P8).
-  const fanout = bulkhead({ maxConcurrent: cap, name: 'subagents' });
+  const fanout = bulkhead({
+    maxConcurrent: cap,
+    name: 'subagents',
+    ...(backend.time ? { clock: backend.time.clock } : {}),
+  });
   fanout.on('bulkhead_rejected', () => summary.bulkhead.rejected++);
   // Counted here, not read from the bulkhead: the summary checks the cap, it does not repeat it.
   let topicsRunning = 0;
@@ -354,7 +360,13 @@ export async function runDemo(
   detachHealth();
   levels.close();
   findings.sort((a, b) => topics.indexOf(a.topic) - topics.indexOf(b.topic));
-  const edited = await editBrief(out, backend.subagents.quick, findings, backend.timing);
+  const edited = await editBrief(
+    out,
+    backend.subagents.quick,
+    findings,
+    backend.timing,
+    backend.time,
+  );
   summary.replans = edited.replans;
   summary.brief = edited.brief !== undefined;
   if (io.approval !== undefined) {

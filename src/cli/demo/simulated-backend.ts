@@ -1,3 +1,4 @@
+import type { TimerClock } from '../../clock/clock.js';
 import type { DemoBackend, DemoNote } from './demo-backend.js';
 import { demoStallLimits, governorLine } from './demo-governor.js';
 import { EDITOR_CONTEXT_CHARS } from './editor-step.js';
@@ -7,11 +8,14 @@ import { type SimulatedFault, simulatedSubagent } from './simulated-subagents.js
  * In-process subagents: async generators that, from a seeded random source, sometimes throw a
  * 529-like error (deep-research starts with an outage of six), stall between messages, or return an empty result; deep-research's first message
  * is now and then 10× late (hedged after 100 ms). Stall limits are adaptive, learned over the run.
+ * With a `clock` (a test's VirtualClock), the subagents and the orchestrator run on it and the
+ * retries' jitter comes from `random` too, so a seed gives the same run however late the
+ * scheduler is; default: real time.
  *
  * @example
  * await runDemo({ stdout: process.stdout }, simulatedBackend(seededRandom(7)))
  */
-export function simulatedBackend(random: () => number): DemoBackend {
+export function simulatedBackend(random: () => number, clock?: TimerClock): DemoBackend {
   let note: DemoNote = () => {};
   const counts: Record<string, number> = { '529': 0, stall: 0, empty: 0, ok: 0 };
   const onFault = (name: string, topic: string, fault: SimulatedFault, attempt: number) => {
@@ -50,6 +54,7 @@ export function simulatedBackend(random: () => number): DemoBackend {
         random,
         stall.options('deep-research'),
         onFault,
+        clock,
       ),
       quick: simulatedSubagent(
         'quick-search',
@@ -64,11 +69,13 @@ export function simulatedBackend(random: () => number): DemoBackend {
         random,
         stall.options('quick-search'),
         onFault,
+        clock,
       ),
     },
     stallLimits: stall,
     timing: { failureThreshold: 3, cooldownMs: 400, backoffBaseMs: 50, backoffMaxMs: 400, hedge },
     concurrency: 1,
+    ...(clock === undefined ? {} : { time: { clock, random } }),
     setNote: (n) => {
       note = n;
     },

@@ -1,3 +1,4 @@
+import { systemClock, type TimerClock } from '../../clock/clock.js';
 import type { CallContext } from '../../context/call-context.js';
 import { reportRequestTokens } from '../../governor/attempt-signals.js';
 import type { AdaptiveStallOptions } from '../../options/stall-options.js';
@@ -36,24 +37,11 @@ export interface SimulatedProfile {
 /** Progress messages between the plan and the answer. */
 const SOURCES_READ = 20;
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-
 /**
  * An in-process subagent: an async generator of messages that, from a seeded random source,
  * sometimes throws a 529-like error, stalls between messages, or ends with an empty result.
- * Its first message sometimes comes late (a latency tail, for the hedge). Consumed under `watch`
+ * Its first message sometimes comes late (a latency tail, for the hedge). Its sleeps and its `watch`
+ * run on `clock` (default the system clock). Consumed under `watch`
  * with adaptive limits (learned under `name`), so a stall becomes a StallError.
  *
  * @example
@@ -65,7 +53,9 @@ export function simulatedSubagent(
   random: () => number,
   stall: AdaptiveStallOptions,
   onFault: (name: string, topic: string, fault: SimulatedFault, attempt: number) => void,
+  clock: TimerClock = systemClock,
 ) {
+  const sleep = (ms: number, signal: AbortSignal) => clock.sleep(ms, signal);
   let outageLeft = profile.outage ?? 0;
   const scripted = [...(profile.afterOutage ?? [])];
   return async (topic: string, ctx: CallContext): Promise<ResearchResult> => {
@@ -143,6 +133,7 @@ export function simulatedSubagent(
         adaptive: stall,
         name,
         signal: ctx.signal,
+        clock,
       })) {
         if (m.type === 'result') result = { text: m.text ?? '', sources: m.sources ?? [] };
       }
