@@ -154,6 +154,7 @@ export {
   type BreakerLimits,
   type BreakerOutcome,
   type BreakerRecord,
+  announcedChange,
   copyBreakerRecord,
   newBreakerRecord,
   sameBreakerRecord,

@@ -110,6 +110,11 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     const limits = this.#owner.options;
     this.#gen++;
     applyRecord(this, this.#owner, epoch, outcome, now, limits);
+    // The answer to this write is the newest record known unless the copy moved since: it is then
+    // taken as it is, even one epoch back. A count is not announced while closed (a success
+    // elsewhere cleared it unheard), so a copy that tripped here on a count the store no longer
+    // has is closed again by the store's answer (ARCHITECTURE.md §state.push).
+    const gen = this.#gen;
     this.#writes++;
     const { name } = this;
     this.#hub
@@ -119,7 +124,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
       .then(
         (record) => {
           this.#writes--;
-          this.#adopt(record, undefined);
+          this.#adopt(record, gen);
         },
         () => {
           this.#writes--;

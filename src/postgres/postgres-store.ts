@@ -37,7 +37,11 @@ import type {
   BreakerOutcome,
   BreakerRecord,
 } from '../transitions/breaker-record.js';
-import { newBreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
+import {
+  announcedChange,
+  newBreakerRecord,
+  sameBreakerRecord,
+} from '../transitions/breaker-record.js';
 import {
   admitTransition,
   forceTransition,
@@ -149,12 +153,18 @@ function ledgerValues(id: Buffer, e: LedgerEntry): unknown[] {
   ];
 }
 
+/** A breaker row to write, and whether its change is announced to the listening processes. */
+interface BreakerWrite {
+  record: BreakerRecord;
+  announce: boolean;
+}
+
 /**
  * Every transition runs on one pooled connection: the row is read, the pure transition recourse
  * exports is applied to it, and the result is written only if the row is still the version read
  * (see `applyToRow` for why that is atomic, absent rows included). A breaker change is written and
  * announced by one statement (`pg_notify` beside the `UPDATE`), so the notification goes out
- * exactly when the change commits.
+ * exactly when the change commits; a failure count moving while closed is written unannounced.
  */
 class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   readonly #calls: PgCalls;
@@ -229,10 +239,10 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
 
   // ── breakers ────────────────────────────────────────────────────────────────────────────────
 
-  #breakerRow(name: string): RowStatements<BreakerRecord, BreakerRecord> {
+  #breakerRow(name: string): RowStatements<BreakerRecord, BreakerWrite> {
     const id = rowId(name);
     const t = this.#t.breakers;
-    const values = (r: BreakerRecord): unknown[] => [
+    const values = ({ record: r }: BreakerWrite): unknown[] => [
       id,
       textColumn(name),
       r.state,
@@ -240,9 +250,15 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
       r.failures,
       r.openedAt,
       r.probeUntil,
-      this.#channel,
-      notifyPayload(id.toString('hex'), name, r),
     ];
+    // Only a change of state, epoch or probe slot is announced (`announcedChange`): a failure
+    // count moving while closed would reach every listening process, W² messages for W workers.
+    const announce = (w: BreakerWrite, sql: string, n: number): string =>
+      w.announce
+        ? `WITH w AS (${sql} RETURNING 1) SELECT pg_notify($${n}, $${n + 1}) FROM w`
+        : `${sql} RETURNING 1`;
+    const notice = (w: BreakerWrite): unknown[] =>
+      w.announce ? [this.#channel, notifyPayload(id.toString('hex'), name, w.record)] : [];
     return {
       read: async (client) => {
         const { rows } = await client.query<BreakerRow & { version: number }>(
@@ -251,22 +267,28 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
         );
         return versioned(rows[0], toBreaker);
       },
-      insert: async (client, r) => {
+      insert: async (client, w) => {
         const { rows } = await client.query(
-          `WITH w AS (INSERT INTO ${t} (id, name, state, epoch, failures, opened_at, probe_until) VALUES ($1, $2, $3, $4, $5, $6, $7)
-             ON CONFLICT (id) DO NOTHING RETURNING 1)
-           SELECT pg_notify($8, $9) FROM w`,
-          values(r),
+          announce(
+            w,
+            `INSERT INTO ${t} (id, name, state, epoch, failures, opened_at, probe_until) VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (id) DO NOTHING`,
+            8,
+          ),
+          [...values(w), ...notice(w)],
         );
         return rows.length === 1;
       },
-      swap: async (client, expected, r) => {
+      swap: async (client, expected, w) => {
         const { rows } = await client.query(
-          `WITH w AS (UPDATE ${t} SET name = $2, state = $3, epoch = $4, failures = $5, opened_at = $6, probe_until = $7, changed_at = now(),
+          announce(
+            w,
+            `UPDATE ${t} SET name = $2, state = $3, epoch = $4, failures = $5, opened_at = $6, probe_until = $7, changed_at = now(),
                version = version + 1
-             WHERE id = $1 AND version = $10 RETURNING 1)
-           SELECT pg_notify($8, $9) FROM w`,
-          [...values(r), expected],
+             WHERE id = $1 AND version = $8`,
+            9,
+          ),
+          [...values(w), expected, ...notice(w)],
         );
         return rows.length === 1;
       },
@@ -276,7 +298,7 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
     };
   }
 
-  /** One breaker transition: `apply` changes the record in place; it is written (and announced) only when it changed. */
+  /** One breaker transition: `apply` changes the record in place; it is written only when it changed, and announced only when `announcedChange` says so. */
   #breakerTransition<R>(
     operation: string,
     name: string,
@@ -285,13 +307,13 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
     const row = this.#breakerRow(name);
     return this.#calls.run(operation, undefined, this.#storeTimeoutMs, (client) =>
       applyToRow(client, row, (current) => {
-        const r = current === undefined ? newBreakerRecord() : { ...current };
+        const before = current ?? newBreakerRecord();
+        const r = { ...before };
         const out = apply(r);
-        const changed =
-          current === undefined
-            ? !sameBreakerRecord(newBreakerRecord(), r)
-            : !sameBreakerRecord(current, r);
-        return { result: { out, record: { ...r } }, write: changed ? r : 'keep' };
+        const write: BreakerWrite | 'keep' = sameBreakerRecord(before, r)
+          ? 'keep'
+          : { record: r, announce: announcedChange(before, r) };
+        return { result: { out, record: { ...r } }, write };
       }),
     );
   }
