@@ -70,8 +70,10 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Limit of a ledger, saga or checkpoint call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
   timeoutMs?: number;
-  /** Limit of a breaker, retry-budget, rate-limiter or bulkhead call, ms: the same name and meaning as `circuitBreaker({ storeTimeoutMs })` and `retryBudget({ storeTimeoutMs })`, and the shorter of the two applies. Default 250. */
+  /** Limit of a retry-budget, rate-limiter or bulkhead call, ms: the same name and meaning as `retryBudget({ storeTimeoutMs })`, and the shorter of the two applies. Default 250. */
   storeTimeoutMs?: number;
+  /** Limit of a breaker call, ms: the same name and meaning as `circuitBreaker({ probeStoreTimeoutMs })`, and the shorter of the two applies. A breaker stops waiting sooner on its own (its `storeTimeoutMs`, for writes and re-reads); the store lets such a call run on up to this limit (a timeout closes its connection, which would lose the write), so a write to a slow server still lands. Default 2000. */
+  probeStoreTimeoutMs?: number;
 }
 
 const POSTGRES_STORE_KEYS: OptionKeys<PostgresStoreOptions> = {
@@ -79,6 +81,7 @@ const POSTGRES_STORE_KEYS: OptionKeys<PostgresStoreOptions> = {
   schema: true,
   timeoutMs: true,
   storeTimeoutMs: true,
+  probeStoreTimeoutMs: true,
 };
 
 /** Expired ledger rows are deleted after every this many claims (and this many at most per sweep). */
@@ -170,6 +173,7 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   readonly #calls: PgCalls;
   readonly #timeoutMs: number;
   readonly #storeTimeoutMs: number;
+  readonly #breakerTimeoutMs: number;
   readonly #channel: string;
   readonly #listener: BreakerListener;
   readonly #pool: PgLike;
@@ -187,11 +191,18 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   readonly #rateLimits = new RateLimitBatches((name, batch) => this.#rateLimitWrite(name, batch));
   #claimsSinceSweep = 0;
 
-  constructor(pool: PgLike, schema: string, timeoutMs: number, storeTimeoutMs: number) {
+  constructor(
+    pool: PgLike,
+    schema: string,
+    timeoutMs: number,
+    storeTimeoutMs: number,
+    breakerTimeoutMs: number,
+  ) {
     this.#pool = pool;
     this.#calls = new PgCalls(pool, schema);
     this.#timeoutMs = timeoutMs;
     this.#storeTimeoutMs = storeTimeoutMs;
+    this.#breakerTimeoutMs = breakerTimeoutMs;
     const s = quoteIdent(schema);
     this.#t = {
       breakers: `${s}.breakers`,
@@ -305,7 +316,7 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
     apply: (r: BreakerRecord) => R,
   ): Promise<{ out: R; record: BreakerRecord }> {
     const row = this.#breakerRow(name);
-    return this.#calls.run(operation, undefined, this.#storeTimeoutMs, (client) =>
+    return this.#calls.run(operation, undefined, this.#breakerTimeoutMs, (client) =>
       applyToRow(client, row, (current) => {
         const before = current ?? newBreakerRecord();
         const r = { ...before };
@@ -345,7 +356,7 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   }
 
   breakerGet(name: string): Promise<BreakerRecord | undefined> {
-    return this.#calls.run('breakerGet', undefined, this.#storeTimeoutMs, async (client) => {
+    return this.#calls.run('breakerGet', undefined, this.#breakerTimeoutMs, async (client) => {
       const { rows } = await client.query<BreakerRow>(
         `SELECT ${BREAKER_COLUMNS} FROM ${this.#t.breakers} WHERE id = $1`,
         [rowId(name)],
@@ -992,7 +1003,7 @@ async function insertLedger(
  * breaker subscribes (re-opened after an outage). Calls that fail or outlive their limit reject
  * with `StoreError` (breaker, budget and rate-limit calls 250 ms, others `timeoutMs`). Expired ledger results are deleted
  * as claims go by. `close()` waits for running calls and releases the listening connection; the
- * pool stays yours to `end()`. Defaults: schema `'recourse'`, timeoutMs 5000, storeTimeoutMs 250.
+ * pool stays yours to `end()`. Defaults: schema `'recourse'`, timeoutMs 5000, storeTimeoutMs 250, probeStoreTimeoutMs 2000.
  *
  * @example
  * import pg from 'pg'
@@ -1018,5 +1029,9 @@ export function postgresStore(
   const timeoutMs = o.timeoutMs === undefined ? 5000 : checkMs('timeoutMs', o.timeoutMs, 1);
   const storeTimeoutMs =
     o.storeTimeoutMs === undefined ? 250 : checkMs('storeTimeoutMs', o.storeTimeoutMs, 1);
-  return new PostgresStore(pool as PgLike, schema, timeoutMs, storeTimeoutMs);
+  const probeStoreTimeoutMs =
+    o.probeStoreTimeoutMs === undefined
+      ? 2000
+      : checkMs('probeStoreTimeoutMs', o.probeStoreTimeoutMs, 1);
+  return new PostgresStore(pool as PgLike, schema, timeoutMs, storeTimeoutMs, probeStoreTimeoutMs);
 }
