@@ -224,8 +224,9 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
         script,
         [this.#key('breaker', name)],
         args,
-        // A breaker's probe question tells a server that is down (answered at once) from a slow one.
-        operation === 'breakerAdmit',
+        // A breaker tells a server that is down (answered at once) from a slow one; and a write
+        // held for a reconnect would land long after the outage it belongs to.
+        true,
       ),
     );
   }
