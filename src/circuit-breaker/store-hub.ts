@@ -21,8 +21,12 @@ export interface HubMember {
 
 // While the store is down, how often one read checks whether it is back.
 const RECOVERY_CHECK_MS = 1_000;
-// Re-reads started per tick, so 100,000 breakers on one store do not stampede it.
+// Re-reads started per tick at least, so 100,000 breakers on one store do not stampede it.
 const SYNCS_PER_TICK = 256;
+// With more breakers than one tick re-reads, the period is cut in this many ticks, each starting
+// up to 1/SLICES of them: every breaker is re-read within its period (plus one slice), and the
+// members are scanned SLICES times per period, not once per 256 of them.
+const SLICES = 16;
 
 const hubs = new WeakMap<BreakerStore, Map<Clock, StoreHub>>();
 
@@ -78,6 +82,8 @@ export class StoreHub {
   #timer: Timer | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
   #closed = false;
+  // Members seen by the last re-read tick (the next tick's share is sized by it).
+  #count = 0;
 
   private constructor(store: BreakerStore, clock: Clock) {
     this.store = store;
@@ -258,19 +264,21 @@ export class StoreHub {
       return;
     }
     let started = 0;
-    let any = false;
+    let total = 0;
+    const cap = Math.max(SYNCS_PER_TICK, Math.ceil(this.#count / SLICES));
     for (const member of this.#live()) {
-      any = true;
-      if (started < SYNCS_PER_TICK && now - member.syncedAt >= member.syncIntervalMs) {
+      total++;
+      if (started < cap && now - member.syncedAt >= member.syncIntervalMs) {
         started++;
         void member.sync();
       }
     }
-    if (!any) {
+    this.#count = total;
+    if (total === 0) {
       this.#stop();
       return;
     }
-    this.#arm(this.#tickMs);
+    this.#arm(total > SYNCS_PER_TICK ? Math.max(1, this.#tickMs / SLICES) : this.#tickMs);
   };
 
   /** The store closed: nothing more to re-read or wait for, whatever the clock. */
