@@ -23,7 +23,7 @@ describe('the safety re-read with many breaker names', () => {
         reads.set(name, (reads.get(name) ?? 0) + 1);
         return inner.breakerGet(name);
       },
-      breakerSubscribe: inner.breakerSubscribe.bind(inner),
+      breakerSubscribe: inner.breakerSubscribe!.bind(inner),
     };
     // Held here: a breaker nobody holds is collected, and its re-reads stop.
     const breakers = Array.from({ length: NAMES }, (_, i) =>
