@@ -150,6 +150,7 @@ export {
   type BreakerLimits,
   type BreakerOutcome,
   type BreakerRecord,
+  announcedChange,
   copyBreakerRecord,
   newBreakerRecord,
   sameBreakerRecord,

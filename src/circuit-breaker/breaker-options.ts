@@ -51,6 +51,13 @@ export interface BreakerOptions {
    */
   storeTimeoutMs?: number;
   /**
+   * With a store: how long the probe question (and a new breaker's first read of its record) waits
+   * for a store that is slow but up, ms. Default 2000. Only then, or at once for a store that is
+   * down (a refused connection, an unavailable server), does this process decide the probe alone:
+   * a process that gave up sooner would probe beside the one the store picked.
+   */
+  probeStoreTimeoutMs?: number;
+  /**
    * With a store: how often the local copy is re-read from the store, ms. Default 1000 for a store
    * without change notifications (SQLite), 15000 for one with them (a safety net for lost ones).
    */
@@ -69,6 +76,7 @@ export const BREAKER_KEYS: OptionKeys<BreakerOptions> = {
   countsAsFailure: true,
   store: true,
   storeTimeoutMs: true,
+  probeStoreTimeoutMs: true,
   syncIntervalMs: true,
   clock: true,
 };
@@ -82,6 +90,7 @@ const WINDOW_KEYS: OptionKeys<BreakerWindow> = {
 /** Default `probeTimeoutMs`: generous, so a slow but healthy dependency can close the breaker. */
 const DEFAULT_PROBE_TIMEOUT_MS = 120_000;
 const DEFAULT_STORE_TIMEOUT_MS = 250;
+const DEFAULT_PROBE_STORE_TIMEOUT_MS = 2_000;
 const SYNC_WITHOUT_NOTIFICATIONS_MS = 1_000;
 const SYNC_WITH_NOTIFICATIONS_MS = 15_000;
 
@@ -95,6 +104,7 @@ export interface ResolvedBreakerOptions extends Readonly<BreakerLimits> {
   readonly countsAsFailure: ((error: unknown, c: Classification) => boolean) | undefined;
   readonly store: BreakerStore | undefined;
   readonly storeTimeoutMs: number;
+  readonly probeStoreTimeoutMs: number;
   readonly syncIntervalMs: number;
   readonly clock: Clock;
 }
@@ -140,6 +150,8 @@ export function resolveBreakerOptions(options: BreakerOptions | undefined): Reso
   }
   if (store === undefined && o.storeTimeoutMs !== undefined)
     throw new TypeError('storeTimeoutMs needs a store');
+  if (store === undefined && o.probeStoreTimeoutMs !== undefined)
+    throw new TypeError('probeStoreTimeoutMs needs a store');
   if (store === undefined && o.syncIntervalMs !== undefined)
     throw new TypeError('syncIntervalMs needs a store');
   const notifies = typeof store?.breakerSubscribe === 'function';
@@ -163,6 +175,10 @@ export function resolveBreakerOptions(options: BreakerOptions | undefined): Reso
       o.storeTimeoutMs === undefined
         ? DEFAULT_STORE_TIMEOUT_MS
         : checkMs('storeTimeoutMs', o.storeTimeoutMs, 1),
+    probeStoreTimeoutMs:
+      o.probeStoreTimeoutMs === undefined
+        ? DEFAULT_PROBE_STORE_TIMEOUT_MS
+        : checkMs('probeStoreTimeoutMs', o.probeStoreTimeoutMs, 1),
     syncIntervalMs:
       o.syncIntervalMs === undefined
         ? notifies

@@ -35,10 +35,13 @@ const noop = (): void => {};
  * and periodic re-read refreshes the copy, keeping the record with the higher epoch, and none of
  * the same epoch is taken while this process's own writes are still unanswered.
  *
- * When the store fails or is slower than `storeTimeoutMs`, the port applies the same transitions
- * to its copy alone (this process keeps protecting itself, with its own single probe), never
- * failing or delaying a call for it; when the store answers again the copy is re-read and a
- * state forced meanwhile is written.
+ * A store call slower than `storeTimeoutMs` is given up on by its caller (writes are behind the
+ * call anyway); the probe question and the first read wait up to `probeStoreTimeoutMs`, so a
+ * store that is slow but up still decides who probes, one process fleet-wide. When the store is
+ * **down** (an error such as a refused connection, or a probe question unanswered for its whole
+ * limit) the port applies the same transitions to its copy alone (this process keeps protecting
+ * itself, with its own single probe), never failing or delaying a call for it; when the store
+ * answers again the copy is re-read and a state forced meanwhile is written.
  */
 export class SharedPort extends PortFields implements BreakerPort, HubMember {
   slow = true;
@@ -63,9 +66,6 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
   // same epoch from the store may not (an earlier answer, a late notification), so none is taken
   // until the last one answers.
   #writes = 0;
-  // Set when this process's own count opened the copy (the epoch it opened from): see
-  // #tripIfOpenAlone.
-  #openedHere: { epoch: number; gen: number; at: number } | undefined;
 
   constructor(owner: PortOwner, store: BreakerStore) {
     super();
@@ -76,13 +76,13 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     this.syncIntervalMs = options.syncIntervalMs;
     this.#hub = StoreHub.of(store, options.clock);
     this.#hub.attach(this);
-    if (!this.#hub.available) {
+    if (this.#hub.down) {
       this.slow = false; // the store is down: start from a closed copy and re-sync when it is back
       return;
     }
     // A process joining late must not send a call to a dependency the others found dead: the
-    // first admission waits (at most storeTimeoutMs) for the stored record.
-    this.#loading = this.sync().then(() => {
+    // first admission waits (at most probeStoreTimeoutMs) for the stored record.
+    this.#loading = this.sync(true).then(() => {
       this.slow = false;
       this.#loading = undefined;
     });
@@ -96,7 +96,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
 
   settle(epoch: number, outcome: BreakerOutcome, now: number): void {
     if (epoch !== this.epoch) return;
-    if (!this.#hub.available) {
+    if (this.#hub.down) {
       this.#applyRecord(epoch, outcome, now);
       return;
     }
@@ -112,11 +112,12 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     // applies the same transition, and its answer reconciles the copy with other processes.
     const limits = this.#owner.options;
     this.#gen++;
-    if (
-      applyRecord(this, this.#owner, epoch, outcome, now, limits) === 'closed' &&
-      this.state === 'open'
-    )
-      this.#openedHere = { epoch, gen: this.#gen, at: now };
+    applyRecord(this, this.#owner, epoch, outcome, now, limits);
+    // The answer to this write is the newest record known unless the copy moved since: it is then
+    // taken as it is, even one epoch back. A count is not announced while closed (a success
+    // elsewhere cleared it unheard), so a copy that tripped here on a count the store no longer
+    // has is closed again by the store's answer (ARCHITECTURE.md §state.push).
+    const gen = this.#gen;
     this.#writes++;
     const { name } = this;
     this.#hub
@@ -125,8 +126,8 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
       )
       .then(
         (record) => {
-          if (--this.#writes === 0 && this.#tripIfOpenAlone(record)) return;
-          this.#adopt(record, undefined);
+          this.#writes--;
+          this.#adopt(record, gen);
         },
         () => {
           this.#writes--;
@@ -146,7 +147,7 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     const diverged = this.#diverged;
     // Open here at once, so this process sends nothing more while the store is written.
     this.#applyRecord(epoch, 'failure', now, true);
-    if (!this.#hub.available) return;
+    if (this.#hub.down) return;
     this.#diverged = diverged;
     this.#writeTrip(epoch, now, true);
   }
@@ -173,22 +174,6 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
           this.#diverged = true; // the store is down: this copy is open on its own until it is back
         },
       );
-  }
-
-  /**
-   * This process's own count opened its copy, every write has been answered, and the store is
-   * still closed at that epoch: its count was cleared meanwhile (another process's success, or one
-   * of this process's own, written concurrently and landing late). The copy stays open and the
-   * store is tripped from that epoch, once, so a copy is never open alone, refusing calls for a
-   * whole cooldown that no other process knows of (ARCHITECTURE.md §state.local).
-   */
-  #tripIfOpenAlone(record: BreakerRecord): boolean {
-    const opened = this.#openedHere;
-    this.#openedHere = undefined;
-    if (opened === undefined || opened.gen !== this.#gen) return false;
-    if (record.state !== 'closed' || record.epoch !== opened.epoch) return false;
-    this.#writeTrip(opened.epoch, opened.at, false);
-    return true;
   }
 
   force(state: 'closed' | 'isolated'): Promise<void> {
@@ -224,15 +209,22 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     };
   }
 
-  sync(): Promise<void> {
+  /** Re-reads the record; `decisive` (the first read, which the first admission waits for) waits up to `probeStoreTimeoutMs`. */
+  sync(decisive = false): Promise<void> {
     if (this.#syncing !== undefined) return this.#syncing;
+    const options = this.#owner.options;
     const gen = this.#gen;
     const done = (): void => {
       this.syncedAt = this.#owner.options.clock.now();
       this.#syncing = undefined;
     };
     this.#syncing = this.#hub
-      .call(this.#owner.options.storeTimeoutMs, () => this.#store.breakerGet(this.name))
+      .call(
+        decisive ? options.probeStoreTimeoutMs : options.storeTimeoutMs,
+        () => this.#store.breakerGet(this.name),
+        undefined,
+        decisive,
+      )
       .then((record) => {
         done();
         this.#adopt(record ?? newBreakerRecord(), gen);
@@ -272,8 +264,11 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
           return { kind: 'reject', retryAfterMs: this.probeUntil - now, state: 'half-open' };
         break;
     }
-    // The cooldown is over (or the probe's time is up): the store decides who probes.
-    if (!this.#hub.available) return this.#applyAdmit(now);
+    // The cooldown is over (or the probe's time is up): the store decides who probes, unless it is
+    // known down. A store that is only slow (its writes time out) is asked too, and waited for up
+    // to probeStoreTimeoutMs: a process that gave up sooner would probe on its own beside the one
+    // the store picked (ARCHITECTURE.md §P4).
+    if (this.#hub.down) return this.#applyAdmit(now);
     // This process already asked: its other callers wait for that answer like any non-probe.
     if (this.#asking !== undefined)
       return { kind: 'reject', retryAfterMs: limits.probeTimeoutMs, state: 'half-open' };
@@ -281,9 +276,10 @@ export class SharedPort extends PortFields implements BreakerPort, HubMember {
     const { name } = this;
     const asking = this.#hub
       .call(
-        this.#owner.options.storeTimeoutMs,
+        limits.probeStoreTimeoutMs,
         () => this.#store.breakerAdmit(name, now, limits),
         (late) => this.#giveBack(late),
+        true,
       )
       .then(
         (stored): Admission => {

@@ -2,7 +2,7 @@ import { type Clock, startTimer, type Timer } from '../clock/clock.js';
 import { type DeadlineEntry, deadlineQueue } from '../clock/deadline-queue.js';
 import type { BreakerStore } from '../store/breaker-store.js';
 import { onStoreClose } from '../store/store-close-hooks.js';
-import { StoreError } from '../store/store-error.js';
+import { isStoreError, StoreError } from '../store/store-error.js';
 import { errorText } from '../text/safe-text.js';
 import type { BreakerRecord } from '../transitions/breaker-record.js';
 
@@ -21,8 +21,12 @@ export interface HubMember {
 
 // While the store is down, how often one read checks whether it is back.
 const RECOVERY_CHECK_MS = 1_000;
-// Re-reads started per tick, so 100,000 breakers on one store do not stampede it.
+// Re-reads started per tick at least, so 100,000 breakers on one store do not stampede it.
 const SYNCS_PER_TICK = 256;
+// With more breakers than one tick re-reads, the period is cut in this many ticks, each starting
+// up to 1/SLICES of them: every breaker is re-read within its period (plus one slice), and the
+// members are scanned SLICES times per period, not once per 256 of them.
+const SLICES = 16;
 
 const hubs = new WeakMap<BreakerStore, Map<Clock, StoreHub>>();
 
@@ -35,6 +39,7 @@ class StoreCall<T> implements DeadlineEntry {
     readonly at: number,
     readonly hub: StoreHub,
     readonly timeoutMs: number,
+    readonly decisive: boolean,
   ) {}
 
   expire(): void {
@@ -42,7 +47,7 @@ class StoreCall<T> implements DeadlineEntry {
       'timeout',
       `breaker store did not answer within ${this.timeoutMs} ms`,
     );
-    this.hub.failed(error);
+    this.hub.failed(error, this.decisive);
     this.reject(error);
   }
 }
@@ -57,7 +62,16 @@ class StoreCall<T> implements DeadlineEntry {
 export class StoreHub {
   readonly store: BreakerStore;
   readonly clock: Clock;
+  /** False since a store call failed or timed out, until one answers in time. */
   available = true;
+  /**
+   * True when the store is known **down**, not merely slow: a call failed with an error other
+   * than a timeout (connection refused, an unavailable server), or a decisive call (the probe
+   * question, the first read) went unanswered for its whole limit. Decisions are then made from
+   * the local copy at once (ARCHITECTURE.md §state.outage); a store that is only slow is still
+   * asked for them.
+   */
+  down = false;
   #downSince = 0;
   readonly #members = new Map<string, Set<WeakRef<HubMember>>>();
   readonly #finalizer = new FinalizationRegistry<{ name: string; ref: WeakRef<HubMember> }>(
@@ -68,6 +82,8 @@ export class StoreHub {
   #timer: Timer | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
   #closed = false;
+  // Members seen by the last re-read tick (the next tick's share is sized by it).
+  #count = 0;
 
   private constructor(store: BreakerStore, clock: Clock) {
     this.store = store;
@@ -108,10 +124,16 @@ export class StoreHub {
 
   /**
    * Runs one store call: it rejects with the store's error, or with `StoreError` `timeout` after
-   * `timeoutMs`; either marks the store unavailable. A call that answers after its timeout is
-   * handed to `onLate` (to undo what it did, such as a probe slot nobody will use).
+   * `timeoutMs`; either marks the store unavailable, and an error other than a timeout, or the
+   * timeout of a `decisive` call, marks it down. A call that answers after its timeout is handed
+   * to `onLate` (to undo what it did, such as a probe slot nobody will use).
    */
-  call<T>(timeoutMs: number, op: () => Promise<T>, onLate?: (value: T) => void): Promise<T> {
+  call<T>(
+    timeoutMs: number,
+    op: () => Promise<T>,
+    onLate?: (value: T) => void,
+    decisive = false,
+  ): Promise<T> {
     let pending: Promise<T>;
     try {
       // A third-party store may answer with a plain value or a foreign thenable.
@@ -120,7 +142,7 @@ export class StoreHub {
       pending = Promise.reject(error);
     }
     const queue = deadlineQueue(this.clock);
-    const call = new StoreCall<T>(this.clock.now() + timeoutMs, this, timeoutMs);
+    const call = new StoreCall<T>(this.clock.now() + timeoutMs, this, timeoutMs, decisive);
     const result = new Promise<T>((resolve, reject) => {
       call.resolve = resolve;
       call.reject = reject;
@@ -139,15 +161,20 @@ export class StoreHub {
       (error: unknown) => {
         if (!call.live) return;
         queue.cancel(call);
-        this.failed(error);
+        this.failed(error, decisive);
         call.reject(error);
       },
     );
     return result;
   }
 
-  /** A store call failed: the first failure turns every member to its local copy. */
-  failed(error: unknown): void {
+  /**
+   * A store call failed: the first failure makes every member write behind without waiting and
+   * says so (`store_unavailable`); a failure that shows the store down (see {@link down}) also
+   * turns their decisions local.
+   */
+  failed(error: unknown, decisive = false): void {
+    if (decisive || !(isStoreError(error) && error.code === 'timeout')) this.down = true;
     if (!this.available) return;
     this.available = false;
     this.#downSince = this.clock.now();
@@ -156,6 +183,7 @@ export class StoreHub {
   }
 
   #succeeded(): void {
+    this.down = false;
     if (this.available) return;
     this.available = true;
     const downMs = Math.max(0, this.clock.now() - this.#downSince);
@@ -236,19 +264,21 @@ export class StoreHub {
       return;
     }
     let started = 0;
-    let any = false;
+    let total = 0;
+    const cap = Math.max(SYNCS_PER_TICK, Math.ceil(this.#count / SLICES));
     for (const member of this.#live()) {
-      any = true;
-      if (started < SYNCS_PER_TICK && now - member.syncedAt >= member.syncIntervalMs) {
+      total++;
+      if (started < cap && now - member.syncedAt >= member.syncIntervalMs) {
         started++;
         void member.sync();
       }
     }
-    if (!any) {
+    this.#count = total;
+    if (total === 0) {
       this.#stop();
       return;
     }
-    this.#arm(this.#tickMs);
+    this.#arm(total > SYNCS_PER_TICK ? Math.max(1, this.#tickMs / SLICES) : this.#tickMs);
   };
 
   /** The store closed: nothing more to re-read or wait for, whatever the clock. */

@@ -37,7 +37,11 @@ import type {
   BreakerOutcome,
   BreakerRecord,
 } from '../transitions/breaker-record.js';
-import { newBreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
+import {
+  announcedChange,
+  newBreakerRecord,
+  sameBreakerRecord,
+} from '../transitions/breaker-record.js';
 import {
   admitTransition,
   forceTransition,
@@ -66,8 +70,10 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Limit of a ledger, saga or checkpoint call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
   timeoutMs?: number;
-  /** Limit of a breaker, retry-budget, rate-limiter or bulkhead call, ms: the same name and meaning as `circuitBreaker({ storeTimeoutMs })` and `retryBudget({ storeTimeoutMs })`, and the shorter of the two applies. Default 250. */
+  /** Limit of a retry-budget, rate-limiter or bulkhead call, ms: the same name and meaning as `retryBudget({ storeTimeoutMs })`, and the shorter of the two applies. Default 250. */
   storeTimeoutMs?: number;
+  /** Limit of a breaker call, ms: the same name and meaning as `circuitBreaker({ probeStoreTimeoutMs })`, and the shorter of the two applies. A breaker stops waiting sooner on its own (its `storeTimeoutMs`, for writes and re-reads); the store lets such a call run on up to this limit (a timeout closes its connection, which would lose the write), so a write to a slow server still lands. Default 2000. */
+  probeStoreTimeoutMs?: number;
 }
 
 const POSTGRES_STORE_KEYS: OptionKeys<PostgresStoreOptions> = {
@@ -75,6 +81,7 @@ const POSTGRES_STORE_KEYS: OptionKeys<PostgresStoreOptions> = {
   schema: true,
   timeoutMs: true,
   storeTimeoutMs: true,
+  probeStoreTimeoutMs: true,
 };
 
 /** Expired ledger rows are deleted after every this many claims (and this many at most per sweep). */
@@ -149,17 +156,24 @@ function ledgerValues(id: Buffer, e: LedgerEntry): unknown[] {
   ];
 }
 
+/** A breaker row to write, and whether its change is announced to the listening processes. */
+interface BreakerWrite {
+  record: BreakerRecord;
+  announce: boolean;
+}
+
 /**
  * Every transition runs on one pooled connection: the row is read, the pure transition recourse
  * exports is applied to it, and the result is written only if the row is still the version read
  * (see `applyToRow` for why that is atomic, absent rows included). A breaker change is written and
  * announced by one statement (`pg_notify` beside the `UPDATE`), so the notification goes out
- * exactly when the change commits.
+ * exactly when the change commits; a failure count moving while closed is written unannounced.
  */
 class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   readonly #calls: PgCalls;
   readonly #timeoutMs: number;
   readonly #storeTimeoutMs: number;
+  readonly #breakerTimeoutMs: number;
   readonly #channel: string;
   readonly #listener: BreakerListener;
   readonly #pool: PgLike;
@@ -177,11 +191,18 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   readonly #rateLimits = new RateLimitBatches((name, batch) => this.#rateLimitWrite(name, batch));
   #claimsSinceSweep = 0;
 
-  constructor(pool: PgLike, schema: string, timeoutMs: number, storeTimeoutMs: number) {
+  constructor(
+    pool: PgLike,
+    schema: string,
+    timeoutMs: number,
+    storeTimeoutMs: number,
+    breakerTimeoutMs: number,
+  ) {
     this.#pool = pool;
     this.#calls = new PgCalls(pool, schema);
     this.#timeoutMs = timeoutMs;
     this.#storeTimeoutMs = storeTimeoutMs;
+    this.#breakerTimeoutMs = breakerTimeoutMs;
     const s = quoteIdent(schema);
     this.#t = {
       breakers: `${s}.breakers`,
@@ -229,10 +250,10 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
 
   // ── breakers ────────────────────────────────────────────────────────────────────────────────
 
-  #breakerRow(name: string): RowStatements<BreakerRecord, BreakerRecord> {
+  #breakerRow(name: string): RowStatements<BreakerRecord, BreakerWrite> {
     const id = rowId(name);
     const t = this.#t.breakers;
-    const values = (r: BreakerRecord): unknown[] => [
+    const values = ({ record: r }: BreakerWrite): unknown[] => [
       id,
       textColumn(name),
       r.state,
@@ -240,9 +261,15 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
       r.failures,
       r.openedAt,
       r.probeUntil,
-      this.#channel,
-      notifyPayload(id.toString('hex'), name, r),
     ];
+    // Only a change of state, epoch or probe slot is announced (`announcedChange`): a failure
+    // count moving while closed would reach every listening process, W² messages for W workers.
+    const announce = (w: BreakerWrite, sql: string, n: number): string =>
+      w.announce
+        ? `WITH w AS (${sql} RETURNING 1) SELECT pg_notify($${n}, $${n + 1}) FROM w`
+        : `${sql} RETURNING 1`;
+    const notice = (w: BreakerWrite): unknown[] =>
+      w.announce ? [this.#channel, notifyPayload(id.toString('hex'), name, w.record)] : [];
     return {
       read: async (client) => {
         const { rows } = await client.query<BreakerRow & { version: number }>(
@@ -251,22 +278,28 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
         );
         return versioned(rows[0], toBreaker);
       },
-      insert: async (client, r) => {
+      insert: async (client, w) => {
         const { rows } = await client.query(
-          `WITH w AS (INSERT INTO ${t} (id, name, state, epoch, failures, opened_at, probe_until) VALUES ($1, $2, $3, $4, $5, $6, $7)
-             ON CONFLICT (id) DO NOTHING RETURNING 1)
-           SELECT pg_notify($8, $9) FROM w`,
-          values(r),
+          announce(
+            w,
+            `INSERT INTO ${t} (id, name, state, epoch, failures, opened_at, probe_until) VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (id) DO NOTHING`,
+            8,
+          ),
+          [...values(w), ...notice(w)],
         );
         return rows.length === 1;
       },
-      swap: async (client, expected, r) => {
+      swap: async (client, expected, w) => {
         const { rows } = await client.query(
-          `WITH w AS (UPDATE ${t} SET name = $2, state = $3, epoch = $4, failures = $5, opened_at = $6, probe_until = $7, changed_at = now(),
+          announce(
+            w,
+            `UPDATE ${t} SET name = $2, state = $3, epoch = $4, failures = $5, opened_at = $6, probe_until = $7, changed_at = now(),
                version = version + 1
-             WHERE id = $1 AND version = $10 RETURNING 1)
-           SELECT pg_notify($8, $9) FROM w`,
-          [...values(r), expected],
+             WHERE id = $1 AND version = $8`,
+            9,
+          ),
+          [...values(w), expected, ...notice(w)],
         );
         return rows.length === 1;
       },
@@ -276,22 +309,22 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
     };
   }
 
-  /** One breaker transition: `apply` changes the record in place; it is written (and announced) only when it changed. */
+  /** One breaker transition: `apply` changes the record in place; it is written only when it changed, and announced only when `announcedChange` says so. */
   #breakerTransition<R>(
     operation: string,
     name: string,
     apply: (r: BreakerRecord) => R,
   ): Promise<{ out: R; record: BreakerRecord }> {
     const row = this.#breakerRow(name);
-    return this.#calls.run(operation, undefined, this.#storeTimeoutMs, (client) =>
+    return this.#calls.run(operation, undefined, this.#breakerTimeoutMs, (client) =>
       applyToRow(client, row, (current) => {
-        const r = current === undefined ? newBreakerRecord() : { ...current };
+        const before = current ?? newBreakerRecord();
+        const r = { ...before };
         const out = apply(r);
-        const changed =
-          current === undefined
-            ? !sameBreakerRecord(newBreakerRecord(), r)
-            : !sameBreakerRecord(current, r);
-        return { result: { out, record: { ...r } }, write: changed ? r : 'keep' };
+        const write: BreakerWrite | 'keep' = sameBreakerRecord(before, r)
+          ? 'keep'
+          : { record: r, announce: announcedChange(before, r) };
+        return { result: { out, record: { ...r } }, write };
       }),
     );
   }
@@ -323,7 +356,7 @@ class PostgresStore implements Store, RateLimitStore, BulkheadStore {
   }
 
   breakerGet(name: string): Promise<BreakerRecord | undefined> {
-    return this.#calls.run('breakerGet', undefined, this.#storeTimeoutMs, async (client) => {
+    return this.#calls.run('breakerGet', undefined, this.#breakerTimeoutMs, async (client) => {
       const { rows } = await client.query<BreakerRow>(
         `SELECT ${BREAKER_COLUMNS} FROM ${this.#t.breakers} WHERE id = $1`,
         [rowId(name)],
@@ -980,7 +1013,7 @@ async function insertLedger(
  * breaker subscribes (re-opened after an outage). Calls that fail or outlive their limit reject
  * with `StoreError` (breaker, budget and rate-limit calls 250 ms, others `timeoutMs`). Expired ledger results are deleted
  * as claims go by. `close()` waits for running calls and releases the listening connection; the
- * pool stays yours to `end()`. Defaults: schema `'recourse'`, timeoutMs 5000, storeTimeoutMs 250.
+ * pool stays yours to `end()`. Defaults: schema `'recourse'`, timeoutMs 5000, storeTimeoutMs 250, probeStoreTimeoutMs 2000.
  *
  * @example
  * import pg from 'pg'
@@ -1006,5 +1039,9 @@ export function postgresStore(
   const timeoutMs = o.timeoutMs === undefined ? 5000 : checkMs('timeoutMs', o.timeoutMs, 1);
   const storeTimeoutMs =
     o.storeTimeoutMs === undefined ? 250 : checkMs('storeTimeoutMs', o.storeTimeoutMs, 1);
-  return new PostgresStore(pool as PgLike, schema, timeoutMs, storeTimeoutMs);
+  const probeStoreTimeoutMs =
+    o.probeStoreTimeoutMs === undefined
+      ? 2000
+      : checkMs('probeStoreTimeoutMs', o.probeStoreTimeoutMs, 1);
+  return new PostgresStore(pool as PgLike, schema, timeoutMs, storeTimeoutMs, probeStoreTimeoutMs);
 }

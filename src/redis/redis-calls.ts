@@ -1,7 +1,7 @@
 import { InFlightCalls } from '../store/in-flight-calls.js';
 import { StoreError } from '../store/store-error.js';
 import { driverError, isNoScript } from './driver-error.js';
-import { connected, type Send } from './redis-connection.js';
+import { connected, reconnecting, type Send } from './redis-connection.js';
 import type { RedisLike } from './redis-like.js';
 import type { RedisScript } from './scripts/script.js';
 
@@ -33,7 +33,12 @@ export class RedisCalls {
     return this.#calls.closed;
   }
 
-  /** Runs `script` with `keys` and `args` within `timeoutMs`. */
+  /**
+   * Runs `script` with `keys` and `args` within `timeoutMs`. `failFast`: a client that lost its
+   * connection (reconnecting) fails the call at once with `StoreError` `unavailable` instead of
+   * waiting for the reconnect (a breaker's decision must tell a server that is down from one
+   * that is slow).
+   */
   script(
     operation: string,
     key: string | undefined,
@@ -41,28 +46,31 @@ export class RedisCalls {
     script: RedisScript,
     keys: string[],
     args: string[],
+    failFast = false,
   ): Promise<unknown> {
-    return this.#run(operation, key, timeoutMs, () => this.#eval(script, keys, args));
+    return this.#run(operation, key, timeoutMs, failFast, () => this.#eval(script, keys, args));
   }
 
-  /** Sends one plain command (a read) within `timeoutMs`. */
+  /** Sends one plain command (a read) within `timeoutMs`; `failFast` as for {@link script}. */
   command(
     operation: string,
     key: string | undefined,
     timeoutMs: number,
     args: string[],
+    failFast = false,
   ): Promise<unknown> {
-    return this.#run(operation, key, timeoutMs, () => this.#send(args));
+    return this.#run(operation, key, timeoutMs, failFast, () => this.#send(args));
   }
 
   #run<R>(
     operation: string,
     key: string | undefined,
     timeoutMs: number,
+    failFast: boolean,
     work: () => Promise<R>,
   ): Promise<R> {
     if (this.#calls.closed) return Promise.reject(this.#calls.closedError(operation, key));
-    return this.#calls.track(this.#limit(operation, key, timeoutMs, work));
+    return this.#calls.track(this.#limit(operation, key, timeoutMs, failFast, work));
   }
 
   /** Refuses new calls and waits for the ones running (each bounded by its limit). Idempotent. */
@@ -88,6 +96,7 @@ export class RedisCalls {
     operation: string,
     key: string | undefined,
     timeoutMs: number,
+    failFast: boolean,
     work: () => Promise<R>,
   ): Promise<R> {
     return new Promise<R>((resolve, reject) => {
@@ -100,6 +109,13 @@ export class RedisCalls {
       timer.unref?.();
       const start = async (): Promise<R> => {
         while (!connected(this.#client)) {
+          if (failFast && reconnecting(this.#client))
+            throw new StoreError(
+              'unavailable',
+              `redisStore: ${operation} under prefix ${JSON.stringify(this.prefix)}: the client lost its connection and is reconnecting (the server is down or unreachable)`,
+              undefined,
+              key === undefined ? {} : { key },
+            );
           await new Promise((r) => setTimeout(r, CONNECT_POLL_MS));
           if (timedOut) throw new Error('not sent: the client did not connect in time');
         }

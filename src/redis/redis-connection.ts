@@ -17,6 +17,15 @@ export function connected(client: RedisLike): boolean {
   return client.isReady !== false || client.isOpen === false;
 }
 
+/**
+ * @internal True while the client has lost its connection and waits to try again (ioredis
+ * `reconnecting`; node-redis open but not ready): the server is down or unreachable, not slow.
+ */
+export function reconnecting(client: RedisLike): boolean {
+  if (isIoRedis(client)) return client.status === 'reconnecting';
+  return client.isOpen === true && client.isReady === false;
+}
+
 /** @internal True for an ioredis client (it has `call`). */
 export function isIoRedis(client: RedisLike): client is IoRedisLike {
   return typeof (client as Partial<IoRedisLike>).call === 'function';

@@ -89,8 +89,10 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** Limit of a ledger, saga, checkpoint or escalation call, ms; slower calls reject with `StoreError` `timeout`. Default 5000. */
   timeoutMs?: number;
-  /** Limit of a breaker, retry-budget, rate-limiter or bulkhead call, ms: the same name and meaning as `circuitBreaker({ storeTimeoutMs })` and `retryBudget({ storeTimeoutMs })`, and the shorter of the two applies. Default 250. */
+  /** Limit of a retry-budget, rate-limiter or bulkhead call, ms: the same name and meaning as `retryBudget({ storeTimeoutMs })`, and the shorter of the two applies. Default 250. */
   storeTimeoutMs?: number;
+  /** Limit of a breaker call, ms: the same name and meaning as `circuitBreaker({ probeStoreTimeoutMs })`, and the shorter of the two applies. A breaker stops waiting sooner on its own (its `storeTimeoutMs`, for writes and re-reads); the store lets such a call run on up to this limit, so a write to a slow server still lands. Default 2000. */
+  probeStoreTimeoutMs?: number;
 }
 
 const REDIS_STORE_KEYS: OptionKeys<RedisStoreOptions> = {
@@ -99,6 +101,7 @@ const REDIS_STORE_KEYS: OptionKeys<RedisStoreOptions> = {
   prefix: true,
   timeoutMs: true,
   storeTimeoutMs: true,
+  probeStoreTimeoutMs: true,
 };
 
 /**
@@ -142,6 +145,7 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
   readonly #calls: RedisCalls;
   readonly #timeoutMs: number;
   readonly #storeTimeoutMs: number;
+  readonly #breakerTimeoutMs: number;
   readonly #prefix: string;
   readonly #channelName: string;
   readonly #channel: BreakerChannel;
@@ -155,11 +159,13 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
     prefix: string,
     timeoutMs: number,
     storeTimeoutMs: number,
+    breakerTimeoutMs: number,
   ) {
     this.#calls = new RedisCalls(client, sender(client), prefix);
     this.#prefix = prefix;
     this.#timeoutMs = timeoutMs;
     this.#storeTimeoutMs = storeTimeoutMs;
+    this.#breakerTimeoutMs = breakerTimeoutMs;
     this.#channelName = `${prefix}breakers`;
     this.#channel = new BreakerChannel(
       this.#channelName,
@@ -214,10 +220,13 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
       await this.#calls.script(
         operation,
         undefined,
-        this.#storeTimeoutMs,
+        this.#breakerTimeoutMs,
         script,
         [this.#key('breaker', name)],
         args,
+        // A breaker tells a server that is down (answered at once) from a slow one; and a write
+        // held for a reconnect would land long after the outage it belongs to.
+        true,
       ),
     );
   }
@@ -280,15 +289,13 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
     this.#see(name);
     await BreakerChannel.ready();
     const reply = list(
-      await this.#calls.command('breakerGet', undefined, this.#storeTimeoutMs, [
-        'HMGET',
-        this.#key('breaker', name),
-        's',
-        'e',
-        'f',
-        'o',
-        'p',
-      ]),
+      await this.#calls.command(
+        'breakerGet',
+        undefined,
+        this.#breakerTimeoutMs,
+        ['HMGET', this.#key('breaker', name), 's', 'e', 'f', 'o', 'p'],
+        true,
+      ),
     );
     return reply[0] === null || reply[0] === undefined ? undefined : breakerFrom(reply, 0);
   }
@@ -877,9 +884,9 @@ function keepPx(keepUntil: number, now: number): number {
  * wall clock. Ledger results expire by themselves (PX, at `expiresAt`), an idle rate limiter an
  * hour after the last time it refers to; breaker changes are heard on a second connection
  * (`subscriber`, by default `client.duplicate()`). Calls that fail or outlive their limit reject
- * with `StoreError` (breaker, budget and rate-limit calls 250 ms, others `timeoutMs`). `close()` waits for running calls and ends the subscriber connection it
+ * with `StoreError` (breaker calls after 2 s, budget and rate-limit calls 250 ms, others `timeoutMs`). `close()` waits for running calls and ends the subscriber connection it
  * made; the client stays yours to `quit()`. Defaults: prefix `'recourse:'`, timeoutMs 5000,
- * storeTimeoutMs 250. One Redis node (or a primary behind Sentinel): not Redis Cluster.
+ * storeTimeoutMs 250, probeStoreTimeoutMs 2000. One Redis node (or a primary behind Sentinel): not Redis Cluster.
  *
  * @example
  * import { Redis } from 'ioredis'
@@ -915,5 +922,16 @@ export function redisStore(options: RedisStoreOptions): Store & RateLimitStore &
   const timeoutMs = o.timeoutMs === undefined ? 5000 : checkMs('timeoutMs', o.timeoutMs, 1);
   const storeTimeoutMs =
     o.storeTimeoutMs === undefined ? 250 : checkMs('storeTimeoutMs', o.storeTimeoutMs, 1);
-  return new RedisStore(o.client, o.subscriber, prefix, timeoutMs, storeTimeoutMs);
+  const probeStoreTimeoutMs =
+    o.probeStoreTimeoutMs === undefined
+      ? 2000
+      : checkMs('probeStoreTimeoutMs', o.probeStoreTimeoutMs, 1);
+  return new RedisStore(
+    o.client,
+    o.subscriber,
+    prefix,
+    timeoutMs,
+    storeTimeoutMs,
+    probeStoreTimeoutMs,
+  );
 }

@@ -4,7 +4,11 @@ import type {
   BreakerOutcome,
   BreakerRecord,
 } from '../transitions/breaker-record.js';
-import { newBreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
+import {
+  announcedChange,
+  newBreakerRecord,
+  sameBreakerRecord,
+} from '../transitions/breaker-record.js';
 import {
   admitTransition,
   forceTransition,
@@ -64,7 +68,8 @@ export class MemoryBreakers {
     transition(r);
     if (!sameBreakerRecord(before, r)) {
       this.#records.set(name, r);
-      if (this.#listeners.size > 0) this.#notify(name, { ...r });
+      // A failure count moving while closed is not announced (see `announcedChange`).
+      if (this.#listeners.size > 0 && announcedChange(before, r)) this.#notify(name, { ...r });
     }
     return { ...r };
   }

@@ -18,8 +18,8 @@ export interface StoredAdmission {
 }
 
 /**
- * Called by a store with a breaker's record after a transition changed it (in any process that
- * shares the store, this one included).
+ * Called by a store with a breaker's record after a transition changed its state, epoch or probe
+ * slot (in any process that shares the store, this one included); never for a failure count alone.
  *
  * @example
  * const stop = store.breakerSubscribe?.((name, record) => console.log(name, record.state))
@@ -117,12 +117,17 @@ export interface BreakerStore {
   /**
    * Optional change notifications, so a trip or a close in one process reaches the local copy of
    * every other process without a call (Redis pub/sub, PostgreSQL `LISTEN/NOTIFY`; `memoryStore`
-   * in-process). After every `breakerAdmit`, `breakerRecord` or `breakerForce` that **changed** a
-   * record, the store calls `listener(name, record)` with the record as stored, asynchronously
-   * (never inside the transition), in every process that subscribed — the writer's own included.
-   * Delivery may be late, duplicated or lost (a reconnect): breakers keep the record with the
-   * higher epoch and still re-read on an interval. A store without this method (SQLite) is
-   * re-read every `syncIntervalMs` instead.
+   * in-process). After every `breakerAdmit`, `breakerRecord` or `breakerForce` whose change is a
+   * **state change** — `announcedChange(before, after)`: a new state, epoch or probe slot (a trip,
+   * a probe taken or freed, a close, `isolate()` / `reset()`) — the store calls
+   * `listener(name, record)` with the record as stored, asynchronously (never inside the
+   * transition), in every process that subscribed — the writer's own included. A failure count
+   * that moves while the breaker stays closed is written but **not** announced: with W processes
+   * on a flaky dependency that would be W² messages. A process learns the count it needs from the
+   * record its own `breakerRecord` returns (so its next success clears a count it knows of) and
+   * from its re-reads. Delivery may be late, duplicated or lost (a reconnect): breakers keep the
+   * record with the higher epoch and still re-read on an interval. A store without this method
+   * (SQLite) is re-read every `syncIntervalMs` instead.
    *
    * @returns a function that ends the subscription (idempotent)
    */

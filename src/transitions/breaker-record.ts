@@ -95,3 +95,21 @@ export function sameBreakerRecord(a: BreakerRecord, b: BreakerRecord): boolean {
     a.probeUntil === b.probeUntil
   );
 }
+
+/**
+ * True when `after` differs from `before` in what other processes must hear at once: the state,
+ * the epoch or the probe slot (a trip, a probe taken or freed, a close, `isolate()` / `reset()`).
+ * A failure count that moves while the breaker stays closed is not announced: with W processes
+ * sharing a flaky dependency that would be W² messages, and a process learns the count from the
+ * record each of its own writes returns (ARCHITECTURE.md §state.local).
+ *
+ * @example
+ * if (announcedChange(before, r)) publish(name, r) // a store notifies only these changes
+ */
+export function announcedChange(before: BreakerRecord, after: BreakerRecord): boolean {
+  return (
+    before.state !== after.state ||
+    before.epoch !== after.epoch ||
+    before.probeUntil !== after.probeUntil
+  );
+}

@@ -566,6 +566,7 @@ const NO_OPTIONS: Record<string, string> = {
   'agent-recourse:newBreakerRecord': 'takes nothing',
   'agent-recourse:copyBreakerRecord': 'a pure helper of breaker records (store back ends)',
   'agent-recourse:sameBreakerRecord': 'a pure helper of breaker records (store back ends)',
+  'agent-recourse:announcedChange': 'a pure helper of breaker records (store back ends)',
   'agent-recourse:forceTransition': 'a pure transition of a breaker record (store back ends)',
   'agent-recourse:ledgerClaimTransition': 'a pure transition of a ledger entry (store back ends)',
   'agent-recourse:ledgerRenewTransition': 'a pure transition of a ledger entry (store back ends)',

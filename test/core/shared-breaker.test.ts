@@ -372,7 +372,7 @@ describe('circuitBreaker on a shared store', () => {
       return { b, clock, state };
     }
 
-    it('a hung store: calls never wait longer than storeTimeoutMs, the breaker protects from its local copy, and re-syncs when back', async () => {
+    it('a hung store: calls never wait longer than storeTimeoutMs (the probe question probeStoreTimeoutMs), the breaker protects from its local copy, and re-syncs when back', async () => {
       const clock = new VirtualClock(1_000_000);
       const { store, calls, state } = controlled(memoryStore());
       const b = circuitBreaker({
@@ -395,15 +395,26 @@ describe('circuitBreaker on a shared store', () => {
       await fail(b); // counted locally: trips locally
       expect(b.state).toBe('open');
       await clock.advance(1_000);
-      // the cooldown is over: with the store known down, the probe is decided here, at once
+      // the cooldown is over: only a write timed out (slow is not down), so the probe question
+      // waits for the store up to probeStoreTimeoutMs; unanswered, this process probes alone
       const started = clock.now();
-      await expect(b.execute(() => 'ok')).resolves.toBe('ok');
-      expect(clock.now() - started).toBe(0);
+      const probe = b.execute(() => clock.now() - started);
+      await clock.advance(1_999);
+      expect(b.toJSON()).toMatchObject({ probeInFlight: false });
+      await clock.advance(1);
+      await expect(probe).resolves.toBe(2_000);
       expect(b.state).toBe('closed');
+      // now the store is known down: the next probe is decided here, at once
+      await fail(b);
+      await fail(b);
+      expect(b.state).toBe('open');
+      await clock.advance(1_000);
+      const again = clock.now();
+      await expect(b.execute(() => clock.now() - again)).resolves.toBe(0);
       state.mode = 'up';
       await clock.advance(1_000); // the next once-a-second read finds the store back
       await settle();
-      expect(events).toEqual(['unavailable:StoreError', 'recovered:2000']);
+      expect(events).toEqual(['unavailable:StoreError', 'recovered:5000']);
       expect(b.toJSON()).toMatchObject({ state: 'closed', store: { available: true } });
       expect(calls.get).toBeGreaterThanOrEqual(2);
     });
@@ -443,13 +454,15 @@ describe('circuitBreaker on a shared store', () => {
     });
 
     it('a failing store: the first probe question fails over to a local probe within the same call', async () => {
-      const { b, state } = await trippedAndCooled();
+      const { b, clock, state } = await trippedAndCooled();
       state.mode = 'fail';
-      await expect(b.execute(() => 'fine')).resolves.toBe('fine');
+      const started = clock.now();
+      // a store that is down is not waited for (probeStoreTimeoutMs is for a slow one)
+      await expect(b.execute(() => clock.now() - started)).resolves.toBe(0);
       expect(b.state).toBe('closed');
     });
 
-    it('a hung probe question costs that one call storeTimeoutMs, then it runs as the local probe', async () => {
+    it('a hung probe question costs that one call probeStoreTimeoutMs, then it runs as the local probe', async () => {
       const { b, clock, state } = await trippedAndCooled();
       state.mode = 'hang';
       const started = clock.now();
@@ -459,14 +472,14 @@ describe('circuitBreaker on a shared store', () => {
         b.execute(() => 'y').catch((e: unknown) => e),
       ]);
       expect(others.every(isCircuitOpenError)).toBe(true); // one question per process at a time
-      await clock.advance(250);
-      await expect(call).resolves.toBe(250);
+      await clock.advance(2_000);
+      await expect(call).resolves.toBe(2_000);
     });
 
     it('a probe granted after the question timed out is given back, so the slot is not held for nobody', async () => {
       const { b, clock, inner, answer: late } = await waitingForTheStore(1_000);
       const call = b.execute(() => 'local probe');
-      await clock.advance(250);
+      await clock.advance(2_000); // probeStoreTimeoutMs
       await expect(call).resolves.toBe('local probe');
       late();
       await settle();
@@ -566,6 +579,12 @@ describe('circuitBreaker on a shared store', () => {
     expect(() => circuitBreaker({ syncIntervalMs: 100 })).toThrow('syncIntervalMs needs a store');
     expect(() => circuitBreaker({ store: {} as BreakerStore })).toThrow(
       /store must be a BreakerStore with breakerAdmit/,
+    );
+    expect(() => circuitBreaker({ probeStoreTimeoutMs: 2_000 })).toThrow(
+      'probeStoreTimeoutMs needs a store',
+    );
+    expect(() => circuitBreaker({ store: memoryStore(), probeStoreTimeoutMs: -5 })).toThrow(
+      'probeStoreTimeoutMs must be a number >= 1, got -5',
     );
     expect(() => circuitBreaker({ store: memoryStore(), storeTimeoutMs: 0 })).toThrow(
       'storeTimeoutMs must be a number >= 1, got 0',

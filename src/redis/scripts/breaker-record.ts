@@ -4,7 +4,8 @@ import { LUA_NUM, redisScript } from './script.js';
 export const BREAKER_RECORD = redisScript(
   'breaker-record',
   1,
-  `-- breaker-record: recordTransition on one breaker, atomically; publishes the record when it changed.
+  `-- breaker-record: recordTransition on one breaker, atomically; publishes the record when its state, epoch or probe slot changed
+-- (a failure count that moves while closed is written, never published: W workers would hear W² messages).
 -- KEYS[1]  the breaker's hash (fields s, e, f, o, p as in breaker-admit)
 -- ARGV[1]  now (the caller's wall clock, ms)
 -- ARGV[2]  the epoch the call was admitted under (a stale one changes nothing)
@@ -17,12 +18,14 @@ ${LUA_NUM}local r = redis.call('HMGET', KEYS[1], 's', 'e', 'f', 'o', 'p')
 local state, epoch, failures, openedAt, probeUntil = r[1] or 'closed', r[2] or '0', r[3] or '0', r[4] or '0', r[5] or '0'
 local outcome = ARGV[3]
 local changed = false
+local announce = false
 local function open()
   state = 'open'
   epoch = num(tonumber(epoch) + 1)
   openedAt = ARGV[1]
   probeUntil = '0'
   changed = true
+  announce = true
 end
 if tonumber(ARGV[2]) == tonumber(epoch) then
   if state == 'closed' then
@@ -40,16 +43,20 @@ if tonumber(ARGV[2]) == tonumber(epoch) then
       failures = '0'
       probeUntil = '0'
       changed = true
+      announce = true
     elseif outcome == 'failure' then
       open()
     elseif tonumber(probeUntil) ~= 0 then
       probeUntil = '0'
       changed = true
+      announce = true
     end
   end
 end
 if changed then
   redis.call('HSET', KEYS[1], 's', state, 'e', epoch, 'f', failures, 'o', openedAt, 'p', probeUntil)
+end
+if announce then
   redis.call('PUBLISH', ARGV[5], cjson.encode({ARGV[6], state, epoch, failures, openedAt, probeUntil}))
 end
 return {state, epoch, failures, openedAt, probeUntil}
