@@ -26,6 +26,7 @@ import * as cluster from './cases/cluster.js';
 import * as instructions from './cases/instructions.js';
 import * as bundleSize from './cases/bundle-size.js';
 import * as mcp from './cases/mcp.js';
+import * as fleet from './cases/fleet.js';
 
 const CASES = [
   overhead,
@@ -44,6 +45,7 @@ const CASES = [
   instructions,
   bundleSize,
   mcp,
+  fleet,
 ];
 
 let args;
@@ -112,8 +114,8 @@ const results = {
 
 // --merge: keep the cases of the existing results file that this run does not measure (each case
 // records when and how it was measured, so BENCHMARKS.md can say which run a table comes from).
+let previous;
 if (args.merge) {
-  let previous;
   try {
     previous = JSON.parse(await readFile(out, 'utf8'));
   } catch (error) {
@@ -151,9 +153,24 @@ for (const c of selected) {
     log: (msg) => console.log(`  · ${msg}`),
   };
   try {
-    const r = await c.run(ctx);
+    let r = await c.run(ctx);
     r.seconds = (Date.now() - t0) / 1000;
     r.measured = { date: results.date, revision: results.revision, command: results.command };
+    // A case that measures part of itself (fleet: FLEET_BACKENDS) keeps the rest of the previous
+    // result under --merge; `merge` says how.
+    const before = previous?.cases?.[c.id];
+    if (c.merge !== undefined && before !== undefined && before.error === undefined)
+      r = c.merge(
+        {
+          ...before,
+          measured: before.measured ?? {
+            date: previous.date,
+            revision: previous.revision,
+            command: previous.command,
+          },
+        },
+        r,
+      );
     results.cases[c.id] = r;
     for (const t of r.tables) {
       if (t.title !== c.title) console.log(`\n  ${t.title}`);

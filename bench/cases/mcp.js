@@ -1,7 +1,8 @@
 // Case 16: what mcpClient adds to an MCP tool call on a local stdio server, on every runtime of
 // the run (Node 24 with --node). The goal compares mcpClient with its defaults to a bare
-// client.callTool; the other two arms split that difference into what the protocol's progress
-// token costs (any idle limit that progress resets needs one) and what mcpClient itself adds.
+// client.callTool; the other arms split that difference into what the protocol's progress token
+// costs (any idle limit that progress resets needs one), what the SDK call with the same limits
+// written by hand costs (the floor for any wrapper that has them), and what mcpClient itself adds.
 import { fmt } from '../lib/format.js';
 import { runWorker } from '../lib/spawn.js';
 import { median, quantile } from '../lib/stats.js';
@@ -14,6 +15,11 @@ export const perRuntime = true;
 const ARMS = [
   { name: 'bare', label: 'client.callTool (SDK, bare)' },
   { name: 'bareProgress', label: 'client.callTool with onprogress (SDK, a progress token)' },
+  {
+    name: 'bareLimits',
+    label:
+      'client.callTool with the same limits by hand (SDK: onprogress, resetTimeoutOnProgress, an AbortController)',
+  },
   { name: 'mcpClient', label: 'mcpClient.callTool (defaults: idleMs 30000, timeoutMs 120000)' },
   {
     name: 'mcpClientNoIdle',
@@ -48,6 +54,8 @@ export async function run(ctx) {
         p10: quantile(wall, 0.1),
         p90: quantile(wall, 0.9),
         overhead: overBare(wall, r.perCallUs.bare),
+        // Over the same limits written by hand: what mcpClient adds that the SDK call needs anyway.
+        overLimits: overBare(wall, r.perCallUs.bareLimits),
         overheadP90: quantile(
           wall.map((v, i) => v / r.perCallUs.bare[i] - 1),
           0.9,
@@ -87,7 +95,7 @@ export async function run(ctx) {
   for (const rt of ctx.runtimes) {
     const d = data[rt.version];
     notes.push(
-      `${rt.version}: mcpClient ${fmt(d.mcpClient.overhead * 100, 1)}% over bare (p90 of the ratios ${fmt(d.mcpClient.overheadP90 * 100, 1)}%); the SDK's own progress token alone ${fmt(d.bareProgress.overhead * 100, 1)}%; mcpClient without a progress token ${fmt(d.mcpClientNoIdle.overhead * 100, 1)}%. Client CPU: ${fmt(d.mcpClient.cpuOverhead * 100, 1)}% more through mcpClient, ${fmt(d.mcpClientNoIdle.cpuOverhead * 100, 1)}% with idleMs: Infinity.`,
+      `${rt.version}: mcpClient ${fmt(d.mcpClient.overhead * 100, 1)}% over bare (p90 of the ratios ${fmt(d.mcpClient.overheadP90 * 100, 1)}%); the SDK's own progress token alone ${fmt(d.bareProgress.overhead * 100, 1)}%, the SDK call with the same limits by hand ${fmt(d.bareLimits.overhead * 100, 1)}% (mcpClient ${fmt(d.mcpClient.overLimits * 100, 1)}% over that); mcpClient without a progress token ${fmt(d.mcpClientNoIdle.overhead * 100, 1)}%. Client CPU: ${fmt(d.mcpClient.cpuOverhead * 100, 1)}% more through mcpClient, ${fmt(d.mcpClientNoIdle.cpuOverhead * 100, 1)}% with idleMs: Infinity.`,
     );
   }
   if (ctx.quick)

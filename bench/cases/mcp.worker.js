@@ -4,7 +4,10 @@
 // Each round makes callsPerRound sequential calls of the read-only `read` tool through each arm,
 // the arms in a new order each round (reversed every other round), so all see the same machine.
 // Arms: the bare SDK call; the bare SDK call asking for progress (`onprogress`: a progress token,
-// what any idle limit that progress resets needs); mcpClient with its defaults (idleMs 30000 <
+// what any idle limit that progress resets needs); the bare SDK call with the limits mcpClient's
+// defaults give it, written by hand (a progress token, the idle limit reset by progress, and an
+// AbortController, the one way the SDK offers to cancel a request early: the least any wrapper
+// with an idle limit and a total cap can do); mcpClient with its defaults (idleMs 30000 <
 // timeoutMs 120000: a progress token and an AbortController per call); mcpClient with
 // idleMs: Infinity (neither).
 import { readFileSync } from 'node:fs';
@@ -43,6 +46,13 @@ const noop = () => {};
 const arms = {
   bare: () => client.callTool({ name: 'read' }),
   bareProgress: () => client.callTool({ name: 'read' }, undefined, { onprogress: noop }),
+  bareLimits: () =>
+    client.callTool({ name: 'read' }, undefined, {
+      signal: new AbortController().signal,
+      timeout: 30_000,
+      resetTimeoutOnProgress: true,
+      onprogress: noop,
+    }),
   mcpClient: () => mcp.callTool({ name: 'read' }),
   mcpClientNoIdle: () => noIdle.callTool({ name: 'read' }),
 };

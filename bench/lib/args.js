@@ -8,7 +8,9 @@ export const USAGE = `usage: npm run bench -- [--quick] [--node PATH]... [--only
                  5 amplification, 6 jitter, 7 chaos, 8 report, 9 resume, 10 rate-limit, 11 hedge,
                  12 adaptive-stall, 13 cluster, 15 bundle-size, 16 mcp; and only when named, 14
                  instructions (valgrind's count of instructions per call for cases 1 and 2, about 9
-                 minutes per runtime)
+                 minutes per runtime) and 17 fleet (1 to 1,000 workers as store handles on private
+                 Redis, Redis Cluster and PostgreSQL servers, about 7 minutes; FLEET_SIZES,
+                 FLEET_BACKENDS pick; with --merge the backends not picked are kept)
   --merge        keep the other cases of the results file (with --only: refresh some cases of a run)
   --rounds N     fresh processes per variant for the per-call cases (default 7; --quick 3)
   --out FILE     where to write the results (default bench/results.json)`;

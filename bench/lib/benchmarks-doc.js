@@ -59,6 +59,18 @@ export function renderTables(r, id) {
   return out.join('\n').trimEnd();
 }
 
+/** The `n`-th table (from 1) of a case with its notes, under its own title (a page that has room for one). */
+export function renderTable(r, id, n) {
+  const c = r.cases[id];
+  if (c === undefined) return `Not measured in this run (\`npm run bench -- --only ${id}\`).`;
+  if (c.error) return `This case failed in this run: ${c.error.split('\n')[0]}`;
+  const t = c.tables[n - 1];
+  if (t === undefined) throw new Error(`case ${id} has no table ${n}`);
+  const out = [`### ${t.title}`, '', markdownTable(t.columns, t.rows), ''];
+  for (const note of t.notes ?? []) out.push(`- ${note}`);
+  return out.join('\n').trimEnd();
+}
+
 export function renderGoals(r) {
   const goals = evaluateGoals(r);
   return goals.length === 0
@@ -74,7 +86,7 @@ export function renderSummary(r) {
     : markdownTable(columns, rows);
 }
 
-const PLACEHOLDER = /^\{\{(run|goals|summary|title:[\w-]+|tables:[\w-]+)\}\}$/;
+const PLACEHOLDER = /^\{\{(run|goals|summary|title:[\w-]+|tables:[\w-]+|table:[\w-]+:\d+)\}\}$/;
 
 /**
  * A page of the benchmark: `template` with its placeholders filled from `results`. With
@@ -93,10 +105,11 @@ export function renderBenchmarks(
         throw new Error(`unknown placeholder in the template: ${line.trim()}`);
       return line;
     }
-    const [kind, id] = m[1].split(':');
+    const [kind, id, n] = m[1].split(':');
     if (kind === 'run') return renderRun(results);
     if (kind === 'goals') return renderGoals(results);
     if (kind === 'summary') return renderSummary(results);
+    if (kind === 'table') return renderTable(results, id, Number(n));
     described.add(id);
     if (kind === 'title')
       return `## ${caseTitle(results, id) ?? `${id} (not measured in this run)`}`;

@@ -55,18 +55,51 @@ export async function clusterBackends(log) {
 /**
  * Opens the store of `spec` from the build being measured; `close()` also ends its connections.
  * `count`, when given, is called once per round trip to the server (a SQL statement, a Redis command).
+ * `connections`: the PostgreSQL pool size (default 8; the LISTEN connection is one of them).
  */
-export async function openStore(spec, count) {
-  const { backendOf } = await backendList();
-  const store = await backendOf(spec.kind).open(spec, {
-    connections: 8,
-    ...(count ? { wrapConnection: (c, client) => counting[client](c, count) } : {}),
-  });
+export async function openStore(spec, count, { connections = 8 } = {}) {
+  const store =
+    spec.kind === 'redis-cluster'
+      ? await openRedisClusterStore(spec, count)
+      : await (await backendList()).backendOf(spec.kind).open(spec, {
+          connections,
+          ...(count ? { wrapConnection: (c, client) => counting[client](c, count) } : {}),
+        });
   await store.ledgerGet('bench-warm-up'); // creates the schema before anything is measured
   return store;
 }
 
-/** A pool whose clients call `count` on every query (one query, one round trip). */
+/**
+ * A redisStore on a Redis Cluster of the bench's own (spec kind 'redis-cluster': `nodes`, `prefix`;
+ * not an address of the backend list, as the cluster is a private server, bench/lib/fleet-backends.js)
+ * through an ioredis Cluster, which connects to every master; the store duplicates it for its
+ * subscriber. `count` as for {@link openStore}.
+ */
+async function openRedisClusterStore(spec, count) {
+  const [{ Cluster }, { redisStore }] = await Promise.all([
+    import('ioredis'),
+    loadEntry('redis/index.js'),
+  ]);
+  const client = new Cluster(spec.nodes);
+  client.on('error', () => {});
+  // Until its first `ready` the client has not learned the slots: the store would not send yet.
+  await new Promise((resolve, reject) => {
+    client.once('ready', resolve);
+    client.once('end', () => reject(new Error('the Redis Cluster client ended before ready')));
+  });
+  const store = redisStore({
+    client: count ? countingClient(client, count) : client,
+    prefix: spec.prefix,
+  });
+  const close = store.close.bind(store);
+  store.close = async () => {
+    await close();
+    client.disconnect();
+  };
+  return store;
+}
+
+/** A pool whose clients call `count` on every query (one query, one round trip), with its SQL text. */
 function countingPool(pool, count) {
   const wrapClient = (client) =>
     new Proxy(client, {
@@ -74,7 +107,7 @@ function countingPool(pool, count) {
         const value = Reflect.get(target, key);
         if (key === 'query')
           return (...args) => {
-            count();
+            count(typeof args[0] === 'string' ? args[0] : args[0]?.text);
             return value.apply(target, args);
           };
         return typeof value === 'function' ? value.bind(target) : value;
@@ -85,7 +118,7 @@ function countingPool(pool, count) {
       const value = Reflect.get(target, key);
       if (key === 'query')
         return (...args) => {
-          count();
+          count(typeof args[0] === 'string' ? args[0] : args[0]?.text);
           return value.apply(target, args);
         };
       if (key === 'connect') return async (...args) => wrapClient(await value.apply(target, args));

@@ -1,5 +1,6 @@
 // The goals of the benchmark issue, checked against the measured results. Nothing here is
 // loosened to pass: each row says what was measured and whether the goal is met.
+import { fleetFigures } from './fleet-tables.js';
 import { fmt, signed } from './format.js';
 
 const status = (ok) => (ok === undefined ? 'n/a' : ok ? 'met' : 'NOT met');
@@ -279,6 +280,48 @@ export function evaluateGoals(results) {
         `${fmt(d.budget.perCall, 3)} (retry(3) without a budget: ${fmt(d.noBudget.perCall, 2)})`,
         d.budget.perCall <= 1.1,
       );
+    }
+  }
+  if (c.fleet?.data) {
+    // Issue 28's "must hold" for a fleet, on every store measured: 0 messages per failing call
+    // while closed, at most 3 per worker per trip, one probe per recovery in every round, and the
+    // trip seen by every worker within 1 s (p99) at the largest fleet.
+    const node = results.runtimes[0].version;
+    for (const [store, b] of Object.entries(c.fleet.data)) {
+      const sizes = b.sizes.filter((d) => d.error === undefined);
+      if (sizes.length === 0) continue;
+      const figures = sizes.map((d) => ({ d, x: fleetFigures(d) }));
+      const at = (f) => figures.map(({ d, x }) => `${fmt(f(x, d), 2)} at W=${fmt(d.w)}`).join(', ');
+      const worst = (f) => Math.max(...figures.map(({ d, x }) => f(x, d)));
+      const failing = (x) => x.messagesPerFailure;
+      add(
+        `fleet (${store}): 0 messages per failing call while closed`,
+        node,
+        at(failing),
+        worst(failing) === 0,
+      );
+      const perTrip = (x, d) => x.messagesPerTrip / d.w;
+      add(
+        `fleet (${store}): <= 3 messages per worker per trip`,
+        node,
+        at(perTrip),
+        worst(perTrip) <= 3,
+      );
+      const probes = figures.flatMap(({ d }) => d.recovery.probes);
+      add(
+        `fleet (${store}): one probe per recovery, in every round of every size`,
+        node,
+        `${probes.filter((n) => n === 1).length} of ${probes.length} rounds (most: ${fmt(Math.max(...probes))})`,
+        probes.every((n) => n === 1),
+      );
+      const big = sizes.at(-1);
+      if (big.w > 1)
+        add(
+          `fleet (${store}): a trip reaches every worker within 1 s, p99`,
+          node,
+          `W=${fmt(big.w)}: p99 ${fmt(big.trip.p99)} ms (p50 ${fmt(big.trip.p50)}, max ${fmt(big.trip.max)}, ${big.trip.missed} missed)`,
+          big.trip.p99 <= 1000 && big.trip.missed === 0,
+        );
     }
   }
   return goals;

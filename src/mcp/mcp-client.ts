@@ -250,14 +250,16 @@ class McpClientImpl implements McpClient {
     if (entry !== undefined) return entry;
     if (this.#policies.size >= MAX_TOOL_POLICIES) this.#policies.clear();
     const name = `${this.name}/${tool}`;
-    const layers: Policy[] = [instrument({ name })];
+    // The name goes on the pipeline: its calls share one named root scope (ARCHITECTURE.md §P10),
+    // where a named instrument would make a scope per call to carry it.
+    const layers: Policy[] = [instrument()];
     if (this.#bulkhead !== undefined) layers.push(this.#bulkhead);
     layers.push(this.breaker);
     if (this.#retry !== false) layers.push(retry(this.#retry));
     const what = key === LIST_KEY ? `tools/list on ${this.name}` : `tool ${tool} on ${this.name}`;
     entry = {
       tool,
-      policy: pipeline(...layers),
+      policy: pipeline({ name }, ...layers),
       safe: { name, what, unsafe: false },
       unsafe: { name, what, unsafe: true },
     };

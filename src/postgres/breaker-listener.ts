@@ -1,6 +1,6 @@
-import { reportListenerError } from '../events/emitter.js';
 import type { BreakerChangeListener } from '../store/breaker-store.js';
 import type { BreakerRecord } from '../transitions/breaker-record.js';
+import { BreakerSubscribers } from './breaker-subscribers.js';
 import { quoteIdent } from './identifiers.js';
 import type { PgClientLike, PgLike, PgNotification } from './pg-like.js';
 
@@ -71,7 +71,13 @@ export class BreakerListener {
   readonly #pool: PgLike;
   readonly #channel: string;
   readonly #rows: BreakerRows;
-  readonly #listeners = new Set<BreakerChangeListener>();
+  readonly #subscribers = new BreakerSubscribers(
+    () => {
+      this.#running = true;
+      this.#connect();
+    },
+    () => this.stop(),
+  );
   #client: PgClientLike | undefined;
   #running = false;
   #retryMs = FIRST_RETRY_MS;
@@ -100,20 +106,7 @@ export class BreakerListener {
   }
 
   subscribe(listener: BreakerChangeListener): () => void {
-    // Wrapped, so one listener subscribed twice gets two independent subscriptions.
-    const entry: BreakerChangeListener = (name, record) => listener(name, record);
-    this.#listeners.add(entry);
-    if (!this.#running) {
-      this.#running = true;
-      this.#connect();
-    }
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.#listeners.delete(entry);
-      if (this.#listeners.size === 0) this.stop();
-    };
+    return this.#subscribers.add(listener);
   }
 
   /** Ends listening and gives the connection back (destroyed: it still has `LISTEN` on). */
@@ -154,7 +147,7 @@ export class BreakerListener {
         lostAt - CATCH_UP_MARGIN_MS,
         CATCH_UP_LIMIT,
       ))
-        this.#deliver(name, record);
+        this.#subscribers.deliver(name, record);
     } catch {
       // Breakers still re-read their records on their own interval.
     }
@@ -167,13 +160,13 @@ export class BreakerListener {
     if ('idHex' in parsed) {
       this.#rows.byIdHex(parsed.idHex).then(
         (rows) => {
-          for (const { name, record } of rows) this.#deliver(name, record);
+          for (const { name, record } of rows) this.#subscribers.deliver(name, record);
         },
         () => {},
       );
       return;
     }
-    this.#deliver(parsed.name, parsed.record);
+    this.#subscribers.deliver(parsed.name, parsed.record);
   };
 
   readonly #onError = (): void => {
@@ -202,16 +195,6 @@ export class BreakerListener {
     // A late error from the ending socket must not be unheard (it would end the process).
     client.on('error', () => {});
     client.release(error ?? true);
-  }
-
-  #deliver(name: string, record: BreakerRecord): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(name, { ...record });
-      } catch (error) {
-        reportListenerError(error);
-      }
-    }
   }
 }
 

@@ -2,18 +2,25 @@ import type { Backend } from '../store/backend.js';
 import { serverAddress, serviceUrl, shownUrl } from '../store/backend-url.js';
 import { closeWith } from '../store/close-with.js';
 
-/** A PostgreSQL server and the schema holding recourse's tables (undefined: `recourse`). */
+/**
+ * A PostgreSQL server and the schema holding recourse's tables (undefined: `recourse`).
+ * `changes: 'poll'` (with `pollIntervalMs`, default the store's 500) when the URL is a pooler in
+ * transaction mode, where `LISTEN` cannot work (`postgresStore({ changes })`); absent: `'listen'`.
+ */
 export interface PostgresSpec {
   readonly kind: 'postgres';
   readonly url: string;
   readonly schema: string | undefined;
+  readonly changes?: 'listen' | 'poll';
+  readonly pollIntervalMs?: number;
 }
 
 const quoted = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
 /**
  * The PostgreSQL backend of the backend list: `postgres://…` or `postgresql://…`, `?schema=` the
- * recourse schema; `pg` is loaded only when a store is opened. Breaker changes are pushed (NOTIFY).
+ * recourse schema; `pg` is loaded only when a store is opened. Breaker changes are pushed (NOTIFY),
+ * or polled when the spec says `changes: 'poll'` (a pooler in transaction mode).
  *
  * @example
  * const store = await postgresBackend.open({ kind: 'postgres', url: 'postgres://db/app', schema: undefined })
@@ -45,6 +52,8 @@ export const postgresBackend: Backend<PostgresSpec> = {
     const store = postgresStore({
       pool: o.wrapConnection ? o.wrapConnection(pool, 'pg') : pool,
       ...(spec.schema === undefined ? {} : { schema: spec.schema }),
+      ...(spec.changes === undefined ? {} : { changes: spec.changes }),
+      ...(spec.pollIntervalMs === undefined ? {} : { pollIntervalMs: spec.pollIntervalMs }),
       ...(o.storeTimeoutMs === undefined ? {} : { storeTimeoutMs: o.storeTimeoutMs }),
     });
     return closeWith(store, () => pool.end());

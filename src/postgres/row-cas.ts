@@ -22,14 +22,17 @@ export interface RowStatements<Row, Write> {
  * writer's `UPDATE` holds the row until it commits, and PostgreSQL then checks
  * `WHERE version = $read` again on the committed row (READ COMMITTED update rule), failing it; a
  * missing row is settled by the primary key. Two round trips when uncontended, no lock held.
+ * `key` names the row in the `busy` error of a row that kept changing (see `applyToSlot`).
  */
 export function applyToRow<Row, Write, R>(
   client: PgClientLike,
   row: RowStatements<Row, Write>,
   transition: (current: Row | undefined) => Decision<R, Write>,
+  key?: string,
 ): Promise<R> {
   return applyToSlot(
     {
+      ...(key === undefined ? {} : { key }),
       read: () => row.read(client),
       insert: (write) => row.insert(client, write),
       swap: (expected, write) => row.swap(client, expected, write),

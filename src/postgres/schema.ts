@@ -4,7 +4,7 @@ import { quoteIdent } from './identifiers.js';
 import type { PgClientLike } from './pg-like.js';
 
 /** The schema version this code writes. Bump it and add a step to `MIGRATIONS` when tables change. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /**
  * Every table is keyed by `id`, the sha256 of its key (see `rowId`): keys of any length fit a btree.
@@ -114,6 +114,24 @@ CREATE TABLE ${s}.bulkheads (
   version bigint NOT NULL DEFAULT 0
 );`;
 
+/**
+ * Version 6: the breakers' change log, one row per announced change (ARCHITECTURE.md §state.push),
+ * which a store behind a pooler in transaction mode polls instead of `LISTEN` (`changes: 'poll'`).
+ * `at` is the writing statement's start; rows older than a few minutes are deleted as changes go by.
+ */
+const V6 = (s: string): string => `
+CREATE TABLE ${s}.breaker_changes (
+  seq bigserial PRIMARY KEY,
+  at timestamptz NOT NULL DEFAULT now(),
+  name text NOT NULL,
+  state text NOT NULL,
+  epoch bigint NOT NULL,
+  failures integer NOT NULL,
+  opened_at double precision NOT NULL,
+  probe_until double precision NOT NULL
+);
+CREATE INDEX breaker_changes_at ON ${s}.breaker_changes (at);`;
+
 /** MIGRATIONS[n] takes the schema from version n to n + 1, with a line for the migrations table. */
 const MIGRATIONS: ReadonlyArray<{ description: string; sql: (quotedSchema: string) => string }> = [
   { description: 'breakers, ledger, checkpoints, saga leases and logs, escalations', sql: V1 },
@@ -121,6 +139,7 @@ const MIGRATIONS: ReadonlyArray<{ description: string; sql: (quotedSchema: strin
   { description: 'row versions for compare-and-swap transitions', sql: V3 },
   { description: 'rate limiters', sql: V4 },
   { description: 'bulkheads', sql: V5 },
+  { description: 'breaker change log', sql: V6 },
 ];
 
 /** Advisory lock class of recourse's migrations (the second key is the schema name's hash). */

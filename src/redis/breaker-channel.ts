@@ -1,6 +1,6 @@
 import { reportListenerError } from '../events/emitter.js';
 import type { BreakerChangeListener } from '../store/breaker-store.js';
-import type { BreakerRecord } from '../transitions/breaker-record.js';
+import { type BreakerRecord, sameBreakerRecord } from '../transitions/breaker-record.js';
 import type { Subscriber } from './redis-connection.js';
 
 /** Retry delays of a subscription that failed (the server down at start): 100 ms doubling to 2 s. */
@@ -40,6 +40,8 @@ export function parseChange(message: string): { name: string; record: BreakerRec
 
 /** After the subscriber reconnected, the catch-up waits this long (its re-SUBSCRIBE goes first). */
 const CATCH_UP_DELAY_MS = 50;
+/** The last record delivered is remembered for this many names (the most recently heard). */
+const REMEMBERED_NAMES = 10_000;
 
 /**
  * @internal Hears breaker changes on the subscriber connection (`SUBSCRIBE <prefix>breakers`) and
@@ -54,6 +56,8 @@ export class BreakerChannel {
   readonly #subscriber: () => Subscriber;
   readonly #channel: string;
   readonly #listeners = new Set<BreakerChangeListener>();
+  /** What was last handed on per name: a catch-up that reads a record a message already brought skips it. */
+  readonly #delivered = new Map<string, BreakerRecord>();
   #active: Subscriber | undefined;
   #running = false;
   #generation = 0;
@@ -113,7 +117,7 @@ export class BreakerChannel {
     await active?.end().catch(() => {});
   }
 
-  #start(): void {
+  #start(retry = false): void {
     const generation = ++this.#generation;
     const attempt = (async () => {
       if (this.#active === undefined) {
@@ -126,7 +130,11 @@ export class BreakerChannel {
     // Waited for only while young: a subscription that hangs (the server unreachable) must not
     // slow every later write.
     settingUp.add(ready);
-    const forget = setTimeout(() => settingUp.delete(ready), READY_WAIT_MS);
+    let late = retry;
+    const forget = setTimeout(() => {
+      late = true;
+      settingUp.delete(ready);
+    }, READY_WAIT_MS);
     forget.unref?.();
     ready.then(() => {
       clearTimeout(forget);
@@ -134,13 +142,18 @@ export class BreakerChannel {
     });
     attempt.then(
       () => {
-        if (generation === this.#generation) this.#retryMs = FIRST_RETRY_MS;
+        if (generation !== this.#generation) return;
+        this.#retryMs = FIRST_RETRY_MS;
+        // In place only after writes stopped waiting for it (a slow server, a cluster client that
+        // first learns the slots) or after failed attempts: changes written meanwhile were not
+        // heard, so the records of the breakers this process uses are read, as after a reconnect.
+        if (late && this.#running) this.#onReconnect();
       },
       () => {
         if (generation !== this.#generation || !this.#running) return;
         this.#retryTimer = setTimeout(() => {
           this.#retryTimer = undefined;
-          if (this.#running && generation === this.#generation) this.#start();
+          if (this.#running && generation === this.#generation) this.#start(true);
         }, this.#retryMs);
         this.#retryTimer.unref?.();
         this.#retryMs = Math.min(MAX_RETRY_MS, this.#retryMs * 2);
@@ -160,18 +173,31 @@ export class BreakerChannel {
   readonly #onMessage = (message: string): void => {
     if (!this.#running) return;
     const change = parseChange(message);
-    if (change !== undefined) this.#deliver(change.name, change.record);
+    if (change !== undefined) this.#deliverNew(change.name, change.record);
   };
 
   readonly #onReconnect = (): void => {
     const timer = setTimeout(() => {
-      if (this.#running) this.#catchUp(this.#deliver).catch(() => {}); // breakers also re-read on their interval
+      if (this.#running) this.#catchUp(this.#deliverNew).catch(() => {}); // breakers also re-read on their interval
     }, CATCH_UP_DELAY_MS);
     timer.unref?.();
   };
 
+  // Each change is delivered once: a subscription in place late (a loaded machine) hears the
+  // messages published after it and its catch-up reads the same records again, and a cluster
+  // client whose subscription moved to another node while the first held hears a message from
+  // both. A script publishes only a change, so a record equal to the last one is a repeat.
+  readonly #deliverNew = (name: string, record: BreakerRecord): void => {
+    const last = this.#delivered.get(name);
+    if (last === undefined || !sameBreakerRecord(last, record)) this.#deliver(name, record);
+  };
+
   readonly #deliver = (name: string, record: BreakerRecord): void => {
     if (!this.#running) return;
+    this.#delivered.delete(name);
+    this.#delivered.set(name, { ...record });
+    if (this.#delivered.size > REMEMBERED_NAMES)
+      this.#delivered.delete(this.#delivered.keys().next().value as string);
     for (const listener of [...this.#listeners]) {
       try {
         listener(name, { ...record });

@@ -37,10 +37,21 @@ export function diagnose(error: unknown): DriverDiagnosis {
     return { code: 'unavailable', hint: 'the server is out of memory (maxmemory)' };
   if (word === 'LOADING' || word === 'BUSY' || word === 'MASTERDOWN' || word === 'TRYAGAIN')
     return { code: 'unavailable', hint: 'the server is starting up or busy' };
-  if (word === 'MOVED' || word === 'ASK' || word === 'CROSSSLOT' || word === 'CLUSTERDOWN')
+  // A cluster client follows MOVED and ASK itself: a single-node client meets them.
+  if (word === 'MOVED' || word === 'ASK')
     return {
       code: 'unavailable',
-      hint: 'redisStore needs one Redis node (or a primary behind Sentinel), not a cluster',
+      hint: 'the server is a Redis Cluster node: give redisStore a cluster client (ioredis or iovalkey Cluster, node-redis createCluster)',
+    };
+  if (word === 'CROSSSLOT')
+    return {
+      code: 'unavailable',
+      hint: "a call's keys are in different slots: the client is not a cluster client redisStore recognizes (it hash-tags keys only for ioredis or iovalkey Cluster and node-redis createCluster)",
+    };
+  if (word === 'CLUSTERDOWN')
+    return {
+      code: 'unavailable',
+      hint: "the Redis Cluster is down: a master failed and no replica has taken over (yet), or the cluster's slots are not all served",
     };
   return { code: 'unavailable', hint: '' };
 }

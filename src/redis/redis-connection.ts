@@ -1,4 +1,4 @@
-import type { IoRedisLike, NodeRedisLike, RedisLike } from './redis-like.js';
+import type { IoRedisLike, NodeRedisClusterLike, NodeRedisLike, RedisLike } from './redis-like.js';
 
 /** @internal Sends one command (its words as texts) and resolves with the reply. */
 export type Send = (args: string[]) => Promise<unknown>;
@@ -14,6 +14,10 @@ const IOREDIS_WAITING = new Set(['connecting', 'connect', 'reconnecting', 'close
  */
 export function connected(client: RedisLike): boolean {
   if (isIoRedis(client)) return !IOREDIS_WAITING.has(client.status ?? 'ready');
+  // A node-redis cluster has no one connection state: each node's client has its own, and a
+  // command for a node being reconnected waits in that client's queue (cut short by the call's
+  // limit, but sent once the node is back: docs/redis.md, Redis Cluster).
+  if (isNodeRedisCluster(client)) return true;
   return client.isReady !== false || client.isOpen === false;
 }
 
@@ -23,12 +27,27 @@ export function connected(client: RedisLike): boolean {
  */
 export function reconnecting(client: RedisLike): boolean {
   if (isIoRedis(client)) return client.status === 'reconnecting';
+  if (isNodeRedisCluster(client)) return false;
   return client.isOpen === true && client.isReady === false;
 }
 
 /** @internal True for an ioredis client (it has `call`). */
 export function isIoRedis(client: RedisLike): client is IoRedisLike {
   return typeof (client as Partial<IoRedisLike>).call === 'function';
+}
+
+/** @internal True for a node-redis cluster client (`createCluster`): it has `masters`. */
+export function isNodeRedisCluster(client: RedisLike): client is NodeRedisClusterLike {
+  return !isIoRedis(client) && Array.isArray((client as Partial<NodeRedisClusterLike>).masters);
+}
+
+/**
+ * @internal True for a cluster client (ioredis or iovalkey `Cluster`, node-redis `createCluster`):
+ * the store then hash-tags its keys so each call's keys share one slot (ARCHITECTURE.md §state.drivers).
+ */
+export function isClusterClient(client: RedisLike): boolean {
+  if (isIoRedis(client)) return client.isCluster === true;
+  return isNodeRedisCluster(client);
 }
 
 /** @internal True for a client `redisStore` can drive: ioredis (`call`) or node-redis (`sendCommand`). */
@@ -41,7 +60,20 @@ export function isRedisLike(value: unknown): value is RedisLike {
 /** @internal The one way `redisStore` sends a command, whichever client it was given. */
 export function sender(client: RedisLike): Send {
   if (isIoRedis(client)) return (args) => client.call(args[0] as string, ...args.slice(1));
+  // Sent to the master of the key's slot, reads too: a replica may not have the latest write yet.
+  if (isNodeRedisCluster(client)) return (args) => client.sendCommand(firstKey(args), false, args);
   return (args) => client.sendCommand(args);
+}
+
+/**
+ * @internal The key a command is routed by: the first of a script's KEYS (`EVAL(SHA) script
+ * numkeys key …`), else the word after the command (every plain command the store sends is a
+ * one-key read).
+ */
+export function firstKey(args: string[]): string | undefined {
+  const command = (args[0] ?? '').toUpperCase();
+  if (command === 'EVALSHA' || command === 'EVAL') return args[2] === '0' ? undefined : args[3];
+  return args[1];
 }
 
 const ignore = (): void => {};
@@ -57,7 +89,7 @@ export class Subscriber {
   #connected: Promise<void> | undefined;
   #ioHandler: ((channel: string, message: string) => void) | undefined;
   #readyHandler: (() => void) | undefined;
-  #nodeHandler: ((message: string, channel: string) => void) | undefined;
+  #nodeHandler: ((message: string | Uint8Array, channel: string | Uint8Array) => void) | undefined;
 
   constructor(client: RedisLike, owned: boolean) {
     this.#client = client;
@@ -106,7 +138,8 @@ export class Subscriber {
     }
     if (typeof client.subscribe !== 'function')
       throw new TypeError('redisStore: the subscriber has no subscribe()');
-    this.#nodeHandler ??= (message) => onMessage(message);
+    this.#nodeHandler ??= (message) =>
+      onMessage(typeof message === 'string' ? message : Buffer.from(message).toString('utf8'));
     await client.subscribe(channel, this.#nodeHandler);
   }
 
@@ -123,7 +156,8 @@ export class Subscriber {
     };
     // A connection that is up already counts as its first `ready`.
     const client = this.#client;
-    if (isIoRedis(client) ? client.status === 'ready' : client.isReady === true) first = false;
+    if (isIoRedis(client) ? client.status === 'ready' : (client as NodeRedisLike).isReady === true)
+      first = false;
     (this.#client as unknown as { on?: (event: 'ready', listener: () => void) => unknown }).on?.(
       'ready',
       this.#readyHandler,

@@ -44,7 +44,8 @@ import {
 import { escalationListTransition, escalationView } from '../transitions/escalation.js';
 import { BreakerChannel } from './breaker-channel.js';
 import { RedisCalls } from './redis-calls.js';
-import { isRedisLike, Subscriber, sender } from './redis-connection.js';
+import { isClusterClient, isRedisLike, Subscriber, sender } from './redis-connection.js';
+import { RedisKeys } from './redis-keys.js';
 import type { RedisLike } from './redis-like.js';
 import {
   breakerFrom,
@@ -147,6 +148,7 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
   readonly #storeTimeoutMs: number;
   readonly #breakerTimeoutMs: number;
   readonly #prefix: string;
+  readonly #keys: RedisKeys;
   readonly #channelName: string;
   readonly #channel: BreakerChannel;
   /** Breaker names this process used lately, oldest first: what a catch-up reads. */
@@ -163,6 +165,7 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
   ) {
     this.#calls = new RedisCalls(client, sender(client), prefix);
     this.#prefix = prefix;
+    this.#keys = new RedisKeys(prefix, isClusterClient(client));
     this.#timeoutMs = timeoutMs;
     this.#storeTimeoutMs = storeTimeoutMs;
     this.#breakerTimeoutMs = breakerTimeoutMs;
@@ -202,7 +205,7 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
   }
 
   #key(kind: string, name: string): string {
-    return `${this.#prefix}${kind}:${name}`;
+    return this.#keys.key(kind, name);
   }
 
   // ── breakers ────────────────────────────────────────────────────────────────────────────────
@@ -612,7 +615,7 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
         undefined,
         this.#timeoutMs,
         ESCALATION_OPEN,
-        [this.#key('escalation', record.id), `${this.#prefix}escalations`],
+        [this.#key('escalation', record.id), this.#keys.escalationIndex],
         [
           String(now),
           String(keepPx(record.keepUntil, now)),
@@ -679,7 +682,7 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
       undefined,
       this.#timeoutMs,
       ESCALATION_REOPEN,
-      [this.#key('escalation', id), `${this.#prefix}escalations`],
+      [this.#key('escalation', id), this.#keys.escalationIndex],
       [
         id,
         String(round),
@@ -700,8 +703,8 @@ class RedisStore implements Store, RateLimitStore, BulkheadStore {
         undefined,
         this.#timeoutMs,
         ESCALATION_LIST,
-        [`${this.#prefix}escalations`],
-        [this.#key('escalation', '')],
+        [this.#keys.escalationIndex],
+        [this.#keys.escalationPrefix],
       ),
     );
     return escalationListTransition(
@@ -886,7 +889,11 @@ function keepPx(keepUntil: number, now: number): number {
  * (`subscriber`, by default `client.duplicate()`). Calls that fail or outlive their limit reject
  * with `StoreError` (breaker calls after 2 s, budget and rate-limit calls 250 ms, others `timeoutMs`). `close()` waits for running calls and ends the subscriber connection it
  * made; the client stays yours to `quit()`. Defaults: prefix `'recourse:'`, timeoutMs 5000,
- * storeTimeoutMs 250, probeStoreTimeoutMs 2000. One Redis node (or a primary behind Sentinel): not Redis Cluster.
+ * storeTimeoutMs 250, probeStoreTimeoutMs 2000. One Redis node (or a primary behind Sentinel), or a
+ * Redis Cluster through a cluster client (ioredis or iovalkey `Cluster`, node-redis
+ * `createCluster`): keys are then hash-tagged so each script's keys share one slot (`<prefix>breaker:{name}`;
+ * a prefix with a `{tag}` of its own keeps every key in that slot), and changes are published with
+ * PUBLISH, which a cluster hands to every node.
  *
  * @example
  * import { Redis } from 'ioredis'

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { StoreError } from '../store/store-error.js';
 
 /** The schema version this code writes. Bump it and add a step to MIGRATIONS when tables change. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 const V1 = `
 CREATE TABLE recourse_breakers (
@@ -84,8 +84,29 @@ CREATE TABLE recourse_bulkheads (
 );
 `;
 
+// Version 5: the tables become one driver's (ARCHITECTURE.md §state.drivers). Each key's version
+// sits beside them, so recourse's own tables keep their columns (a row without a version reads as
+// version 0); collections without a table of their own share one of JSON records. Both are named
+// outside `recourse_*`, which stays the capabilities' tables. IF NOT EXISTS: an upgrade from
+// version 1 or 2 may run on a file that had them before its tables were dropped.
+const V5 = `
+CREATE TABLE IF NOT EXISTS _recourse_versions (
+  collection TEXT NOT NULL,
+  key TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  PRIMARY KEY (collection, key)
+);
+CREATE TABLE IF NOT EXISTS _recourse_records (
+  collection TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  expires_at REAL,
+  PRIMARY KEY (collection, key)
+);
+`;
+
 /** MIGRATIONS[n] takes the schema from version n to n + 1. */
-const MIGRATIONS: readonly string[] = [V1, V2, V3, V4];
+const MIGRATIONS: readonly string[] = [V1, V2, V3, V4, V5];
 
 /**
  * @internal Creates or upgrades recourse's tables in one immediate transaction, so processes

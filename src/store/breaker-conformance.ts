@@ -28,12 +28,30 @@ class Heard {
     this.stop = store.breakerSubscribe!((name, record) => this.changes.push({ name, record }));
   }
 
-  /** Waits (real time, up to 5 s) until `n` changes arrived; returns them. */
-  async atLeast(n: number): Promise<Array<{ name: string; record: BreakerRecord }>> {
-    for (let waited = 0; this.changes.length < n && waited < 5_000; waited += 10)
+  /** Waits (real time, up to 30 s: a loaded machine) until `n` changes (of `name`, if given) arrived; returns them. */
+  async atLeast(n: number, name?: string): Promise<Array<{ name: string; record: BreakerRecord }>> {
+    const of = () =>
+      name === undefined ? this.changes : this.changes.filter((c) => c.name === name);
+    for (let waited = 0; of().length < n && waited < 30_000; waited += 10)
       await new Promise((r) => setTimeout(r, 10));
-    return this.changes;
+    return of();
   }
+}
+
+/**
+ * Returns once each of `heard` has heard a change `writer` made (to a breaker of its own), with
+ * their changes then cleared: their subscriptions are in place, so none misses what follows. A
+ * subscription in place late only catches up on the breakers its own handle uses, and would miss
+ * the intermediate states of another's.
+ */
+async function listening(writer: BreakerStore, heard: readonly Heard[]): Promise<void> {
+  const states = ['isolated', 'closed'] as const;
+  const heardOne = (h: Heard) => h.changes.some((c) => c.name === 'listening');
+  for (let i = 0, end = Date.now() + 60_000; !heard.every(heardOne) && Date.now() < end; i++) {
+    await writer.breakerForce('listening', states[i % 2] as 'isolated' | 'closed');
+    for (let waited = 0; !heard.every(heardOne) && waited < 500; waited += 10) await settle(10);
+  }
+  for (const h of heard) h.changes.length = 0;
 }
 
 const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -355,6 +373,7 @@ export function breakerConformance(
           store.breakerSubscribe === undefined
             ? undefined
             : handles.slice(1).map((h) => new Heard(h));
+        if (heard !== undefined) await listening(store, heard);
         await openBreaker(store, T0);
         const answers = await Promise.all(
           handles.flatMap((h) =>
@@ -365,8 +384,9 @@ export function breakerConformance(
         if (heard !== undefined) {
           for (const h of heard) {
             // the trip (the third failure; the first two are counts, never announced), then the probe taken
-            const changes = await h.atLeast(2);
+            await h.atLeast(2, 'b');
             await settle(50);
+            const changes = await h.atLeast(2, 'b');
             expect(changes.map((c) => c.record.state)).toEqual(['open', 'half-open']);
             h.stop();
           }

@@ -16,8 +16,9 @@ const take = (requests: number, want: number, returned = 0, returnedAt = 0): Ret
 
 /**
  * @internal The `RetryBudgetStore` part of the store conformance suite: the floor bucket, credit by
- * ratio over the window, tokens given back, atomicity among concurrent takers (and handles), names
- * kept apart, times kept verbatim.
+ * ratio over the window, tokens given back, atomicity among concurrent takers of one handle (and,
+ * within the striping bound of `retryBudgetPort`, of several handles), names kept apart, times
+ * kept verbatim.
  */
 export function retryBudgetConformance(
   api: ConformanceTestApi,
@@ -145,8 +146,14 @@ export function retryBudgetConformance(
             Array.from({ length: 5 }, () => h.retryBudgetTake('b', take(0, 1), T0 + 1, LIMITS)),
           ),
         );
-        expect(grants.reduce((sum, g) => sum + g.granted, 0)).toBe(13);
-        expect((await handles[3]!.retryBudgetGet('b'))?.buckets[0]?.retries).toBe(13);
+        // 10 by ratio and the floor's 3. A store that stripes the budget (the ports over a driver,
+        // `retryBudgetPort`) may grant one token more per other record written in the same moment
+        // (four handles' stripes and the home: at most 4 here); one script per take grants exactly 13.
+        const total = grants.reduce((sum, g) => sum + g.granted, 0);
+        expect(total).toBeGreaterThan(12);
+        expect(18).toBeGreaterThan(total);
+        // Every token granted is counted as a retry, on whichever handle reads it.
+        expect((await handles[3]!.retryBudgetGet('b'))?.buckets[0]?.retries).toBe(total);
       });
     }
   });

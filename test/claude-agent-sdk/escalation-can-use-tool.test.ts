@@ -116,11 +116,22 @@ describe.skipIf(skip).sequential('escalationCanUseTool with the real Claude Agen
       const { server, calls } = bank();
       const canUseTool = escalationCanUseTool(risky, { tools: [TRANSFER], wait: true });
       const running = turn(options({ mcpServers: { bank: server }, canUseTool, maxTurns: 3 }));
+      // Until the CLI (a process of its own, slow to start on a loaded machine) asks for the call,
+      // or the turn ends without asking.
+      let ended = false;
+      running.then(
+        () => (ended = true),
+        () => (ended = true),
+      );
       let pending = (await risky.list({ states: ['pending'] }))[0];
-      for (let i = 0; i < 200 && pending === undefined; i++) {
+      for (
+        const end = Date.now() + 100_000;
+        pending === undefined && !ended && Date.now() < end;
+      ) {
         await new Promise((r) => setTimeout(r, 50));
         pending = (await risky.list({ states: ['pending'] }))[0];
       }
+      expect(pending).toBeDefined();
       expect(calls).toEqual([]);
       await risky.approve(pending!.id, { by: 'alice' });
       await running;

@@ -122,5 +122,5 @@ forEachBackend(
       }
     }, 60_000);
   },
-  (b) => b.name === 'redis' || b.name === 'postgres',
+  (b) => ['redis', 'redis-cluster', 'postgres', 'postgres-pgbouncer'].includes(b.name),
 );

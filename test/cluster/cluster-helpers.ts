@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { requireBuild, spawnFixture, type Worker } from '../durable/process-helpers.js';
-import { BACKENDS, type ClusterBackend, type StoreSpec } from './backends.js';
+import { CLUSTER_TEST_BACKENDS, type ClusterBackend, type StoreSpec } from './backends.js';
 
 export { killHard, requireBuild, type Worker } from '../durable/process-helpers.js';
 
@@ -19,6 +19,30 @@ export function spawnWorker(
   return spawnFixture(script, [JSON.stringify(spec), ...args.map(String)], {
     stdio: ipc ? ['pipe', 'pipe', 'pipe', 'ipc'] : ['pipe', 'pipe', 'pipe'],
   });
+}
+
+/**
+ * The SIGKILL takeover's processes (fixtures/ledger.mjs on shared time): a holder that claims
+ * `key` and hangs in its effect (the lead: time waits for its effect to begin), and two takers
+ * that ask for the key from `start` + 100 ms and keep asking while it is held.
+ */
+export function takeoverWorkers(
+  spec: StoreSpec,
+  key: string,
+  file: string,
+  leaseMs: number,
+  start: number,
+): { holder: Worker; takers: Worker[] } {
+  const holder = spawnWorker(
+    'ledger.mjs',
+    spec,
+    [key, file, 'hang', leaseMs, 0, start, 'lead'],
+    true,
+  );
+  const takers = [0, 1].map(() =>
+    spawnWorker('ledger.mjs', spec, [key, file, 'run', leaseMs, 0, start + 100], true),
+  );
+  return { holder, takers };
 }
 
 /** Writes one line to the worker's stdin. */
@@ -70,7 +94,7 @@ export function percentile(values: number[], p: number): number {
 }
 
 /**
- * Declares `body` once per backend of BACKENDS (skipped, with the reason printed, where the
+ * Declares `body` once per backend of CLUSTER_TEST_BACKENDS (skipped, with the reason printed, where the
  * backend is unavailable). The built package must exist: the workers import dist/.
  */
 export function forEachBackend(
@@ -78,9 +102,12 @@ export function forEachBackend(
   body: (backend: ClusterBackend) => void,
   only?: (b: ClusterBackend) => boolean,
 ): void {
-  for (const backend of BACKENDS.filter(only ?? (() => true))) {
+  for (const backend of CLUSTER_TEST_BACKENDS.filter(only ?? (() => true))) {
     describe.skipIf(backend.unavailable !== undefined)(`${title} (${backend.name})`, () => {
-      beforeAll(() => requireBuild());
+      beforeAll(async () => {
+        requireBuild();
+        await backend.setUp?.();
+      }, 120_000);
       afterAll(() => backend.cleanup());
       body(backend);
     });

@@ -7,7 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/testing/virtual-clock.js';
-import { forEachBackend, killHard, linesOf, spawnWorker, type Worker } from './cluster-helpers.js';
+import {
+  forEachBackend,
+  killHard,
+  linesOf,
+  spawnWorker,
+  takeoverWorkers,
+  type Worker,
+} from './cluster-helpers.js';
 import { SharedTime } from './shared-time.js';
 
 let workers: Worker[] = [];
@@ -70,16 +77,8 @@ forEachBackend('an idempotency key shared by processes', (backend) => {
     const file = effectsFile();
     const leaseMs = 800;
     const start = Date.now();
-    const holder = spawnWorker(
-      'ledger.mjs',
-      spec,
-      ['email:42', file, 'hang', leaseMs, 0, start, 'lead'],
-      true,
-    );
     // The takers come after the holder's claim, and keep asking while it holds the key.
-    const takers = [0, 1].map(() =>
-      spawnWorker('ledger.mjs', spec, ['email:42', file, 'run', leaseMs, 0, start + 100], true),
-    );
+    const { holder, takers } = takeoverWorkers(spec, 'email:42', file, leaseMs, start);
     workers = [holder, ...takers];
     // SIGKILLed once it has claimed: from then on nobody renews its lease.
     await runShared(start, () => {

@@ -23,8 +23,20 @@ const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export class SharedTime {
   readonly #members: Member[] = [];
   #lastHeard = Date.now();
+  readonly #quietMs: number;
 
-  constructor(readonly clock: VirtualClock) {}
+  /**
+   * `quietMs`: how long of real time nothing may be heard before time moves (default 15). A store
+   * that polls for changes (PgBouncer) delivers them on its own real-time interval, outside any
+   * store call this sees: time must stand still for a poll or two, or a process acts on a copy
+   * the others changed one virtual cooldown ago.
+   */
+  constructor(
+    readonly clock: VirtualClock,
+    { quietMs = 15 }: { quietMs?: number } = {},
+  ) {
+    this.#quietMs = quietMs;
+  }
 
   /** Adds a worker (spawned with an `ipc` channel). */
   add(child: ChildProcess): void {
@@ -84,7 +96,10 @@ export class SharedTime {
         this.#lastHeard = Date.now();
         continue;
       }
-      if (Date.now() - this.#lastHeard < 15 || this.#live().some((m) => !m.acked || m.busy > 0))
+      if (
+        Date.now() - this.#lastHeard < this.#quietMs ||
+        this.#live().some((m) => !m.acked || m.busy > 0)
+      )
         continue;
       const candidates = [this.clock.nextAt(), ...this.#live().map((m) => m.next)].filter(
         (t): t is number => typeof t === 'number',

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { PgCalls } from '../../src/postgres/pg-calls.js';
+import { pgDriver } from '../../src/postgres/pg-driver.js';
+import type { StateDriver } from '../../src/state/engine/driver.js';
+import { memoryDriver } from '../../src/state/engine/memory-driver.js';
 import type { Store } from '../../src/store/store.js';
 
 /** The machine's shared PostgreSQL (never stopped or emptied by tests: each test uses its own schema). */
@@ -75,4 +79,22 @@ export async function dropSchemas(schemas: Iterable<string>): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A capability's port twice, for a property that holds the PostgreSQL driver's statements to the
+ * pure transitions: over the driver on a fresh schema of `pool` (its name pushed to `schemas`, to
+ * drop afterwards) and over the memory driver. `close()` ends the PostgreSQL side's calls.
+ */
+export function pgAndMemory<P>(
+  pool: pg.Pool,
+  label: string,
+  schemas: string[],
+  port: (driver: StateDriver) => P,
+): { pg: P; model: P; close: () => Promise<void> } {
+  const schema = uniqueSchema(label);
+  schemas.push(schema);
+  const calls = new PgCalls(pool, schema);
+  const driver = pgDriver(calls, schema, { timeoutMs: () => 5000 });
+  return { pg: port(driver), model: port(memoryDriver()), close: () => calls.close() };
 }

@@ -82,6 +82,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         [schema],
       );
       expect(tables.map((t) => t.table_name)).toEqual([
+        'breaker_changes',
         'breakers',
         'budgets',
         'bulkheads',
@@ -104,6 +105,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         { version: 3, description: 'row versions for compare-and-swap transitions' },
         { version: 4, description: 'rate limiters' },
         { version: 5, description: 'bulkheads' },
+        { version: 6, description: 'breaker change log' },
       ]);
     });
 
@@ -121,7 +123,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       await old.breakerForce('b', 'isolated');
       // Back to what version 1 created: no budgets or rate limits table, no version columns.
       await admin(
-        `DROP TABLE "${schema}".budgets; DROP TABLE "${schema}".rate_limits; DROP TABLE "${schema}".bulkheads; DELETE FROM "${schema}".migrations WHERE version > 1`,
+        `DROP TABLE "${schema}".budgets; DROP TABLE "${schema}".rate_limits; DROP TABLE "${schema}".bulkheads; DROP TABLE "${schema}".breaker_changes; DELETE FROM "${schema}".migrations WHERE version > 1`,
       );
       for (const t of ['breakers', 'ledger', 'saga_leases', 'escalations'])
         await admin(`ALTER TABLE "${schema}".${t} DROP COLUMN version`);
@@ -160,6 +162,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         { version: 3, description: 'row versions for compare-and-swap transitions' },
         { version: 4, description: 'rate limiters' },
         { version: 5, description: 'bulkheads' },
+        { version: 6, description: 'breaker change log' },
       ]);
     });
 
@@ -168,7 +171,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       const old = open(newPool(), schema);
       await old.ledgerClaim('k', 'a', T0, 1000);
       await admin(
-        `DROP TABLE "${schema}".rate_limits; DROP TABLE "${schema}".bulkheads; DELETE FROM "${schema}".migrations WHERE version > 3`,
+        `DROP TABLE "${schema}".rate_limits; DROP TABLE "${schema}".bulkheads; DROP TABLE "${schema}".breaker_changes; DELETE FROM "${schema}".migrations WHERE version > 3`,
       );
       const store = open(newPool(), schema);
       expect(await store.rateLimitGet('claude')).toBeUndefined();
@@ -192,7 +195,7 @@ describe.runIf(pgAvailable)('postgresStore', () => {
         leaseUntil: T0 + 1000,
       });
       expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([
-        { n: 5 },
+        { n: 6 },
       ]);
     });
 
@@ -204,18 +207,18 @@ describe.runIf(pgAvailable)('postgresStore', () => {
       );
       expect(answers.filter((a) => a.kind === 'claimed').length).toBe(1);
       expect(await admin(`SELECT count(*)::int AS n FROM "${schema}".migrations`)).toEqual([
-        { n: 5 },
+        { n: 6 },
       ]);
     });
 
     it('refuses a schema written by a newer recourse, naming both versions', async () => {
       const schema = fresh('new');
       await open(newPool(), schema).breakerGet('b');
-      await admin(`INSERT INTO "${schema}".migrations (version, description) VALUES (7, 'future')`);
+      await admin(`INSERT INTO "${schema}".migrations (version, description) VALUES (8, 'future')`);
       const error = await rejection(open(newPool(), schema).ledgerGet('k'));
       expect(error.code).toBe('schema_too_new');
       expect(error.message).toContain(
-        'version 7, newer than this version of recourse understands (5)',
+        'version 8, newer than this version of recourse understands (6)',
       );
     });
 

@@ -28,14 +28,24 @@ export class PrivateCluster {
   readonly #bin: string;
   readonly #asUser: string | undefined;
 
-  private constructor(dir: string, port: number, bin: string, asUser: string | undefined) {
+  readonly #maxConnections: number;
+
+  private constructor(
+    dir: string,
+    port: number,
+    bin: string,
+    asUser: string | undefined,
+    maxConnections: number,
+  ) {
+    this.#maxConnections = maxConnections;
     this.dir = dir;
     this.port = port;
     this.#bin = bin;
     this.#asUser = asUser;
   }
 
-  static async create(): Promise<PrivateCluster> {
+  /** `maxConnections`: the server's max_connections. Default 60. */
+  static async create(maxConnections = 60): Promise<PrivateCluster> {
     const bin = postgresBin();
     if (bin === undefined) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql');
     const dir = mkdtempSync(join(tmpdir(), 'recourse-pg-'));
@@ -46,7 +56,7 @@ export class PrivateCluster {
       chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
       chmodSync(dir, 0o700);
     }
-    const cluster = new PrivateCluster(dir, await freePort(), bin, asUser);
+    const cluster = new PrivateCluster(dir, await freePort(), bin, asUser, maxConnections);
     await cluster.#pg('initdb', [
       '-D',
       join(dir, 'data'),
@@ -66,7 +76,7 @@ export class PrivateCluster {
   }
 
   async start(): Promise<void> {
-    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c shared_buffers=16MB -c max_connections=60`;
+    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c shared_buffers=16MB -c max_connections=${this.#maxConnections}`;
     await this.#pg('pg_ctl', [
       '-D',
       join(this.dir, 'data'),

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
+import { afterAll } from 'vitest';
 import { redisStore } from '../../src/redis/index.js';
-import type { RedisStoreOptions } from '../../src/redis/index.js';
+import type { RedisLike, RedisStoreOptions } from '../../src/redis/index.js';
 import type { RateLimitStore } from '../../src/store/rate-limit-store.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -70,7 +71,16 @@ export async function storeOnOwnClient(
   extra: Partial<RedisStoreOptions> = {},
   url = REDIS_URL,
 ): Promise<Store & RateLimitStore> {
-  const { client, end } = await newClient(kind, url);
+  return storeOnClient(() => newClient(kind, url), prefix, extra);
+}
+
+/** A store on a client of its own (`open` makes it: one node or a cluster); closing the store also ends the client. */
+export async function storeOnClient(
+  open: () => Promise<{ client: RedisLike; end: () => Promise<void> }>,
+  prefix: string,
+  extra: Partial<RedisStoreOptions> = {},
+): Promise<Store & RateLimitStore> {
+  const { client, end } = await open();
   const store = redisStore({ client, prefix, ...extra });
   const close = store.close.bind(store);
   store.close = async () => {
@@ -98,4 +108,39 @@ export async function deletePrefixes(prefixes: Iterable<string>, url = REDIS_URL
   } finally {
     client.disconnect();
   }
+}
+
+/**
+ * Stores of one describe block, each on its own client under a fresh prefix: `open` makes one;
+ * after the block every store opened (or `track`ed) is closed and its keys deleted.
+ */
+export function scratchStores(): {
+  open(
+    label: string,
+    extra?: Partial<RedisStoreOptions>,
+  ): Promise<{ store: Store & RateLimitStore; prefix: string }>;
+  prefix(label: string): string;
+  track(store: Store): void;
+} {
+  const prefixes: string[] = [];
+  const stores: Store[] = [];
+  afterAll(async () => {
+    for (const s of stores.splice(0)) await s.close();
+    await deletePrefixes(prefixes.splice(0));
+  });
+  const prefix = (label: string): string => {
+    const p = uniquePrefix(label);
+    prefixes.push(p);
+    return p;
+  };
+  return {
+    prefix,
+    track: (store) => void stores.push(store),
+    async open(label, extra = {}) {
+      const p = prefix(label);
+      const store = await storeOnOwnClient('ioredis', p, extra);
+      stores.push(store);
+      return { store, prefix: p };
+    },
+  };
 }

@@ -7,13 +7,7 @@ import type { Store } from '../../src/store/store.js';
 import type { RateLimitCost, RateLimitUpdate } from '../../src/transitions/rate-limit.js';
 import { rateLimiterThroughOutage } from '../helpers/rate-limiter-outage.js';
 import { PrivateRedis, redisServerInstalled } from './private-redis.js';
-import {
-  deletePrefixes,
-  REDIS_URL,
-  redisAvailable,
-  storeOnOwnClient,
-  uniquePrefix,
-} from './redis-helpers.js';
+import { REDIS_URL, redisAvailable, scratchStores, storeOnOwnClient } from './redis-helpers.js';
 
 const T0 = 1_700_000_000_000;
 const HOUR = 3_600_000;
@@ -48,22 +42,11 @@ function countingClient(
 }
 
 describe.runIf(redisAvailable)('redisStore rate limiters on the shared server', () => {
-  const prefixes: string[] = [];
-  const stores: Store[] = [];
+  const scratch = scratchStores();
   const admin = new Redis(REDIS_URL);
   admin.on('error', () => {});
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await deletePrefixes(prefixes);
-    admin.disconnect();
-  });
-  async function open(): Promise<{ store: Store & RateLimitStore; prefix: string }> {
-    const prefix = uniquePrefix('rl');
-    prefixes.push(prefix);
-    const store = await storeOnOwnClient('ioredis', prefix);
-    stores.push(store);
-    return { store, prefix };
-  }
+  afterAll(() => void admin.disconnect());
+  const open = (): Promise<{ store: Store & RateLimitStore; prefix: string }> => scratch.open('rl');
 
   it('keeps a record under the prefix as a hash (JSON, version), deleted an hour after the latest time it refers to', async () => {
     const { store, prefix } = await open();
@@ -103,8 +86,7 @@ describe.runIf(redisAvailable)('redisStore rate limiters on the shared server', 
 
   it('a take costs two round trips (read, swap); 100 concurrent takes in one process go in a few batches, not 100 swaps', async () => {
     const real = new Redis(REDIS_URL);
-    const prefix = uniquePrefix('rl-trips');
-    prefixes.push(prefix);
+    const prefix = scratch.prefix('rl-trips');
     const { client, sent } = countingClient(real);
     const store = redisStore({ client, prefix, storeTimeoutMs: 5000 });
     try {
@@ -126,8 +108,7 @@ describe.runIf(redisAvailable)('redisStore rate limiters on the shared server', 
 
   it('gives up with StoreError busy after 20 swaps lost to another writer, having written nothing', async () => {
     const real = new Redis(REDIS_URL);
-    const prefix = uniquePrefix('rl-busy');
-    prefixes.push(prefix);
+    const prefix = scratch.prefix('rl-busy');
     const key = `${prefix}rate-limit:claude`;
     let rival = false;
     // Another process writes the record between every read and swap of this one.

@@ -11,6 +11,7 @@ import {
   deletePrefixes,
   REDIS_URL,
   redisAvailable,
+  scratchStores,
   storeOnOwnClient,
   uniquePrefix,
 } from './redis-helpers.js';
@@ -80,18 +81,9 @@ describe('redisStore options', () => {
 });
 
 describe.runIf(redisAvailable)('redisStore on the shared server: bad input and odd states', () => {
-  const prefixes: string[] = [];
-  const stores: Store[] = [];
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await deletePrefixes(prefixes);
-  });
+  const scratch = scratchStores();
   async function open(): Promise<Store> {
-    const prefix = uniquePrefix('odd');
-    prefixes.push(prefix);
-    const store = await storeOnOwnClient('ioredis', prefix);
-    stores.push(store);
-    return store;
+    return (await scratch.open('odd')).store;
   }
 
   it('a breaker name of 10 KB is stored, read and notified verbatim', async () => {
@@ -110,10 +102,10 @@ describe.runIf(redisAvailable)('redisStore on the shared server: bad input and o
   });
 
   it('a key under the prefix that holds something else gives a StoreError that says so', async () => {
-    const store = await open();
+    const { store, prefix } = await scratch.open('odd');
     const admin = new Redis(REDIS_URL);
     try {
-      await admin.set(`${prefixes.at(-1)}ledger:k`, 'not a hash');
+      await admin.set(`${prefix}ledger:k`, 'not a hash');
       const error = await store.ledgerClaim('k', 'a', T0, 1000).catch((e: unknown) => e);
       expect(isStoreError(error)).toBe(true);
       expect((error as Error).message).toMatch(

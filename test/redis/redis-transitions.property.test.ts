@@ -2,7 +2,7 @@
 // both to a record in this process (recourse's own transition functions) and to the Redis store, and
 // every answer and every stored record must be the same — fractions included.
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   admitTransition,
   forceTransition,
@@ -28,20 +28,15 @@ import {
 } from '../../src/transitions/ledger.js';
 import type { LedgerEntry } from '../../src/store/ledger-store.js';
 import type { Store } from '../../src/store/store.js';
-import { deletePrefixes, redisAvailable, storeOnOwnClient, uniquePrefix } from './redis-helpers.js';
+import { redisAvailable, scratchStores } from './redis-helpers.js';
 
 const T0 = 1_700_000_000_000.25;
 const RUNS = 25;
 
 describe.runIf(redisAvailable)('the Redis scripts do what the pure transitions do', () => {
-  const prefixes: string[] = [];
-  afterAll(async () => {
-    await deletePrefixes(prefixes);
-  });
+  const scratch = scratchStores();
   async function fresh(): Promise<Store> {
-    const prefix = uniquePrefix('prop');
-    prefixes.push(prefix);
-    return storeOnOwnClient('ioredis', prefix, { storeTimeoutMs: 5000 });
+    return (await scratch.open('prop', { storeTimeoutMs: 5000 })).store;
   }
 
   it('breaker: admit, record and force', async () => {

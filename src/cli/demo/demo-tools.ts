@@ -43,6 +43,12 @@ export interface DemoTools {
   /** Calls both tools for a topic at once; a tool that fails leaves its result out. */
   gather(topic: string): Promise<{ served: string[]; missing: Array<[string, string]> }>;
   tally(): Record<string, ToolTally>;
+  /**
+   * Resolves once the server has received a `notifications/cancelled` for every stall caught (each
+   * travels as a request of its own, so a loaded machine may deliver it after the stall's error),
+   * or after `limitMs` of real time (default 2,000), so the tally counts what was sent.
+   */
+  settled(limitMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -187,6 +193,11 @@ export async function startDemoTools(o: DemoToolsOptions = {}): Promise<DemoTool
         };
       }
       return out;
+    },
+    async settled(limitMs = 2_000) {
+      const end = Date.now() + limitMs;
+      const pending = () => tools.some((name) => server.cancelled(name) < counts.get(name)!.stalls);
+      while (pending() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
     },
     async close() {
       stop();

@@ -235,7 +235,9 @@ export async function runDemo(
     backend.time?.random,
   );
   // The seeds' hard degradation: the orchestrator reads the level's flags; here it just reports them.
-  const health = healthMonitor({ windowMs: 10_000, buckets: 10 });
+  // On the backend's time (a simulated run's virtual clock), so one seed gives one trace.
+  const onTime = backend.time ? { clock: backend.time.clock } : {};
+  const health = healthMonitor({ windowMs: 10_000, buckets: 10, ...onTime });
   const detachHealth = health.attach();
   const levels = degradation({
     monitor: health,
@@ -248,6 +250,7 @@ export async function runDemo(
     ],
     holdMs: 2_000,
     minimumCalls: 5,
+    ...onTime,
   });
   levels.on('degradation', (e) =>
     view.note(
@@ -386,7 +389,10 @@ export async function runDemo(
     if (tally !== undefined) summary.hedges[path] = tally;
   }
   if (backend.stallLimits !== undefined) summary.learnedLimits = learnedLimits(backend.stallLimits);
-  if (tools !== undefined) summary.tools = tools.tally();
+  if (tools !== undefined) {
+    await tools.settled();
+    summary.tools = tools.tally();
+  }
 
   const w = (s: string) => out.write(`${s}\n`);
   const rate = (n: number, d: number) => (d === 0 ? '0%' : `${((100 * n) / d).toFixed(0)}%`);

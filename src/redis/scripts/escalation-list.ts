@@ -8,7 +8,7 @@ export const ESCALATION_LIST = redisScript(
 -- KEYS[1]  the index of escalations (sorted set: id scored by createdAt)
 -- ARGV[1]  the key prefix of a record's hash (the id follows it)
 -- Returns  {{field, value, …}, …}: the records as stored (the caller filters and orders them)
--- (The records' keys are derived from the index here, so this script suits one Redis node, not a cluster.)
+-- (The records' keys are derived from the index here: on a cluster they share the index's hash tag, so one slot.)
 local out = {}
 for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   local r = redis.call('HGETALL', ARGV[1] .. id)

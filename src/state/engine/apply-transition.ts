@@ -1,4 +1,7 @@
+import { exponential } from '../../backoff/exponential.js';
+import { type Clock, systemClock } from '../../clock/clock.js';
 import type { Collection, StateDriver, Versioned, WriteOptions } from './driver.js';
+import { StoreError } from './store-error.js';
 
 /**
  * What a pure transition decided: the caller's answer and what to do with the record —
@@ -24,11 +27,42 @@ export type Transition<Row, R, Write = Row> = (current: Row | undefined) => Deci
  * typed statements (PostgreSQL's `row-cas.ts`) hands its own.
  */
 export interface RecordSlot<Row, Write = Row> {
+  /** The record's key, named by the `busy` error when the races are lost too often. */
+  readonly key?: string;
   read(): Promise<Versioned<Row> | undefined>;
   insert(write: Write, options?: WriteOptions): Promise<boolean>;
   swap(expected: number, write: Write, options?: WriteOptions): Promise<boolean>;
   remove(expected: number): Promise<boolean>;
 }
+
+/**
+ * How hard {@link applyToSlot} tries before giving up on a record other writers keep changing.
+ * Defaults: `maxAttempts` 32 (reads and writes, the first included), `clock` `systemClock`,
+ * `random` `Math.random`.
+ *
+ * @example
+ * await applyToSlot(slot, transition, { maxAttempts: 8, clock: virtualClock })
+ */
+export interface ApplyOptions {
+  /** Attempts (read, decide, write) before rejecting with `StoreError` `busy`; at least 1. Default 32. */
+  maxAttempts?: number;
+  /** Sleeps the backoff between lost races. Default `systemClock`. */
+  clock?: Clock;
+  /** Draws the jitter, in [0, 1). Default `Math.random`. */
+  random?: () => number;
+  /** The backoff is counted in turns of the microtask queue, not ms of `clock` (see `StateDriver.inProcess`). Default false. */
+  inProcess?: boolean;
+}
+
+/** Waits `n` turns of the microtask queue (rounded up): a loser of an in-process race lets the others go first. */
+async function turns(n: number): Promise<void> {
+  for (let i = Math.ceil(n); i > 0; i--) await undefined;
+}
+
+/** Attempts before a record that keeps changing is `busy`: the 31 backoffs between them sum to 0.45 s at most, 0.22 s on average. */
+const MAX_ATTEMPTS = 32;
+// Full jitter spreads the losers of one race over the next few ms, so they do not meet again at once.
+const LOSS_BACKOFF = exponential({ baseMs: 1, factor: 2, maxMs: 16, jitter: 'full' });
 
 /**
  * Applies one pure transition to one record as a compare-and-swap, each statement atomic on its
@@ -39,6 +73,11 @@ export interface RecordSlot<Row, Write = Row> {
  * callers racing for one probe or one claim exactly one wins. A decision that writes nothing
  * answers from the record as read. Two round trips when uncontended, no lock held between them.
  *
+ * A loser waits a jittered moment (full jitter, 1 ms doubling to 16 ms) before reading again, and
+ * after `maxAttempts` (default 32) lost races in a row rejects with `StoreError` `busy` naming the
+ * key, rather than looping for as long as other writers keep winning: the caller's time limit, or
+ * its outage road, then decides what happens (ARCHITECTURE.md §state.outage).
+ *
  * @example
  * const granted = await applyToSlot(slot, (current) =>
  *   current ? { result: false, write: 'keep' } : { result: true, write: lease })
@@ -46,27 +85,54 @@ export interface RecordSlot<Row, Write = Row> {
 export async function applyToSlot<Row, Write, R>(
   slot: RecordSlot<Row, Write>,
   transition: (current: Row | undefined) => Decision<R, Write>,
+  options: ApplyOptions = {},
 ): Promise<R> {
-  for (;;) {
+  const maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
+  let previousMs = 0;
+  for (let attempt = 1; ; attempt++) {
     const current = await slot.read();
     const decision = transition(current?.value);
     const { result, write } = decision;
     if (write === 'keep') return result;
     if (write === undefined) {
       if (current === undefined || (await slot.remove(current.version))) return result;
-      continue;
+    } else {
+      const writeOptions =
+        decision.expiresAt === undefined ? undefined : { expiresAt: decision.expiresAt };
+      if (
+        current === undefined
+          ? await slot.insert(write, writeOptions)
+          : await slot.swap(current.version, write, writeOptions)
+      )
+        return result;
     }
-    const options =
-      decision.expiresAt === undefined ? undefined : { expiresAt: decision.expiresAt };
-    if (
-      current === undefined
-        ? await slot.insert(write, options)
-        : await slot.swap(current.version, write, options)
-    )
-      return result;
     // Another write came between our read and ours: decide again on the record as it is now.
+    if (attempt >= maxAttempts) {
+      const key = slot.key;
+      throw new StoreError(
+        'busy',
+        `compare-and-swap${key === undefined ? '' : ` of ${JSON.stringify(key)}`}: lost ${attempt} races in a row to other writers (maxAttempts ${maxAttempts})`,
+        undefined,
+        key === undefined ? undefined : { key },
+      );
+    }
+    previousMs = LOSS_BACKOFF.delay(attempt, previousMs, options.random ?? Math.random);
+    await (options.inProcess === true
+      ? turns(previousMs)
+      : (options.clock ?? systemClock).sleep(previousMs));
   }
 }
+
+/**
+ * @internal The options of a transition through `driver` (its races lost in-process or not).
+ *
+ * @example
+ * await applyToSlot(slot, transition, applyOptionsOf(driver))
+ */
+export function applyOptionsOf(driver: StateDriver): ApplyOptions | undefined {
+  return driver.inProcess === true ? IN_PROCESS : undefined;
+}
+const IN_PROCESS: ApplyOptions = { inProcess: true };
 
 /**
  * The {@link RecordSlot} of `key` in `collection` on `driver`.
@@ -80,6 +146,7 @@ export function driverSlot<Row>(
   key: string,
 ): RecordSlot<Row> {
   return {
+    key,
     read: () => driver.read(collection, key),
     insert: (write, options) => driver.insert(collection, key, write, options),
     swap: (expected, write, options) =>
@@ -103,5 +170,10 @@ export function applyTransition<Row, R>(
   key: string,
   transition: Transition<Row, R>,
 ): Promise<R> {
-  return applyToSlot(driverSlot(driver, collection, key), transition);
+  const options = applyOptionsOf(driver);
+  if (driver.session === undefined)
+    return applyToSlot(driverSlot(driver, collection, key), transition, options);
+  return driver.session(collection as Collection<unknown>, key, (bound) =>
+    applyToSlot(driverSlot(bound, collection, key), transition, options),
+  );
 }

@@ -72,6 +72,17 @@ export const driverCases: readonly DriverCase[] = [
     },
   },
   {
+    name: 'scan lists the records of the keys asked for, and no other',
+    async run(driver, p) {
+      await driver.insert(counters, `${p}k:1`, { n: 1 });
+      await driver.insert(counters, `${p}k:2`, { n: 2 });
+      await driver.insert(counters, `${p}k:3`, { n: 3 });
+      const found = await driver.scan(counters, { keys: [`${p}k:3`, `${p}k:1`, `${p}k:9`] });
+      const keys = found.map((f) => `${f.key}=${f.record.value.n}`).sort();
+      check(keys.join() === `${p}k:1=1,${p}k:3=3`, `scan of known keys (got ${keys.join()})`);
+    },
+  },
+  {
     name: 'an expired record reads as absent and an insert replaces it',
     async run(driver, p) {
       await driver.insert(counters, `${p}e`, { n: 1 }, { expiresAt: Date.now() - 1 });

@@ -1,3 +1,5 @@
+import type { SqlLayout } from './sql-layout.js';
+
 /**
  * The one contract every durable-state backend implements (ARCHITECTURE.md §state.drivers). A driver stores versioned records under string keys, grouped in
  * collections (one per capability record: breakers, ledger entries, leases, …). It knows nothing
@@ -23,6 +25,8 @@ export interface Versioned<Row> {
 export interface Collection<Row> {
   readonly name: string;
   readonly parse: (stored: unknown, key: string) => Row;
+  /** Where a SQL driver keeps these records in a table of their own; absent: a shared table of JSON records. */
+  readonly sql?: SqlLayout;
 }
 
 /** Options of a write: `expiresAt` (epoch ms) makes the record read as absent from then on. Default: never expires. */
@@ -40,6 +44,16 @@ export interface ScannedRecord<Row> {
 export interface ScanOptions {
   /** Only keys that start with this text. */
   prefix?: string;
+  /** Only these keys (each looked up by its index: a few known records in one call). */
+  keys?: readonly string[];
+}
+
+/** Which records a {@link StateDriver.purge} deletes: those whose number `field` is at most `atMost` and whose fields equal `where`, at most `limit`. */
+export interface PurgeOptions<Row> {
+  field: keyof Row & string;
+  atMost: number;
+  where?: Partial<Row>;
+  limit: number;
 }
 
 /** Stops a {@link StateDriver.watch}; idempotent. */
@@ -77,6 +91,30 @@ export interface StateDriver {
   ): Promise<boolean>;
   /** Deletes the record when it is still at version `expected`: true when it was. */
   remove<Row>(collection: Collection<Row>, key: string, expected: number): Promise<boolean>;
+  /**
+   * Optional: writes `value` whatever is stored (one upsert). For a record that is only ever
+   * replaced whole (a checkpoint). Absent: callers apply a transition that ignores the record.
+   */
+  put?<Row>(
+    collection: Collection<Row>,
+    key: string,
+    value: Row,
+    options?: WriteOptions,
+  ): Promise<void>;
+  /**
+   * Optional: one conditional statement on fields — when the record's fields equal `match`, sets
+   * the fields in `set` (a field set to undefined is removed) or, when `set` is undefined, deletes
+   * the record; true when it did. For a transition whose condition and change are a few fields (the
+   * ledger's renew, complete and release: one round trip instead of two). Absent: callers read and swap.
+   */
+  update?<Row>(
+    collection: Collection<Row>,
+    key: string,
+    match: Partial<Row>,
+    set: { [K in keyof Row]?: Row[K] | undefined } | undefined,
+  ): Promise<boolean>;
+  /** Optional: deletes records past their time in one indexed statement (see {@link PurgeOptions}). Absent: callers scan and remove. */
+  purge?<Row>(collection: Collection<Row>, options: PurgeOptions<Row>): Promise<void>;
   /** Every live record of `collection` (optionally under a key prefix), in no stated order. */
   scan<Row>(collection: Collection<Row>, options?: ScanOptions): Promise<ScannedRecord<Row>[]>;
   /**
@@ -90,6 +128,22 @@ export interface StateDriver {
    * still reads an expired record as absent and lets an insert replace it.
    */
   readonly nativeExpiry?: boolean;
+  /**
+   * True when every caller of the driver runs on this process's event loop (the memory driver):
+   * a race is then lost only to a write that already landed, and `applyToSlot` re-reads after a
+   * few turns of the microtask queue instead of sleeping on a timer (which virtual time in tests
+   * would overtake). False or absent: a jittered sleep between lost races.
+   */
+  readonly inProcess?: boolean;
+  /**
+   * Optional: runs `work` with a driver whose calls share one connection and one time limit, so a
+   * transition (a read, then a swap) is one call of the backend, not two. Absent: each call is its own.
+   */
+  session?<R>(
+    collection: Collection<unknown>,
+    key: string,
+    work: (driver: StateDriver) => Promise<R>,
+  ): Promise<R>;
   /** Releases the backend. Later calls reject with `StoreError` `closed`. Idempotent. */
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 export {
+  type ApplyOptions,
   applyToSlot,
   applyTransition,
   type Decision,
@@ -8,6 +9,7 @@ export {
 } from './apply-transition.js';
 export type {
   Collection,
+  PurgeOptions,
   ScannedRecord,
   ScanOptions,
   StateDriver,
@@ -17,3 +19,4 @@ export type {
 } from './driver.js';
 export { type DriverCase, driverCases } from './driver-conformance.js';
 export { type MemoryDriverOptions, memoryDriver } from './memory-driver.js';
+export type { SqlLayout } from './sql-layout.js';

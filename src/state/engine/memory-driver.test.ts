@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isStoreError } from '../../store/store-error.js';
+import { isStoreError } from './store-error.js';
 import { driverCases } from './driver-conformance.js';
 import { memoryDriver } from './memory-driver.js';
 

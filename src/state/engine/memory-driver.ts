@@ -1,6 +1,7 @@
-import { StoreError } from '../../store/store-error.js';
+import { StoreError } from './store-error.js';
 import type {
   Collection,
+  PurgeOptions,
   ScannedRecord,
   ScanOptions,
   StateDriver,
@@ -13,6 +14,8 @@ import type {
 export interface MemoryDriverOptions {
   /** The clock expiry is judged by, in epoch ms. Default `Date.now`. */
   now?: () => number;
+  /** Who the driver serves, named when a closed driver refuses a call. Default `'memoryDriver'`. */
+  label?: string;
 }
 
 interface Held {
@@ -24,7 +27,7 @@ interface Held {
 /**
  * The reference {@link StateDriver}: records in this process's memory, each write a copy
  * (`structuredClone`) so a caller mutating its object never changes the store. Change notification
- * is in-process. The contract every other driver is held to by the driver conformance cases.
+ * is in-process; `purge` deletes expired records without copying the others. The contract every other driver is held to by the driver conformance cases.
  *
  * @example
  * const driver = memoryDriver()
@@ -32,12 +35,13 @@ interface Held {
  */
 export function memoryDriver(options: MemoryDriverOptions = {}): StateDriver {
   const now = options.now ?? Date.now;
+  const closedMessage = `${options.label ?? 'memoryDriver'}: the ${options.label === undefined ? 'driver' : 'store'} is closed`;
   const tables = new Map<string, Map<string, Held>>();
   const listeners = new Map<string, Set<(key: string) => void>>();
   let closed = false;
 
   const open = (): void => {
-    if (closed) throw new StoreError('closed', 'memoryDriver: the driver is closed');
+    if (closed) throw new StoreError('closed', closedMessage);
   };
   const table = (name: string): Map<string, Held> => {
     let found = tables.get(name);
@@ -66,6 +70,8 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StateDriver {
   });
 
   return {
+    // Every caller is on this event loop: a lost race waits microtask turns, not a timer.
+    inProcess: true,
     async read<Row>(collection: Collection<Row>, key: string) {
       open();
       const held = live(collection.name, key);
@@ -101,12 +107,28 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StateDriver {
     async scan<Row>(collection: Collection<Row>, scan: ScanOptions = {}) {
       open();
       const found: ScannedRecord<Row>[] = [];
-      for (const key of [...table(collection.name).keys()]) {
+      for (const key of scan.keys ?? [...table(collection.name).keys()]) {
         if (scan.prefix !== undefined && !key.startsWith(scan.prefix)) continue;
         const held = live(collection.name, key);
         if (held !== undefined) found.push({ key, record: copy<Row>(held) });
       }
       return found;
+    },
+    async purge<Row>(collection: Collection<Row>, o: PurgeOptions<Row>) {
+      open();
+      const rows = table(collection.name);
+      let dropped = 0;
+      for (const [key, held] of rows) {
+        if (dropped >= o.limit) break;
+        const value = held.value as Record<string, unknown>;
+        const at = value[o.field];
+        if (typeof at !== 'number' || at > o.atMost) continue;
+        if (!Object.entries(o.where ?? {}).every(([field, want]) => value[field] === want))
+          continue;
+        rows.delete(key);
+        changed(collection.name, key);
+        dropped++;
+      }
     },
     async watch<Row>(
       collection: Collection<Row>,

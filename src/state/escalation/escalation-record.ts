@@ -1,4 +1,4 @@
-import type { StoreError } from '../../store/store-error.js';
+import type { StoreError } from '../engine/store-error.js';
 /**
  * Where an escalation stands. `expired`: nobody decided before `expiresAt`, which counts as a
  * denial (a stored `pending` record whose `expiresAt` has passed reads as `expired`).

@@ -15,12 +15,16 @@ import type {
  * - **Atomic**: `retryBudgetTake` reads the record (a fresh `newRetryBudgetRecord(now, limits)` when none is
  *   stored), applies `retryBudgetTakeTransition` exported by `agent-recourse` and writes the result as **one**
  *   atomic step (a transaction, one Lua script), so concurrent takers in any number of processes
- *   never get more tokens in total than the budget holds.
+ *   never get more tokens in total than the budget holds. A store may instead split a budget's
+ *   counts into stripes written by different handles (the ports over a driver do, see
+ *   `retryBudgetPort`): each take decides on the sum of every stripe and writes one, so takes of
+ *   handles on different stripes do not conflict, and tokens beyond the budget are bounded by one
+ *   grant per other stripe written in the same moment; the floor bucket stays exact.
  * - **Time** (`now`, `returnedAt`) comes from the callers' clock, one wall-clock scale for every
  *   process (`Date.now()`, the default of a shared budget); the store never reads its own clock
  *   for the transition. Numbers are kept verbatim (doubles: `refilledAt` may have a fraction).
  * - **Limits** travel with every call; the store keeps no configuration.
- * - **Bounded**: a budget is one small record per name; a backend with its own expiry may delete
+ * - **Bounded**: a budget is one small record per name (striped: a home and at most 8 stripes); a backend with its own expiry may delete
  *   a record idle for longer than its window plus the floor's refill time (it then reads as new).
  * - **Errors**: reject (ideally with `StoreError`); never resolve with a made-up grant. A shared
  *   budget treats a rejection, or a call slower than its `storeTimeoutMs`, as the store being

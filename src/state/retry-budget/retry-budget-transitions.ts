@@ -100,7 +100,13 @@ export function newRetryBudgetRecord(now: number, limits: RetryBudgetLimits): Re
   return { buckets: [], floorTokens: retryBudgetFloorCapacity(limits), refilledAt: now };
 }
 
-function slotOf(time: number, limits: RetryBudgetLimits): number {
+/**
+ * @internal The time bucket `time` falls in: `floor(time / (windowMs / 10))`.
+ *
+ * @example
+ * retryBudgetSlot(Date.now(), limits)
+ */
+export function retryBudgetSlot(time: number, limits: RetryBudgetLimits): number {
   return Math.floor(time / (limits.windowMs / BUDGET_BUCKETS));
 }
 
@@ -124,7 +130,7 @@ export function retryBudgetTakeTransition(
   now: number,
   limits: RetryBudgetLimits,
 ): RetryBudgetGrant {
-  const slot = slotOf(now, limits);
+  const slot = retryBudgetSlot(now, limits);
   r.buckets = r.buckets.filter((b) => b.slot > slot - BUDGET_BUCKETS);
   const capacity = retryBudgetFloorCapacity(limits);
   const elapsed = now - r.refilledAt;
@@ -134,7 +140,7 @@ export function retryBudgetTakeTransition(
   }
   if (r.floorTokens > capacity) r.floorTokens = capacity;
   if (take.returned > 0) {
-    const from = slotOf(take.returnedAt, limits);
+    const from = retryBudgetSlot(take.returnedAt, limits);
     const bucket = r.buckets.find((b) => b.slot === from);
     if (bucket !== undefined) bucket.retries = Math.max(0, bucket.retries - take.returned);
   }
@@ -175,7 +181,7 @@ export function retryBudgetTotals(
   now: number,
   limits: RetryBudgetLimits,
 ): { requests: number; retries: number; floorTokens: number } {
-  const slot = slotOf(now, limits);
+  const slot = retryBudgetSlot(now, limits);
   let requests = 0;
   let retries = 0;
   for (const b of r.buckets) {
