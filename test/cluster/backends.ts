@@ -32,8 +32,6 @@ export interface ClusterBackend {
   readonly notifies: boolean;
   /** The store has the rate-limit methods. */
   readonly rateLimits: boolean;
-  /** Breaker changes are polled this often (real ms) instead of pushed; undefined: pushed or re-read. */
-  readonly pollMs?: number;
   /** A fresh, empty location for one test (a new file, a unique key prefix or schema on the shared server). */
   fresh(label: string): StoreSpec;
   /** A store on `spec` in this process (for setting up and checking what the workers did). */
@@ -171,7 +169,6 @@ function postgresPgBouncerBackend(): ClusterBackend {
     // for a store that pushes hold (a re-read every syncIntervalMs would be a second road).
     notifies: true,
     rateLimits: true,
-    pollMs: PGBOUNCER_POLL_MS,
     async setUp() {
       bouncer ??= await PrivatePgBouncer.create({
         poolSize: PGBOUNCER_POOL_SIZE,

@@ -56,14 +56,14 @@ export async function runProbeRounds(
     limits,
   );
   expect(opened.state).toBe('open');
-  await store.close();
 
-  // Time starts where the record was opened; the first round comes after its cooldown.
-  // A change polled (not pushed) reaches the others within a poll: four polls of quiet before time
-  // moves, so a reopen is in every process's copy before its cooldown is over in virtual time.
+  // Time starts where the record was opened; the first round comes after its cooldown. Where
+  // changes are pushed or polled, time moves only once every process has heard a barrier written
+  // through this store after all was quiet: a reopen is in every process's copy before its
+  // cooldown is over in virtual time, however late the push or the poll (PgBouncer) arrives.
   const time = new SharedTime(
     new VirtualClock(start),
-    backend.pollMs === undefined ? {} : { quietMs: 4 * backend.pollMs },
+    backend.notifies ? { barrier: (barrier) => store.breakerForce(barrier, 'closed') } : {},
   );
   const firstAt = time.clock.now() + o.cooldownMs + 100;
   const args = [name, o.callers, o.holdMs, o.cooldownMs, o.rounds, o.periodMs, firstAt];
@@ -84,6 +84,8 @@ export async function runProbeRounds(
         `w${i} pid ${w.child.pid} exit ${w.child.exitCode ?? w.child.signalCode ?? 'running'}: ${w.stdout().slice(-200)} | ${w.stderr().slice(-400)}`,
     );
     throw new Error(`${(error as Error).message}\n${state.join('\n')}`, { cause: error });
+  } finally {
+    await store.close();
   }
   expect(workers.map((w) => linesOf(w, 'READY'))).toEqual(Array(o.processes).fill(['open']));
 

@@ -8,6 +8,8 @@ interface Member {
   busy: number;
   next: number | null;
   acked: boolean;
+  /** The newest barrier this worker has heard (`barrier` option). */
+  barrier: number;
 }
 
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -24,30 +26,51 @@ export class SharedTime {
   readonly #members: Member[] = [];
   #lastHeard = Date.now();
   readonly #quietMs: number;
+  readonly #barrier: ((name: string) => Promise<unknown>) | undefined;
+  #barriers = 0;
 
   /**
-   * `quietMs`: how long of real time nothing may be heard before time moves (default 15). A store
-   * that polls for changes (PgBouncer) delivers them on its own real-time interval, outside any
-   * store call this sees: time must stand still for a poll or two, or a process acts on a copy
-   * the others changed one virtual cooldown ago.
+   * `quietMs`: how long of real time nothing may be heard before time moves (default 15).
+   * `barrier`: writes a breaker change of the given name to the workers' store. A change a worker
+   * wrote reaches the others by the store's push or poll, outside any store call this sees; with a
+   * barrier, time moves only once every worker has heard a change written after everything was
+   * quiet (fixtures/shared-time.mjs `hearBarriers`), so no process acts on a copy the others
+   * changed one virtual cooldown ago, however late a push or a poll comes on a loaded machine.
    */
   constructor(
     readonly clock: VirtualClock,
-    { quietMs = 15 }: { quietMs?: number } = {},
+    {
+      quietMs = 15,
+      barrier,
+    }: { quietMs?: number; barrier?: (name: string) => Promise<unknown> } = {},
   ) {
     this.#quietMs = quietMs;
+    this.#barrier = barrier;
   }
 
   /** Adds a worker (spawned with an `ipc` channel). */
   add(child: ChildProcess): void {
-    const member: Member = { child, gone: false, ready: false, busy: 0, next: null, acked: true };
+    const member: Member = {
+      child,
+      gone: false,
+      ready: false,
+      busy: 0,
+      next: null,
+      acked: true,
+      barrier: 0,
+    };
     this.#members.push(member);
     // A worker that finished (or died) holds nothing back.
     child.on('exit', () => {
       member.gone = true;
       this.#lastHeard = Date.now();
     });
-    child.on('message', (m: { type: string; busy?: number; next?: number | null }) => {
+    child.on('message', (m: { type: string; busy?: number; next?: number | null; k?: number }) => {
+      // A barrier heard is not activity: it is what the quiet moment waits for.
+      if (m.type === 'barrier') {
+        member.barrier = Math.max(member.barrier, m.k ?? 0);
+        return;
+      }
       this.#lastHeard = Date.now();
       if (m.type === 'ready') member.ready = true;
       else if (m.type === 'ack') member.acked = true;
@@ -63,7 +86,35 @@ export class SharedTime {
   }
 
   #describe(): string {
-    return `at ${this.clock.now()}, next ${this.clock.nextAt()}; workers ${JSON.stringify(this.#members.map((m) => [m.ready, m.acked, m.busy, m.next]))}`;
+    return `at ${this.clock.now()}, next ${this.clock.nextAt()}, barrier ${this.#barriers}; workers ${JSON.stringify(this.#members.map((m) => [m.ready, m.acked, m.busy, m.next, m.barrier]))}`;
+  }
+
+  #quiet(): boolean {
+    return (
+      Date.now() - this.#lastHeard >= this.#quietMs &&
+      this.#live().every((m) => m.acked && m.busy === 0)
+    );
+  }
+
+  /**
+   * Writes a new barrier and waits until every live worker heard it (a new one every 2 s of real
+   * time, should a delivery be lost); false if the workers were no longer quiet meanwhile.
+   */
+  async #passBarrier(write: (name: string) => Promise<unknown>, end: number): Promise<boolean> {
+    for (;;) {
+      const k = ++this.#barriers;
+      await write(`shared-time-barrier-${k}`);
+      const again = Date.now() + 2_000;
+      while (this.#live().some((m) => m.barrier < k)) {
+        if (Date.now() > end)
+          throw new Error(
+            `shared time: barrier ${k} not heard by every worker (${this.#describe()})`,
+          );
+        if (Date.now() > again) break;
+        await pause(2);
+      }
+      if (this.#live().every((m) => m.barrier >= k)) return this.#quiet();
+    }
   }
 
   #broadcast(go: boolean): void {
@@ -96,11 +147,9 @@ export class SharedTime {
         this.#lastHeard = Date.now();
         continue;
       }
-      if (
-        Date.now() - this.#lastHeard < this.#quietMs ||
-        this.#live().some((m) => !m.acked || m.busy > 0)
-      )
-        continue;
+      if (!this.#quiet()) continue;
+      if (this.#barrier !== undefined && !(await this.#passBarrier(this.#barrier, end))) continue;
+      if (progress() !== seen) continue;
       const candidates = [this.clock.nextAt(), ...this.#live().map((m) => m.next)].filter(
         (t): t is number => typeof t === 'number',
       );
