@@ -283,6 +283,23 @@ export class PrivateRedisCluster {
     await exited;
   }
 
+  /**
+   * Stops the node on `port` with `SHUTDOWN NOSAVE`: it closes its listening socket before it
+   * exits, so a client reconnecting meanwhile is refused, never accepted by a dying process (see
+   * `test/redis/redis-cluster-failover.test.ts` for why node-redis needs that). Resolves once it exited.
+   */
+  async shutdown(port: number): Promise<void> {
+    const node = this.nodes.find((n) => n.port === port);
+    const child = node?.child;
+    if (node === undefined || child === undefined) return;
+    node.child = undefined;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    // The connection closes as the server exits: no reply is the expected answer.
+    await this.command(port, 'SHUTDOWN', 'NOSAVE').catch(() => {});
+    await exited;
+  }
+
   /** Starts a killed node again (it rejoins from its nodes.conf) and resolves once it answers. */
   async restart(port: number): Promise<void> {
     const node = this.nodes.find((n) => n.port === port);

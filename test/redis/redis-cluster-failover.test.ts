@@ -1,10 +1,11 @@
 // redisStore across a failover of one master of a private Redis Cluster (3 masters, one replica
 // each), with every cluster client it accepts: a manual failover (CLUSTER FAILOVER on the
-// replica) and a killed master. Store calls keep running while it happens; afterwards the store
+// replica) and a lost master (SIGKILLed; shut down for node-redis). Store calls keep running while it happens; afterwards the store
 // answers again without being reopened, the breaker record and the ledger entry written before
 // are all there, the promoted replica runs the scripts (it starts without them: EVALSHA meets
 // NOSCRIPT and the store sends EVAL), and a second worker still hears breaker changes. node-redis
-// recovers from a killed master only once that node is back (see below).
+// recovers from a lost master only once that node is back, and only when the node did not die
+// during that client's reconnection (see below).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BREAKER_ADMIT } from '../../src/redis/scripts/breaker-admit.js';
 import type { Store } from '../../src/store/store.js';
@@ -18,6 +19,21 @@ const LIMITS = { failureThreshold: 2, cooldownMs: 1, probeTimeoutMs: 60_000 };
 const DAY = 86_400_000;
 /** Generous limits: on a loaded machine a call during the failover may wait for the redirect. */
 const OPTIONS = { timeoutMs: 10_000, storeTimeoutMs: 10_000, probeStoreTimeoutMs: 10_000 };
+
+/**
+ * How each client's master is lost. node-redis 5 never reconnects a node's client whose server
+ * died while that client was reconnecting: a SIGKILLed server resets its connections, the client
+ * reconnects at once, the dying process still accepts the connection, and when that one is reset
+ * during the client's handshake the client neither retries nor answers its calls (seen here about
+ * once in five runs with both cores busy: no reconnect attempt in the 60 s after). A master that
+ * shuts down closes its listening socket before it exits, so node-redis' reconnections are refused
+ * and retried; the others are tested against a SIGKILL. docs/redis.md says so.
+ */
+const LOST = {
+  ioredis: 'a killed master',
+  redis: 'a master shut down',
+  iovalkey: 'a killed master',
+} as const satisfies Record<(typeof CLUSTER_CLIENTS)[number], string>;
 
 /**
  * Retries `fn` until it resolves, at most `ms`: after a failover any one call may fail (a refused
@@ -45,8 +61,8 @@ describe.runIf(redisClusterInstalled)('redisStore across a Redis Cluster failove
   });
 
   for (const kind of CLUSTER_CLIENTS)
-    for (const how of ['CLUSTER FAILOVER', 'a killed master'] as const)
-      it(`${kind}: the store recovers after ${how} and loses no state`, async () => {
+    for (const how of ['CLUSTER FAILOVER', 'a lost master'] as const)
+      it(`${kind}: the store recovers after ${how === 'a lost master' ? LOST[kind] : how} and loses no state`, async () => {
         const prefix = uniquePrefix('failover');
         const open = () => clusterClient(kind, cluster.rootNodes);
         const a = await storeOnClient(open, prefix, OPTIONS);
@@ -89,11 +105,11 @@ describe.runIf(redisClusterInstalled)('redisStore across a Redis Cluster failove
           })();
           if (how === 'CLUSTER FAILOVER') await cluster.failover(master);
           else {
-            await cluster.kill(master);
+            await (kind === 'redis' ? cluster.shutdown(master) : cluster.kill(master));
             await cluster.waitForMaster(replica);
             // node-redis learns a new slot map only from a MOVED reply (node-redis issue #2806):
             // a master that is gone for good keeps its slots unreachable through that client. The
-            // killed node comes back (a replica now), answers the calls queued for it with MOVED,
+            // lost node comes back (a replica now), answers the calls queued for it with MOVED,
             // and the client finds the promoted master. ioredis and iovalkey need no such help.
             if (kind === 'redis') await cluster.restart(master);
           }
@@ -134,7 +150,7 @@ describe.runIf(redisClusterInstalled)('redisStore across a Redis Cluster failove
           // node-redis' cluster pub/sub after a killed node is not dependable on a loaded machine
           // (its subscriber connection may still be on its way back, and it tells the store
           // nothing): there the close is learned by the breakers' re-read, checked next.
-          if (kind !== 'redis' || how !== 'a killed master')
+          if (kind !== 'redis' || how !== 'a lost master')
             await eventually('b hears the close', async () => {
               if (!heard.some((r) => r.state === 'closed' && r.epoch === closed.epoch))
                 throw new Error('the close was not heard');
@@ -144,7 +160,7 @@ describe.runIf(redisClusterInstalled)('redisStore across a Redis Cluster failove
           stop();
           await a.close();
           await b.close();
-          if (how === 'a killed master') {
+          if (how === 'a lost master') {
             // Back as a replica of the promoted one, so the next test has a replica to fail over to.
             for (const n of cluster.nodes) if (n.child === undefined) await cluster.restart(n.port);
             await cluster.waitUntilOk();
