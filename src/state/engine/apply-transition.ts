@@ -37,14 +37,14 @@ export interface RecordSlot<Row, Write = Row> {
 
 /**
  * How hard {@link applyToSlot} tries before giving up on a record other writers keep changing.
- * Defaults: `maxAttempts` 32 (reads and writes, the first included), `clock` `systemClock`,
+ * Defaults: `maxAttempts` 256 (reads and writes, the first included), `clock` `systemClock`,
  * `random` `Math.random`.
  *
  * @example
  * await applyToSlot(slot, transition, { maxAttempts: 8, clock: virtualClock })
  */
 export interface ApplyOptions {
-  /** Attempts (read, decide, write) before rejecting with `StoreError` `busy`; at least 1. Default 32. */
+  /** Attempts (read, decide, write) before rejecting with `StoreError` `busy`; at least 1. Default 256. */
   maxAttempts?: number;
   /** Sleeps the backoff between lost races. Default `systemClock`. */
   clock?: Clock;
@@ -59,8 +59,13 @@ async function turns(n: number): Promise<void> {
   for (let i = Math.ceil(n); i > 0; i--) await undefined;
 }
 
-/** Attempts before a record that keeps changing is `busy`: the 31 backoffs between them sum to 0.45 s at most, 0.22 s on average. */
-const MAX_ATTEMPTS = 32;
+/**
+ * Attempts before a record that keeps changing is `busy`: the 255 backoffs between them sum to
+ * 4.1 s at most, 2 s on average. When a statement takes longer than the backoff (a loaded server),
+ * a loser meets the others again at once and the last of N writers at once needs about N tries:
+ * 100 appends to one saga log at once need about 100, which a bound of 32 refused.
+ */
+const MAX_ATTEMPTS = 256;
 // Full jitter spreads the losers of one race over the next few ms, so they do not meet again at once.
 const LOSS_BACKOFF = exponential({ baseMs: 1, factor: 2, maxMs: 16, jitter: 'full' });
 
@@ -74,7 +79,7 @@ const LOSS_BACKOFF = exponential({ baseMs: 1, factor: 2, maxMs: 16, jitter: 'ful
  * answers from the record as read. Two round trips when uncontended, no lock held between them.
  *
  * A loser waits a jittered moment (full jitter, 1 ms doubling to 16 ms) before reading again, and
- * after `maxAttempts` (default 32) lost races in a row rejects with `StoreError` `busy` naming the
+ * after `maxAttempts` (default 256) lost races in a row rejects with `StoreError` `busy` naming the
  * key, rather than looping for as long as other writers keep winning: the caller's time limit, or
  * its outage road, then decides what happens (ARCHITECTURE.md §state.outage).
  *
