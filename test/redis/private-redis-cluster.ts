@@ -273,14 +273,7 @@ export class PrivateRedisCluster {
 
   /** SIGKILLs the node on `port` and resolves once it exited. */
   async kill(port: number): Promise<void> {
-    const node = this.nodes.find((n) => n.port === port);
-    const child = node?.child;
-    if (node === undefined || child === undefined) return;
-    node.child = undefined;
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
+    await this.#stop(port, async (child) => void child.kill('SIGKILL'));
   }
 
   /**
@@ -289,14 +282,19 @@ export class PrivateRedisCluster {
    * `test/redis/redis-cluster-failover.test.ts` for why node-redis needs that). Resolves once it exited.
    */
   async shutdown(port: number): Promise<void> {
+    // The connection closes as the server exits: no reply is the expected answer.
+    await this.#stop(port, () => this.command(port, 'SHUTDOWN', 'NOSAVE').catch(() => {}));
+  }
+
+  /** Ends the node on `port` by `end` (unless it is not running) and resolves once it exited. */
+  async #stop(port: number, end: (child: ChildProcess) => Promise<unknown>): Promise<void> {
     const node = this.nodes.find((n) => n.port === port);
     const child = node?.child;
     if (node === undefined || child === undefined) return;
     node.child = undefined;
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
-    // The connection closes as the server exits: no reply is the expected answer.
-    await this.command(port, 'SHUTDOWN', 'NOSAVE').catch(() => {});
+    await end(child);
     await exited;
   }
 
