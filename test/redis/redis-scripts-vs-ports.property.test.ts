@@ -17,6 +17,14 @@ const RUNS = 300;
 const DT = fc.constantFrom(0, 0, 1, 99, 100, 101, 250, 400);
 const OWNER = fc.constantFrom('a', 'b', 'c');
 
+/** `record` while it is kept at `now` (`keepUntil > now`); a record past it counts as absent. */
+function keptAt<R extends { keepUntil: number }>(
+  record: R | undefined,
+  now: number,
+): R | undefined {
+  return record !== undefined && record.keepUntil > now ? record : undefined;
+}
+
 describe.runIf(redisAvailable)('the Redis scripts answer as the capability ports do', () => {
   const scratch = scratchStores();
   async function pair(): Promise<{ redis: Store; memory: Store }> {
@@ -165,7 +173,9 @@ describe.runIf(redisAvailable)('the Redis scripts answer as the capability ports
                 return s.escalationOpen(record, now);
               }
               case 'get':
-                return s.escalationGet(id);
+                // A record past keepUntil may be deleted and counts as absent (the memory port
+                // sweeps such records every 256 opens; Redis keeps them a day longer).
+                return keptAt(await s.escalationGet(id), now);
               case 'decide':
                 return s.escalationDecide(
                   id,
@@ -197,7 +207,9 @@ describe.runIf(redisAvailable)('the Redis scripts answer as the capability ports
           expect(await call(redis), JSON.stringify(o)).toEqual(await call(memory));
         }
         for (const id of ['e1', 'e2', 'e3'].map((e) => `${e}-${run}`))
-          expect(await redis.escalationGet(id)).toEqual(await memory.escalationGet(id));
+          expect(keptAt(await redis.escalationGet(id), now)).toEqual(
+            keptAt(await memory.escalationGet(id), now),
+          );
       }),
       { numRuns: RUNS },
     );
