@@ -6,6 +6,7 @@
 // that show it (fast-check shrinks them).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { escalationKept } from '../../src/state/escalation/escalation-transitions.js';
 import { memoryStore } from '../../src/store/memory-store.js';
 import type { EscalationRecord, EscalationState } from '../../src/store/escalation-store.js';
 import type { SagaLogEntry } from '../../src/store/saga-log-store.js';
@@ -17,12 +18,9 @@ const RUNS = 300;
 const DT = fc.constantFrom(0, 0, 1, 99, 100, 101, 250, 400);
 const OWNER = fc.constantFrom('a', 'b', 'c');
 
-/** `record` while it is kept at `now` (`keepUntil > now`); a record past it counts as absent. */
-function keptAt<R extends { keepUntil: number }>(
-  record: R | undefined,
-  now: number,
-): R | undefined {
-  return record !== undefined && record.keepUntil > now ? record : undefined;
+/** `record` while it is kept at `now` ({@link escalationKept}); a record past it counts as absent. */
+function keptAt(record: EscalationRecord | undefined, now: number): EscalationRecord | undefined {
+  return escalationKept(record, now) ? record : undefined;
 }
 
 describe.runIf(redisAvailable)('the Redis scripts answer as the capability ports do', () => {
